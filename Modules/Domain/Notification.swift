@@ -1,0 +1,153 @@
+import Foundation
+
+/// A place in the app a notification or an app-scheme link opens (`qapple://...`).
+/// Navigation is state, so following a link means building that state.
+public enum DeepLink: Hashable, Sendable {
+  /// Today's question.
+  case today
+  /// A daily question and its answers.
+  case question(Question.ID)
+  /// A post.
+  case post(BoardPost.ID)
+  /// A comment, shown inside its post.
+  case comment(post: BoardPost.ID, comment: Comment.ID)
+  /// A study group.
+  case group(StudyGroup.ID)
+  /// A chat room.
+  case chatRoom(ChatRoom.ID)
+  /// The notification list.
+  case notifications
+
+  /// The URL scheme of the app.
+  public static let scheme = "qapple"
+
+  /// The link as a `qapple://` URL; identifiers are percent-encoded.
+  public var url: URL {
+    let path: String
+    switch self {
+    case .today: path = "today"
+    case .question(let id): path = "questions/\(Self.encode(id.rawValue))"
+    case .post(let id): path = "posts/\(Self.encode(id.rawValue))"
+    case .comment(let post, let comment):
+      path = "posts/\(Self.encode(post.rawValue))/comments/\(Self.encode(comment.rawValue))"
+    case .group(let id): path = "groups/\(Self.encode(id.rawValue))"
+    case .chatRoom(let id): path = "chat/\(Self.encode(id.rawValue))"
+    case .notifications: path = "notifications"
+    }
+    return URL(string: "\(Self.scheme)://\(path)")!
+  }
+
+  /// Parses a `qapple://` link; throws `DeepLinkError` saying why a link is not understood.
+  public init(url: URL) throws(DeepLinkError) {
+    guard url.scheme?.lowercased() == Self.scheme else {
+      throw .unsupportedScheme(url.scheme ?? "")
+    }
+    let absolute = url.absoluteString
+    let rest = absolute.dropFirst(Self.scheme.count + 3)  // "qapple://"
+    let pathPart = rest.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+    let segments = pathPart.split(separator: "/").map {
+      String($0).removingPercentEncoding ?? String($0)
+    }
+    switch segments.count {
+    case 1 where segments[0] == "today": self = .today
+    case 1 where segments[0] == "notifications": self = .notifications
+    case 2 where segments[0] == "questions": self = .question(.init(segments[1]))
+    case 2 where segments[0] == "posts": self = .post(.init(segments[1]))
+    case 4 where segments[0] == "posts" && segments[2] == "comments":
+      self = .comment(post: .init(segments[1]), comment: .init(segments[3]))
+    case 2 where segments[0] == "groups": self = .group(.init(segments[1]))
+    case 2 where segments[0] == "chat": self = .chatRoom(.init(segments[1]))
+    default: throw .unknownPath(pathPart)
+    }
+  }
+
+  private static func encode(_ segment: String) -> String {
+    var allowed = CharacterSet.alphanumerics
+    allowed.insert(charactersIn: "-._~")
+    return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
+  }
+}
+
+/// Why a link could not be opened.
+public enum DeepLinkError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// Not a `qapple://` link.
+  case unsupportedScheme(String)
+  /// A `qapple://` link to a place this version does not know.
+  case unknownPath(String)
+
+  /// What went wrong.
+  public var description: String {
+    switch self {
+    case .unsupportedScheme(let scheme):
+      "Links with the scheme \"\(scheme)\" are not Qapple links."
+    case .unknownPath(let path):
+      "The link qapple://\(path) points nowhere this version knows; update the app."
+    }
+  }
+}
+
+/// What a notification is about, with the identifiers needed to open it.
+public enum NotificationKind: Hashable, Sendable {
+  /// Someone commented on my post.
+  case commentOnMyPost(post: BoardPost.ID, comment: Comment.ID)
+  /// Someone replied under a post where I commented.
+  case replyToMyComment(post: BoardPost.ID, comment: Comment.ID)
+  /// Someone liked my post.
+  case likeOnMyPost(post: BoardPost.ID)
+  /// Someone liked my comment.
+  case likeOnMyComment(post: BoardPost.ID, comment: Comment.ID)
+  /// A new daily question is out.
+  case newQuestion(Question.ID)
+  /// I was invited to a study group.
+  case groupInvite(StudyGroup.ID)
+  /// A new message in a group or direct chat.
+  case groupMessage(ChatRoom.ID)
+  /// A report I filed was resolved.
+  case reportResolved
+  /// A kind this SDK version does not know; shown as plain text without a link.
+  case unknown(String)
+
+  /// Where tapping the notification goes, or `nil` when it only informs.
+  public var deepLink: DeepLink? {
+    switch self {
+    case .commentOnMyPost(let post, let comment), .replyToMyComment(let post, let comment),
+      .likeOnMyComment(let post, let comment):
+      .comment(post: post, comment: comment)
+    case .likeOnMyPost(let post): .post(post)
+    case .newQuestion(let question): .question(question)
+    case .groupInvite(let group): .group(group)
+    case .groupMessage(let room): .chatRoom(room)
+    case .reportResolved: .notifications
+    case .unknown: nil
+    }
+  }
+}
+
+/// A notification in the user's inbox (named so it does not clash with Foundation's).
+public struct AppNotification: Identifiable, Hashable, Sendable {
+  /// The typed identifier of a notification.
+  public typealias ID = Identifier<AppNotification>
+
+  /// The notification's identifier.
+  public var id: ID
+  /// What it is about.
+  public var kind: NotificationKind
+  /// The text to show.
+  public var message: String
+  /// Whether the user has seen it.
+  public var isRead: Bool
+  /// When it was created.
+  public var createdAt: Date
+
+  /// Creates a notification.
+  public init(id: ID, kind: NotificationKind, message: String, isRead: Bool, createdAt: Date) {
+    self.id = id
+    self.kind = kind
+    self.message = message
+    self.isRead = isRead
+    self.createdAt = createdAt
+  }
+
+  /// Where tapping it goes.
+  public var deepLink: DeepLink? { kind.deepLink }
+}

@@ -1,0 +1,90 @@
+// swift-tools-version: 6.1
+// The Qapple SDK: one package, one product per library target, grouped by layer.
+// Allowed edges between targets are listed in Docs/Architecture.md and checked by
+// Scripts/check-layers; keep both in step with this file.
+import PackageDescription
+
+// MARK: - Layer 0: Domain (no dependencies)
+
+let domainTargets: [Target] = [
+  .target(name: "Domain", path: "Modules/Domain")
+]
+
+// MARK: - Layer 1: wire types and the generic network layer
+
+let wireTargets: [Target] = [
+  .target(name: "DTO", dependencies: ["Domain"], path: "Modules/DTO"),
+  .target(
+    name: "NetworkKit",
+    dependencies: [
+      .product(name: "HTTPTypes", package: "swift-http-types"),
+      .product(name: "Logging", package: "swift-log"),
+      .product(
+        name: "AsyncHTTPClient", package: "async-http-client",
+        condition: .when(platforms: [.linux])),
+    ],
+    path: "Modules/NetworkKit"
+  ),
+]
+
+// MARK: - Layer 2: the API routers
+
+let apiTargets: [Target] = [
+  .target(
+    name: "Endpoints",
+    dependencies: ["NetworkKit", "DTO", "Domain"],
+    path: "Modules/Endpoints"
+  )
+]
+
+// Later layers (Persistence, Repositories, RepositoriesLive, RepositoriesTesting, features,
+// LocalServer and the executables) are added here as their issues land.
+
+// MARK: - Tests
+
+let testTargets: [Target] = [
+  .testTarget(name: "DomainTests", dependencies: ["Domain"], path: "Tests/DomainTests"),
+  .testTarget(
+    name: "DTOTests",
+    dependencies: ["DTO", "Domain"],
+    path: "Tests/DTOTests",
+    resources: [.copy("Fixtures")]
+  ),
+  .testTarget(
+    name: "NetworkKitTests",
+    dependencies: [
+      "NetworkKit",
+      .product(name: "HTTPTypes", package: "swift-http-types"),
+      .product(name: "Logging", package: "swift-log"),
+      .product(name: "Hummingbird", package: "hummingbird"),
+    ],
+    path: "Tests/NetworkKitTests"
+  ),
+  .testTarget(
+    name: "EndpointsTests",
+    dependencies: [
+      "Endpoints", "NetworkKit", "DTO", "Domain",
+      .product(name: "HTTPTypes", package: "swift-http-types"),
+      .product(name: "Yams", package: "Yams"),
+    ],
+    path: "Tests/EndpointsTests"
+  ),
+]
+
+let library = domainTargets + wireTargets + apiTargets
+
+let package = Package(
+  name: "Qapple",
+  platforms: [.iOS(.v17), .macOS(.v14)],
+  // Every library target is a product of the same name (house rule 1: no umbrella product).
+  products: library.map { .library(name: $0.name, targets: [$0.name]) },
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+  ],
+  targets: library + testTargets,
+  swiftLanguageModes: [.v6]
+)
