@@ -37,8 +37,50 @@ let apiTargets: [Target] = [
   )
 ]
 
-// Later layers (Persistence, Repositories, RepositoriesLive, RepositoriesTesting, features,
-// LocalServer and the executables) are added here as their issues land.
+// MARK: - Layer 3: repository interfaces (Domain + swift-dependencies only)
+
+let repositoryTargets: [Target] = [
+  .target(
+    name: "Repositories",
+    dependencies: [
+      "Domain",
+      .product(name: "Dependencies", package: "swift-dependencies"),
+      .product(name: "DependenciesMacros", package: "swift-dependencies"),
+    ],
+    path: "Modules/Repositories"
+  )
+]
+
+// MARK: - Layer 4: implementations (only executables and tests pick one)
+
+let implementationTargets: [Target] = [
+  .target(
+    name: "RepositoriesTesting",
+    dependencies: [
+      "Repositories", "Domain",
+      .product(name: "Dependencies", package: "swift-dependencies"),
+    ],
+    path: "Modules/RepositoriesTesting"
+  )
+]
+
+// MARK: - Local server (development, demos, integration tests)
+
+let serverTargets: [Target] = [
+  .target(
+    name: "LocalServer",
+    dependencies: [
+      "DTO", "Domain",
+      .product(name: "Hummingbird", package: "hummingbird"),
+      .product(name: "GRDB", package: "GRDB.swift"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    path: "Modules/LocalServer"
+  )
+]
+
+// Persistence, RepositoriesLive, feature modules and the executables are added as their issues
+// land (see Docs/Architecture.md for the planned graph).
 
 // MARK: - Tests
 
@@ -69,9 +111,37 @@ let testTargets: [Target] = [
     ],
     path: "Tests/EndpointsTests"
   ),
+  .testTarget(
+    name: "RepositoriesTests",
+    dependencies: [
+      "Repositories", "Domain",
+      .product(name: "Dependencies", package: "swift-dependencies"),
+    ],
+    path: "Tests/RepositoriesTests"
+  ),
+  .testTarget(
+    name: "RepositoriesTestingTests",
+    dependencies: [
+      "RepositoriesTesting", "Repositories", "Domain",
+      .product(name: "Dependencies", package: "swift-dependencies"),
+    ],
+    path: "Tests/RepositoriesTestingTests"
+  ),
+  .testTarget(
+    name: "LocalServerTests",
+    dependencies: [
+      "LocalServer", "DTO", "Domain",
+      .product(name: "Hummingbird", package: "hummingbird"),
+      .product(name: "HummingbirdTesting", package: "hummingbird"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    path: "Tests/LocalServerTests"
+  ),
 ]
 
-let library = domainTargets + wireTargets + apiTargets
+let library =
+  domainTargets + wireTargets + apiTargets + repositoryTargets + implementationTargets
+  + serverTargets
 
 let package = Package(
   name: "Qapple",
@@ -84,6 +154,8 @@ let package = Package(
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: library + testTargets,
   swiftLanguageModes: [.v6]
