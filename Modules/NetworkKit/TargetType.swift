@@ -22,6 +22,8 @@ public protocol TargetType: Sendable {
   var sampleData: Data { get }
   /// The status codes that count as success; others become `NetworkError.status`.
   var acceptedStatusCodes: ClosedRange<Int> { get }
+  /// How long this operation may take, overriding the provider's timeout (e.g. for uploads).
+  var timeout: Duration? { get }
 }
 
 extension TargetType {
@@ -33,6 +35,8 @@ extension TargetType {
   public var sampleData: Data { Data() }
   /// Any 2xx answer is a success by default.
   public var acceptedStatusCodes: ClosedRange<Int> { 200...299 }
+  /// The provider's timeout applies by default.
+  public var timeout: Duration? { nil }
 }
 
 /// Whether a target needs the signed-in user's access token.

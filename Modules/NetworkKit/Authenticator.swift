@@ -1,0 +1,303 @@
+import Foundation
+
+/// A change of the signed-in state, published by ``Authenticator/events()``.
+public enum AuthEvent: Sendable, Hashable {
+  /// New credentials were stored by ``Authenticator/signIn(_:)``.
+  case signedIn
+  /// The access token was refreshed.
+  case refreshed
+  /// The credentials were cleared.
+  case signedOut(SignOutReason)
+}
+
+/// Why the user was signed out.
+public enum SignOutReason: Sendable, Hashable {
+  /// The app called ``Authenticator/signOut()``.
+  case requested
+  /// The server rejected the refresh token (revoked, expired or unknown).
+  case refreshTokenRejected
+}
+
+/// Owns the user's credentials and keeps the access token fresh.
+///
+/// - Injects the access token into requests for `.bearer` targets; without credentials those
+///   fail fast with ``NetworkError/notSignedIn``.
+/// - Refreshes proactively when the token expires within ``leeway``.
+/// - After a 401, refreshes once for any number of concurrent requests: they all await the same
+///   refresh (single flight) and then retry with the new token.
+/// - A refresh the server rejects (400 or 401 by default) clears the credentials and publishes
+///   `.signedOut(.refreshTokenRejected)`; transient failures (offline, 5xx) keep the user signed in.
+/// - At most ``refreshLimit`` refreshes start within ``refreshWindow`` (a sliding window on the
+///   injected clock); further attempts fail with ``NetworkError/refreshRateLimited``.
+///
+/// The refresh itself is supplied by the app, typically a call to its refresh endpoint through a
+/// provider. That endpoint must use `AuthorizationRequirement.none`.
+public actor Authenticator {
+  /// Exchanges a refresh token for new credentials; supplied by the app.
+  public typealias Refresh = @Sendable (_ refreshToken: String) async throws -> Credentials
+
+  /// How long before expiry the token is refreshed proactively.
+  public nonisolated let leeway: Duration
+  /// How many refreshes may start within ``refreshWindow``.
+  public nonisolated let refreshLimit: Int
+  /// The sliding window for ``refreshLimit``.
+  public nonisolated let refreshWindow: Duration
+
+  private let store: any CredentialStore
+  private let refresh: Refresh
+  private let isRevocation: @Sendable (any Error) -> Bool
+  private let now: @Sendable () -> Date
+  private let elapsed: @Sendable () -> Duration
+  private let broadcaster = Broadcaster<AuthEvent>()
+
+  private var cached: Credentials?
+  private var isLoaded = false
+  // Bumped on sign-in and sign-out so a refresh that finishes afterwards cannot resurrect or
+  // clear the wrong session.
+  private var generation = 0
+  private var inFlight: Task<Result<Credentials, NetworkError>, Never>?
+  private var refreshStarts: [Duration] = []
+
+  @TaskLocal private static var isRefreshing = false
+
+  /// Creates an authenticator.
+  ///
+  /// - Parameters:
+  ///   - store: Where the credentials persist.
+  ///   - leeway: Refresh before sending when the token expires within this interval.
+  ///   - refreshLimit: The most refreshes allowed within `refreshWindow`.
+  ///   - refreshWindow: The sliding window of the refresh limit.
+  ///   - clock: The clock that measures the refresh window.
+  ///   - now: The wall-clock time, compared with `Credentials.expiresAt`.
+  ///   - isRevocation: Whether an error thrown by `refresh` means the refresh token is dead
+  ///     (sign out) rather than a transient failure; by default 400 and 401 answers.
+  ///   - refresh: Exchanges a refresh token for new credentials.
+  public init(
+    store: any CredentialStore,
+    leeway: Duration = .seconds(60),
+    refreshLimit: Int = 5,
+    refreshWindow: Duration = .seconds(30),
+    clock: any Clock<Duration> = ContinuousClock(),
+    now: @escaping @Sendable () -> Date = { Date() },
+    isRevocation: @escaping @Sendable (any Error) -> Bool = Authenticator.isRejectedRefresh,
+    refresh: @escaping Refresh
+  ) {
+    self.store = store
+    self.leeway = leeway
+    self.refreshLimit = refreshLimit
+    self.refreshWindow = refreshWindow
+    self.elapsed = Self.stopwatch(clock)
+    self.now = now
+    self.isRevocation = isRevocation
+    self.refresh = refresh
+  }
+
+  /// The default revocation test: the refresh endpoint answered 400 or 401.
+  public static func isRejectedRefresh(_ error: any Error) -> Bool {
+    guard let error = error as? NetworkError, let code = error.statusCode else { return false }
+    return code == 400 || code == 401
+  }
+
+  // MARK: - Session
+
+  /// A new stream of sign-in, refresh and sign-out events; each subscriber gets its own stream.
+  public nonisolated func events() -> AsyncStream<AuthEvent> {
+    broadcaster.subscribe()
+  }
+
+  /// The current credentials, or `nil` when nobody is signed in.
+  public func credentials() async throws(NetworkError) -> Credentials? {
+    try await loadCredentials()
+  }
+
+  /// Whether credentials are present.
+  public var isSignedIn: Bool {
+    get async throws(NetworkError) { try await loadCredentials() != nil }
+  }
+
+  /// Stores credentials obtained from sign-in and publishes `.signedIn`.
+  public func signIn(_ credentials: Credentials) async throws(NetworkError) {
+    generation += 1
+    cached = credentials
+    isLoaded = true
+    do {
+      try await store.save(credentials)
+    } catch {
+      throw .credentialStorage("saving the credentials failed: \(error)")
+    }
+    broadcaster.yield(.signedIn)
+  }
+
+  /// Clears the credentials and publishes `.signedOut(.requested)`.
+  public func signOut() async throws(NetworkError) {
+    try await clear(reason: .requested)
+  }
+
+  // MARK: - Tokens for requests
+
+  /// The access token to send now, refreshed first if it expires within ``leeway``.
+  public func validAccessToken() async throws(NetworkError) -> String {
+    try rejectCallsFromRefresh()
+    guard let credentials = try await loadCredentials() else { throw .notSignedIn }
+    guard let expiresAt = credentials.expiresAt,
+      expiresAt.timeIntervalSince(now()) <= leeway.timeInterval
+    else { return credentials.accessToken }
+    do {
+      return try await refreshOnce(from: credentials).accessToken
+    } catch .sessionRevoked {
+      throw .sessionRevoked
+    } catch {
+      // A token that has not expired yet is still worth sending when the refresh failed for a
+      // transient reason or the rate limit.
+      if expiresAt > now() { return credentials.accessToken }
+      throw error
+    }
+  }
+
+  /// The token to retry with after the server rejected `rejectedToken` with 401: the current
+  /// token if another request already refreshed, otherwise the result of one shared refresh.
+  public func accessToken(
+    afterRejecting rejectedToken: String
+  ) async throws(NetworkError)
+    -> String
+  {
+    try rejectCallsFromRefresh()
+    guard let credentials = try await loadCredentials() else { throw .notSignedIn }
+    if credentials.accessToken != rejectedToken { return credentials.accessToken }
+    return try await refreshOnce(from: credentials).accessToken
+  }
+
+  // MARK: - Refresh
+
+  private func refreshOnce(
+    from credentials: Credentials
+  ) async throws(NetworkError)
+    -> Credentials
+  {
+    if let inFlight { return try await inFlight.value.get() }
+    let start = elapsed()
+    refreshStarts.removeAll { start - $0 >= refreshWindow }
+    guard refreshStarts.count < refreshLimit else { throw .refreshRateLimited }
+    refreshStarts.append(start)
+    let generation = self.generation
+    let task = Task {
+      await self.performRefresh(refreshToken: credentials.refreshToken, generation: generation)
+    }
+    inFlight = task
+    return try await task.value.get()
+  }
+
+  private func performRefresh(
+    refreshToken: String, generation: Int
+  ) async -> Result<
+    Credentials, NetworkError
+  > {
+    defer { inFlight = nil }
+    let refresh = self.refresh
+    let outcome: Result<Credentials, any Error>
+    do {
+      outcome = .success(
+        try await Self.$isRefreshing.withValue(true) { try await refresh(refreshToken) })
+    } catch {
+      outcome = .failure(error)
+    }
+    let isCurrentSession = generation == self.generation
+    switch outcome {
+    case .success(let credentials):
+      guard isCurrentSession else { return .success(credentials) }
+      cached = credentials
+      do {
+        try await store.save(credentials)
+      } catch {
+        return .failure(.credentialStorage("saving the refreshed credentials failed: \(error)"))
+      }
+      broadcaster.yield(.refreshed)
+      return .success(credentials)
+    case .failure(let error) where isRevocation(error):
+      if isCurrentSession {
+        do {
+          try await clear(reason: .refreshTokenRejected)
+        } catch {
+          return .failure(error)
+        }
+      }
+      return .failure(.sessionRevoked)
+    case .failure(let error as NetworkError):
+      return .failure(error)
+    case .failure(let error):
+      return .failure(.transport("refreshing the access token failed: \(error)"))
+    }
+  }
+
+  // MARK: - Helpers
+
+  private func clear(reason: SignOutReason) async throws(NetworkError) {
+    generation += 1
+    cached = nil
+    isLoaded = true
+    do {
+      try await store.clear()
+    } catch {
+      throw .credentialStorage("clearing the credentials failed: \(error)")
+    }
+    broadcaster.yield(.signedOut(reason))
+  }
+
+  private func loadCredentials() async throws(NetworkError) -> Credentials? {
+    if isLoaded { return cached }
+    let generation = self.generation
+    let stored: Credentials?
+    do {
+      stored = try await store.credentials()
+    } catch {
+      throw .credentialStorage("reading the credentials failed: \(error)")
+    }
+    // A sign-in or sign-out while the store was read wins over what was read.
+    if !isLoaded && generation == self.generation {
+      cached = stored
+      isLoaded = true
+    }
+    return cached
+  }
+
+  /// A bearer target used inside the refresh would wait for the refresh itself forever.
+  private func rejectCallsFromRefresh() throws(NetworkError) {
+    if Self.isRefreshing {
+      throw .invalidRequest(
+        "a request made by the token refresh asked for a bearer token; the refresh endpoint's "
+          + "target must use AuthorizationRequirement.none")
+    }
+  }
+
+  private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+    let origin = clock.now
+    return { origin.duration(to: clock.now) }
+  }
+}
+
+/// Fans events out to any number of `AsyncStream` subscribers.
+final class Broadcaster<Element: Sendable>: @unchecked Sendable {
+  // Guarded by `lock`.
+  private let lock = NSLock()
+  private var continuations: [UUID: AsyncStream<Element>.Continuation] = [:]
+
+  func subscribe() -> AsyncStream<Element> {
+    let (stream, continuation) = AsyncStream<Element>.makeStream()
+    let id = UUID()
+    lock.withLock { continuations[id] = continuation }
+    continuation.onTermination = { [weak self] _ in
+      guard let self else { return }
+      _ = self.lock.withLock { self.continuations.removeValue(forKey: id) }
+    }
+    return stream
+  }
+
+  func yield(_ element: Element) {
+    let targets = lock.withLock { Array(continuations.values) }
+    for continuation in targets { continuation.yield(element) }
+  }
+
+  deinit {
+    for continuation in continuations.values { continuation.finish() }
+  }
+}

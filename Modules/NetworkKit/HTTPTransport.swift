@@ -1,0 +1,47 @@
+import Foundation
+import HTTPTypes
+
+/// Moves one HTTP request over the wire and returns the complete response.
+///
+/// Transports do not look at status codes: a 500 is a successful transfer. They map their own
+/// failures to ``NetworkError`` (`.offline`, `.timeout`, `.cancelled`, `.transport`) and stop the
+/// transfer when the calling task is cancelled.
+public protocol HTTPTransport: Sendable {
+  /// Sends `request` with `body` and waits at most `timeout` for the response.
+  func send(
+    _ request: HTTPRequest, body: Data?, timeout: Duration
+  ) async throws(NetworkError) -> (
+    HTTPResponse, Data
+  )
+}
+
+/// The transports that ship with NetworkKit.
+public enum HTTPTransports {
+  /// The best transport for the platform: AsyncHTTPClient on Linux, URLSession elsewhere.
+  public static var platformDefault: any HTTPTransport {
+    #if canImport(AsyncHTTPClient)
+    AsyncHTTPClientTransport.shared
+    #else
+    URLSessionTransport.shared
+    #endif
+  }
+
+  /// A URLSession-based transport shared by everyone who does not need their own session.
+  public static var urlSession: any HTTPTransport { URLSessionTransport.shared }
+}
+
+extension HTTPRequest {
+  /// The absolute URL the request points at, e.g. for URLSession or logs.
+  public var absoluteURL: URL? {
+    guard let scheme, let authority else { return nil }
+    return URL(string: "\(scheme)://\(authority)\(path ?? "/")")
+  }
+}
+
+extension Duration {
+  /// The duration in seconds as a floating-point number.
+  var timeInterval: TimeInterval {
+    let (seconds, attoseconds) = components
+    return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+  }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import HTTPTypes
+
+/// When and how long to wait before a failed request is sent again.
+///
+/// Only requests that are safe to repeat are retried: idempotent methods (GET, HEAD, PUT,
+/// DELETE, OPTIONS) and other methods that carry an `Idempotency-Key` header. They are retried on
+/// ``retryableStatusCodes`` and on transport failures (offline, timeout, connection errors),
+/// never after cancellation. The wait honours `Retry-After` (seconds or an HTTP date) capped at
+/// ``maxDelay``; otherwise it is exponential backoff with full jitter: before retry `n`
+/// (0-based) the delay is `random(0 ... min(maxDelay, baseDelay * 2^n))`.
+public struct RetryPolicy: Sendable {
+  /// The most attempts in total, the first one included; `1` disables retries.
+  public var maxAttempts: Int
+  /// The backoff's upper bound before the first retry; it doubles for each further retry.
+  public var baseDelay: Duration
+  /// The longest wait, for backoff and `Retry-After` alike.
+  public var maxDelay: Duration
+  /// The statuses worth retrying.
+  public var retryableStatusCodes: Set<Int>
+  /// The methods that may be repeated without an `Idempotency-Key`.
+  public var idempotentMethods: Set<HTTPRequest.Method>
+  /// Returns a random number in the given range; injected so tests get exact delays.
+  public var random: @Sendable (ClosedRange<Double>) -> Double
+
+  /// Creates a policy.
+  public init(
+    maxAttempts: Int = 3,
+    baseDelay: Duration = .milliseconds(500),
+    maxDelay: Duration = .seconds(30),
+    retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
+    idempotentMethods: Set<HTTPRequest.Method> = [.get, .head, .put, .delete, .options],
+    random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
+  ) {
+    self.maxAttempts = max(1, maxAttempts)
+    self.baseDelay = baseDelay
+    self.maxDelay = maxDelay
+    self.retryableStatusCodes = retryableStatusCodes
+    self.idempotentMethods = idempotentMethods
+    self.random = random
+  }
+
+  /// Three attempts, 0.5 s base delay, 30 s cap.
+  public static var `default`: RetryPolicy { RetryPolicy() }
+
+  /// No retries.
+  public static var never: RetryPolicy { RetryPolicy(maxAttempts: 1) }
+
+  /// The `Idempotency-Key` header field that makes non-idempotent requests retryable.
+  public static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+
+  /// Whether `request` may be sent more than once.
+  public func isRepeatable(_ request: HTTPRequest) -> Bool {
+    idempotentMethods.contains(request.method) || request.headerFields[Self.idempotencyKey] != nil
+  }
+
+  /// Whether `error` is worth another attempt (ignoring the method and the attempt count).
+  public func isRetryable(_ error: NetworkError) -> Bool {
+    switch error {
+    case .offline, .timeout, .transport:
+      return true
+    case .status(let code, _, _):
+      return retryableStatusCodes.contains(code)
+    case .cancelled, .decoding, .unauthorized, .notSignedIn, .sessionRevoked, .refreshRateLimited,
+      .credentialStorage, .invalidRequest, .notStubbed:
+      return false
+    }
+  }
+
+  /// The wait before the next attempt, or `nil` when the request must not be retried.
+  ///
+  /// - Parameters:
+  ///   - attempt: How many attempts were made so far (1 after the first failure).
+  ///   - request: The request that failed.
+  ///   - error: Why it failed.
+  ///   - response: The response head for status failures, for `Retry-After`.
+  ///   - now: The current wall-clock time, for `Retry-After` dates.
+  public func delay(
+    afterAttempt attempt: Int,
+    of request: HTTPRequest,
+    failedWith error: NetworkError,
+    response: HTTPResponse?,
+    now: Date
+  ) -> Duration? {
+    guard attempt < maxAttempts, isRepeatable(request), isRetryable(error) else { return nil }
+    if let retryAfter = response?.headerFields[.retryAfter],
+      let wait = Self.parseRetryAfter(retryAfter, now: now)
+    {
+      return min(wait, maxDelay)
+    }
+    return backoff(retry: attempt - 1)
+  }
+
+  /// The full-jitter backoff before retry `retry` (0-based).
+  public func backoff(retry: Int) -> Duration {
+    let base = baseDelay.timeInterval
+    let exponential = base * pow(2, Double(min(retry, 62)))
+    let ceiling = min(maxDelay.timeInterval, exponential)
+    let seconds = min(max(random(0...ceiling), 0), ceiling)
+    return .nanoseconds(Int64((seconds * 1e9).rounded()))
+  }
+
+  /// Parses `Retry-After` as delay seconds or an HTTP date; past dates mean no wait.
+  public static func parseRetryAfter(_ value: String, now: Date) -> Duration? {
+    let trimmed = value.trimmingCharacters(in: .whitespaces)
+    if let seconds = Int(trimmed) {
+      return seconds >= 0 ? .seconds(seconds) : nil
+    }
+    guard let date = parseHTTPDate(trimmed) else { return nil }
+    let interval = date.timeIntervalSince(now)
+    return interval > 0 ? .nanoseconds(Int64((interval * 1e9).rounded())) : .zero
+  }
+
+  /// Parses the IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`) and the two obsolete forms.
+  static func parseHTTPDate(_ value: String) -> Date? {
+    for format in [
+      "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+    ] {
+      let formatter = DateFormatter()
+      formatter.locale = Locale(identifier: "en_US_POSIX")
+      formatter.timeZone = TimeZone(identifier: "GMT")
+      formatter.dateFormat = format
+      if let date = formatter.date(from: value) { return date }
+    }
+    return nil
+  }
+}
