@@ -2,8 +2,9 @@ import Domain
 import Foundation
 
 // Request bodies, one per write operation of the contract. Every type spells its wire keys in
-// explicit `CodingKeys`, so a plain `JSONEncoder` produces the contract's snake_case; `nil`
-// optionals are left out of the JSON (the server treats a missing key like `null`).
+// explicit `CodingKeys`, so a plain `JSONEncoder` produces the contract's snake_case. Nullable
+// keys the contract marks as required (`cohort`, `detail`, `session_id`, `note`, `until`) are
+// written as `null`; in the PATCH bodies a `nil` field is left out, meaning "unchanged".
 
 // MARK: - Auth
 
@@ -114,6 +115,16 @@ public struct SignUpRequest: Codable, Hashable, Sendable {
       signUpToken: form.signUpToken.rawValue, verificationToken: form.verificationToken.rawValue,
       nickname: form.nickname.rawValue, cohort: form.cohort,
       agreedTermsVersion: form.agreedTermsVersion)
+  }
+
+  /// Writes every key; a missing cohort is sent as `null`, as the contract requires.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(signUpToken, forKey: .signUpToken)
+    try container.encode(verificationToken, forKey: .verificationToken)
+    try container.encode(nickname, forKey: .nickname)
+    try container.encode(cohort, forKey: .cohort)
+    try container.encode(agreedTermsVersion, forKey: .agreedTermsVersion)
   }
 
   enum CodingKeys: String, CodingKey {
@@ -288,6 +299,14 @@ public struct CreateReportRequest: Codable, Hashable, Sendable {
       target: ReportTargetRefDTO(target), reason: reason.code.rawValue, detail: reason.detail)
   }
 
+  /// Writes every key; a missing detail is sent as `null`, as the contract requires.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(target, forKey: .target)
+    try container.encode(reason, forKey: .reason)
+    try container.encode(detail, forKey: .detail)
+  }
+
   enum CodingKeys: String, CodingKey {
     case target
     case reason
@@ -423,6 +442,15 @@ public struct AnalyticsEventDTO: Codable, Hashable, Sendable {
       sessionId: event.sessionID)
   }
 
+  /// Writes every key; a missing session is sent as `null`, as the contract requires.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(name, forKey: .name)
+    try container.encode(properties, forKey: .properties)
+    try container.encode(occurredAt, forKey: .occurredAt)
+    try container.encode(sessionId, forKey: .sessionId)
+  }
+
   enum CodingKeys: String, CodingKey {
     case name
     case properties
@@ -520,6 +548,13 @@ public struct ResolveReportRequest: Codable, Hashable, Sendable {
     self.init(action: resolution.rawValue, note: note)
   }
 
+  /// Writes every key; a missing note is sent as `null`, as the contract requires.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(action, forKey: .action)
+    try container.encode(note, forKey: .note)
+  }
+
   enum CodingKeys: String, CodingKey {
     case action
     case note
@@ -537,6 +572,13 @@ public struct BanUserRequest: Codable, Hashable, Sendable {
   public init(reason: String, until: Date? = nil) {
     self.reason = reason
     self.until = until
+  }
+
+  /// Writes every key; an indefinite ban is sent as `"until": null`, as the contract requires.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(reason, forKey: .reason)
+    try container.encode(until, forKey: .until)
   }
 
   enum CodingKeys: String, CodingKey {
