@@ -113,7 +113,7 @@ extension MeAPI {
           {
             "id": "a_0977",
             "question_id": "q_0320",
-            "content": "Reading other people's pull requests taught me more than any lecture. 남의 코드 읽기 추천!",
+            "content": "Reading other people's PRs taught me more than lectures. 남의 코드 읽기 추천!",
             "author_nickname": "사과러너",
             "is_mine": true,
             "created_at": "2026-11-20T12:03:11.481Z"

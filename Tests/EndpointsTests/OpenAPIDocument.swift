@@ -1,0 +1,117 @@
+import Foundation
+import Yams
+
+/// The parts of `Docs/openapi.yaml` the contract tests compare the routers with.
+struct OpenAPIDocument: Sendable {
+  /// One documented operation.
+  struct Operation: Sendable, CustomStringConvertible {
+    var operationID: String
+    /// Upper-case method, e.g. `PUT`.
+    var method: String
+    /// The path template, e.g. `/posts/{post_id}/like`.
+    var pathTemplate: String
+    /// Whether `security: []` makes it public.
+    var isPublic: Bool
+    /// Query parameter names and whether each is required.
+    var queryParameters: [String: Bool]
+    /// Header parameter names (as written) and whether each is required.
+    var headerParameters: [String: Bool]
+    /// Path parameter names.
+    var pathParameters: Set<String>
+    /// The request body's media types; empty when the operation takes no body.
+    var requestMediaTypes: Set<String>
+    /// Success (2xx) status codes and the schema each one answers (`nil`: no body).
+    var successResponses: [Int: String?]
+
+    var description: String { "\(method) \(pathTemplate) (\(operationID))" }
+
+    /// The schema of the success responses' bodies, e.g. `PostPage`; `nil` when none has one.
+    var successSchema: String? { successResponses.values.compactMap { $0 }.first }
+  }
+
+  var operations: [Operation]
+
+  /// Reads `Docs/openapi.yaml` of this repository.
+  static func load() throws -> OpenAPIDocument {
+    let url = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent()  // EndpointsTests
+      .deletingLastPathComponent()  // Tests
+      .deletingLastPathComponent()  // repository root
+      .appendingPathComponent("Docs/openapi.yaml")
+    let text = try String(contentsOf: url, encoding: .utf8)
+    guard let root = try Yams.compose(yaml: text) else { throw Failure("openapi.yaml is empty") }
+    return try OpenAPIDocument(root: root)
+  }
+
+  struct Failure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+  }
+
+  private static let methods = ["get", "put", "post", "delete", "patch", "head", "options"]
+
+  init(root: Node) throws {
+    guard let paths = root["paths"]?.mapping else { throw Failure("openapi.yaml has no paths") }
+    let globalSecurity = root["security"]?.sequence.map { !$0.isEmpty } ?? false
+
+    func resolve(_ node: Node) throws -> Node {
+      guard let reference = node["$ref"]?.string else { return node }
+      let parts = reference.split(separator: "/").dropFirst().map(String.init)
+      var current: Node? = root
+      for part in parts { current = current?[part] }
+      guard let resolved = current else { throw Failure("unresolved $ref \(reference)") }
+      return try resolve(resolved)
+    }
+
+    var operations: [Operation] = []
+    for (pathKey, item) in paths {
+      guard let template = pathKey.string else { continue }
+      let shared = item["parameters"]?.array() ?? []
+      for method in Self.methods {
+        guard let operation = item[method] else { continue }
+        guard let operationID = operation["operationId"]?.string else {
+          throw Failure("\(method.uppercased()) \(template) has no operationId")
+        }
+        var query: [String: Bool] = [:]
+        var header: [String: Bool] = [:]
+        var pathNames: Set<String> = []
+        for parameterNode in shared + (operation["parameters"]?.array() ?? []) {
+          let parameter = try resolve(parameterNode)
+          guard let name = parameter["name"]?.string, let location = parameter["in"]?.string
+          else { throw Failure("a parameter of \(operationID) has no name or location") }
+          let required = parameter["required"]?.bool ?? false
+          switch location {
+          case "query": query[name] = required
+          case "header": header[name] = required
+          case "path": pathNames.insert(name)
+          default: break
+          }
+        }
+        var mediaTypes: Set<String> = []
+        if let bodyNode = operation["requestBody"] {
+          let body = try resolve(bodyNode)
+          for (type, _) in body["content"]?.mapping ?? [:] {
+            if let type = type.string { mediaTypes.insert(type) }
+          }
+        }
+        var successes: [Int: String?] = [:]
+        for (statusNode, responseNode) in operation["responses"]?.mapping ?? [:] {
+          guard let status = statusNode.string.flatMap(Int.init), (200...299).contains(status)
+          else { continue }
+          let response = try resolve(responseNode)
+          let schemaReference = response["content"]?["application/json"]?["schema"]?["$ref"]?
+            .string
+          successes[status] = .some(schemaReference.map { String($0.split(separator: "/").last!) })
+        }
+        let security = operation["security"]?.sequence.map { !$0.isEmpty } ?? globalSecurity
+        operations.append(
+          Operation(
+            operationID: operationID, method: method.uppercased(), pathTemplate: template,
+            isPublic: !security, queryParameters: query, headerParameters: header,
+            pathParameters: pathNames, requestMediaTypes: mediaTypes,
+            successResponses: successes))
+      }
+    }
+    self.operations = operations
+  }
+}
