@@ -29,9 +29,10 @@ public struct CalendarDay: Hashable, Sendable, Comparable, CustomStringConvertib
   /// Parses `YYYY-MM-DD`.
   public init(iso8601 text: String, field: String = "publish_date") throws(ValidationError) {
     let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+    // Only ASCII digits: `Int("+1")` would otherwise accept "2026-+1-01".
     guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-      let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-      parts.allSatisfy({ $0.allSatisfy(\.isASCII) })
+      parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isWholeNumber } }),
+      let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
     else {
       throw .invalidFormat(field: field, expected: "a date as YYYY-MM-DD")
     }
@@ -43,13 +44,12 @@ public struct CalendarDay: Hashable, Sendable, Comparable, CustomStringConvertib
   }
 
   /// The day that contains `date` in `timeZone` (the service publishes by Korean time).
+  /// Instants outside the years 1-9999 give the first or last representable day.
   public init(containing date: Date, in timeZone: TimeZone = .seoul) {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = timeZone
-    let parts = calendar.dateComponents([.year, .month, .day], from: date)
-    year = parts.year!
-    month = parts.month!
-    day = parts.day!
+    let local = date.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: date))
+    let days = (local / 86_400).rounded(.down)
+    let clamped = min(max(days, Double(Self.firstDayNumber)), Double(Self.lastDayNumber))
+    self.init(dayNumber: Int(clamped))
   }
 
   /// `YYYY-MM-DD`.
@@ -66,19 +66,51 @@ public struct CalendarDay: Hashable, Sendable, Comparable, CustomStringConvertib
   /// The following day.
   public var next: CalendarDay { adding(days: 1) }
 
-  /// The day `days` later (or earlier when negative).
+  /// The day `days` later (or earlier when negative), in the proleptic Gregorian calendar
+  /// (the same leap-year rule the initializer checks); stops at 0001-01-01 and 9999-12-31.
   public func adding(days: Int) -> CalendarDay {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "UTC")!
-    let start = calendar.date(from: DateComponents(year: year, month: month, day: day))!
-    let moved = calendar.date(byAdding: .day, value: days, to: start)!
-    return CalendarDay(containing: moved, in: calendar.timeZone)
+    let (moved, overflow) = dayNumber.addingReportingOverflow(days)
+    let target = overflow ? (days < 0 ? Self.firstDayNumber : Self.lastDayNumber) : moved
+    return CalendarDay(dayNumber: min(max(target, Self.firstDayNumber), Self.lastDayNumber))
   }
 
   /// Orders days chronologically.
   public static func < (lhs: Self, rhs: Self) -> Bool {
     (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
   }
+
+  // Pure arithmetic instead of `Calendar`: Foundation's Gregorian calendar switches to the
+  // Julian one before October 1582, which would make days this type refuses (e.g. 1500-02-29).
+
+  /// Days since 1970-01-01 (H. Hinnant's `days_from_civil`).
+  private var dayNumber: Int {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yearOfEra = y - era * 400
+    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    return era * 146_097 + dayOfEra - 719_468
+  }
+
+  /// The day `dayNumber` days after 1970-01-01 (H. Hinnant's `civil_from_days`).
+  private init(dayNumber: Int) {
+    let z = dayNumber + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let dayOfEra = z - era * 146_097
+    let yearOfEra =
+      (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let shiftedMonth = (5 * dayOfYear + 2) / 153
+    let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+    self.year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    self.month = month
+    self.day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+  }
+
+  /// The day number of 0001-01-01.
+  private static let firstDayNumber = -719_162
+  /// The day number of 9999-12-31.
+  private static let lastDayNumber = 2_932_896
 
   private static func daysInMonth(year: Int, month: Int) -> Int {
     switch month {
