@@ -42,9 +42,11 @@ public enum DeepLink: Hashable, Sendable {
     guard url.scheme?.lowercased() == Self.scheme else {
       throw .unsupportedScheme(url.scheme ?? "")
     }
-    let absolute = url.absoluteString
-    let rest = absolute.dropFirst(Self.scheme.count + 3)  // "qapple://"
-    let pathPart = rest.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+    // Everything after "qapple:" and an optional "//", up to a query or fragment, so that
+    // "qapple:today" and "qapple://today#top" are read like "qapple://today".
+    var rest = url.absoluteString.dropFirst(Self.scheme.count + 1)
+    if rest.hasPrefix("//") { rest = rest.dropFirst(2) }
+    let pathPart = String(rest.prefix { $0 != "?" && $0 != "#" })
     let segments = pathPart.split(separator: "/").map {
       String($0).removingPercentEncoding ?? String($0)
     }
@@ -62,10 +64,13 @@ public enum DeepLink: Hashable, Sendable {
   }
 
   private static func encode(_ segment: String) -> String {
-    var allowed = CharacterSet.alphanumerics
-    allowed.insert(charactersIn: "-._~")
-    return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
+    // RFC 3986 unreserved characters only: `CharacterSet.alphanumerics` also holds non-ASCII
+    // letters (Hangul), which must be percent-encoded too.
+    segment.addingPercentEncoding(withAllowedCharacters: unreserved) ?? segment
   }
+
+  private static let unreserved = CharacterSet(
+    charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }
 
 /// Why a link could not be opened.
