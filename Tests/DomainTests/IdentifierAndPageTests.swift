@@ -1,0 +1,104 @@
+import Domain
+import Foundation
+import Testing
+
+@Suite("Identifier")
+struct IdentifierTests {
+  private struct Envelope: Codable, Equatable {
+    var id: BoardPost.ID
+    var comments: [Domain.Comment.ID]  // Testing has a `Comment` too.
+  }
+
+  @Test("Literal, rawValue and unlabeled initializers agree")
+  func initializers() {
+    let literal: BoardPost.ID = "p_1"
+    #expect(literal == BoardPost.ID(rawValue: "p_1"))
+    #expect(literal == BoardPost.ID("p_1"))
+    #expect(literal.rawValue == "p_1")
+    #expect(literal.description == "p_1")
+    #expect(literal != "p_2")
+  }
+
+  @Test("Orders by text and hashes by value")
+  func orderingAndHashing() {
+    let ids: [User.ID] = ["u_2", "u_10", "u_1", "u_2"]
+    #expect(ids.sorted() == ["u_1", "u_10", "u_2", "u_2"])
+    #expect(Set(ids).count == 3)
+  }
+
+  @Test("Encodes as a bare JSON string", arguments: ["p_1", "게시글/1", "", "a\"b"])
+  func encodesAsString(raw: String) throws {
+    let id = BoardPost.ID(raw)
+    let data = try JSONEncoder().encode(id)
+    #expect(data == (try JSONEncoder().encode(raw)))
+    #expect(try JSONDecoder().decode(BoardPost.ID.self, from: data) == id)
+  }
+
+  @Test("Round-trips inside other values")
+  func nestedRoundTrip() throws {
+    let envelope = Envelope(id: "p_1", comments: ["c_1", "c_2"])
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    let data = try encoder.encode(envelope)
+    #expect(String(decoding: data, as: UTF8.self) == #"{"comments":["c_1","c_2"],"id":"p_1"}"#)
+    #expect(try JSONDecoder().decode(Envelope.self, from: data) == envelope)
+  }
+
+  @Test("Refuses non-string JSON", arguments: ["42", "null", "{\"id\":\"p_1\"}", "[\"p_1\"]"])
+  func refusesNonStrings(json: String) {
+    #expect(throws: DecodingError.self) {
+      try JSONDecoder().decode(BoardPost.ID.self, from: Data(json.utf8))
+    }
+  }
+}
+
+@Suite("Pages")
+struct PageTests {
+  @Test("hasMore follows the next cursor")
+  func hasMore() {
+    #expect(Page(items: [1, 2], nextCursor: "next").hasMore)
+    #expect(!Page(items: [1, 2]).hasMore)
+    #expect(!Page<Int>(items: [], nextCursor: nil).hasMore)
+  }
+
+  @Test("map transforms items in order and keeps the cursor")
+  func map() {
+    let page = Page(items: [1, 2, 3], nextCursor: "c_9")
+    let mapped = page.map { "#\($0)" }
+    #expect(mapped == Page(items: ["#1", "#2", "#3"], nextCursor: "c_9"))
+    #expect(Page<Int>(items: []).map { $0 * 2 } == Page(items: []))
+  }
+
+  private struct Refused: Error, Equatable {}
+
+  @Test("map rethrows the transform's error")
+  func mapRethrows() {
+    #expect(throws: Refused()) {
+      try Page(items: [1, 2]).map { value -> Int in
+        if value == 2 { throw Refused() }
+        return value
+      }
+    }
+  }
+
+  @Test(
+    "PageRequest clamps its limit to 1-100",
+    arguments: [
+      (-10, 1), (0, 1), (1, 1), (20, 20), (99, 99), (100, 100), (101, 100), (Int.max, 100),
+      (Int.min, 1),
+    ])
+  func clamping(limit: Int, expected: Int) {
+    #expect(PageRequest(limit: limit).limit == expected)
+  }
+
+  @Test("PageRequest defaults to the first page of 20")
+  func defaults() {
+    let request = PageRequest()
+    #expect(request.limit == PageRequest.defaultLimit)
+    #expect(request.limit == 20)
+    #expect(request.cursor == nil)
+    #expect(PageRequest.first == request)
+    #expect(PageRequest(cursor: "abc", limit: 500) == PageRequest(cursor: "abc", limit: 100))
+    #expect(PageRequest(cursor: "abc").cursor == PageCursor(rawValue: "abc"))
+  }
+}
