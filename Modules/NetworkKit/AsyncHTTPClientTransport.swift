@@ -79,27 +79,16 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     do {
       // AsyncHTTPClient's deadline ends when the head arrives, so the body is raced against the
       // same deadline to keep the timeout total.
-      return try await withThrowingTaskGroup(of: (HTTPResponse, Data).self) { group in
-        group.addTask {
-          let response = try await client.execute(
-            preparedRequest, timeout: .nanoseconds(nanoseconds))
-          let buffer = try await response.body.collect(upTo: maximumBodySize)
-          var fields = HTTPFields()
-          for (name, value) in response.headers {
-            guard let fieldName = HTTPField.Name(name) else { continue }
-            fields.append(HTTPField(name: fieldName, value: value))
-          }
-          let head = HTTPResponse(
-            status: .init(code: Int(response.status.code)), headerFields: fields)
-          return (head, Data(buffer.readableBytesView))
+      return try await withTransportDeadline(timeout) {
+        let response = try await client.execute(preparedRequest, timeout: .nanoseconds(nanoseconds))
+        let buffer = try await response.body.collect(upTo: maximumBodySize)
+        var fields = HTTPFields()
+        for (name, value) in response.headers {
+          guard let fieldName = HTTPField.Name(name) else { continue }
+          fields.append(HTTPField(name: fieldName, value: value))
         }
-        group.addTask {
-          try await Task.sleep(for: timeout)
-          throw TransportDeadline()
-        }
-        defer { group.cancelAll() }
-        guard let result = try await group.next() else { throw TransportDeadline() }
-        return result
+        let head = HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: fields)
+        return (head, Data(buffer.readableBytesView))
       }
     } catch {
       if Task.isCancelled { throw .cancelled }
@@ -110,7 +99,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
   /// Maps AsyncHTTPClient and SwiftNIO errors to the provider's vocabulary.
   static func networkError(from error: any Error) -> NetworkError {
     switch error {
-    case is TransportDeadline:
+    case is TransportDeadlineExceeded:
       return .timeout
     case is CancellationError:
       return .cancelled
@@ -138,7 +127,4 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
   }
 }
-
-/// The total deadline passed before the response was complete.
-private struct TransportDeadline: Error {}
 #endif

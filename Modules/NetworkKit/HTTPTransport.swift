@@ -45,3 +45,23 @@ extension Duration {
     return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
   }
 }
+
+/// The total deadline of a transfer passed before the response was complete.
+struct TransportDeadlineExceeded: Error {}
+
+/// Runs `operation`, cancelling it and throwing `TransportDeadlineExceeded` when `timeout` passes
+/// first. Transports use it so their timeout covers the whole exchange, body included.
+func withTransportDeadline<Value: Sendable>(
+  _ timeout: Duration, operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+  try await withThrowingTaskGroup(of: Value.self) { group in
+    group.addTask(operation: operation)
+    group.addTask {
+      try await Task.sleep(for: timeout)
+      throw TransportDeadlineExceeded()
+    }
+    defer { group.cancelAll() }
+    guard let value = try await group.next() else { throw TransportDeadlineExceeded() }
+    return value
+  }
+}

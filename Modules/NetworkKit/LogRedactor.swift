@@ -97,7 +97,7 @@ public struct LogRedactor: Sendable {
     guard
       let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
     else { return nil }
-    let redacted = redact(jsonValue: object, path: "")
+    let redacted = redact(jsonValue: object, path: "", isSensitive: false)
     guard
       let output = try? JSONSerialization.data(
         withJSONObject: redacted,
@@ -106,25 +106,24 @@ public struct LogRedactor: Sendable {
     return String(decoding: output, as: UTF8.self)
   }
 
-  private func redact(jsonValue: Any, path: String) -> Any {
+  /// Under a sensitive key every leaf is hidden, however deep, but the structure stays visible.
+  private func redact(jsonValue: Any, path: String, isSensitive sensitive: Bool) -> Any {
     if let dictionary = jsonValue as? [String: Any] {
       var result: [String: Any] = [:]
       for (key, value) in dictionary {
         let childPath = path.isEmpty ? key : path + "." + key
-        if isSensitive(key: key, path: childPath), !(value is NSNull) {
-          result[key] = Self.placeholder
-        } else {
-          result[key] = redact(jsonValue: value, path: childPath)
-        }
+        result[key] = redact(
+          jsonValue: value, path: childPath,
+          isSensitive: sensitive || isSensitive(key: key, path: childPath))
       }
       return result
     }
     if let array = jsonValue as? [Any] {
-      return array.map { redact(jsonValue: $0, path: path) }
+      return array.map { redact(jsonValue: $0, path: path, isSensitive: sensitive) }
     }
-    if let string = jsonValue as? String {
-      return redact(text: string)
-    }
+    if jsonValue is NSNull { return jsonValue }
+    if sensitive { return Self.placeholder }
+    if let string = jsonValue as? String { return redact(text: string) }
     return jsonValue
   }
 

@@ -113,6 +113,8 @@ public struct RetryPolicy: Sendable {
 
   /// Parses the IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`) and the two obsolete forms.
   static func parseHTTPDate(_ value: String) -> Date? {
+    // asctime pads single-digit days with a second space ("Nov  6").
+    let value = value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
     for format in [
       "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
     ] {

@@ -38,32 +38,47 @@ public final class URLSessionTransport: HTTPTransport {
     -> (HTTPResponse, Data)
   {
     let urlRequest = try Self.urlRequest(for: request, body: body, timeout: timeout)
+    let session = self.session
+    do {
+      // URLSession's own timeout is an idle timeout (and libcurl rounds it to whole seconds), so
+      // the transfer also runs against a total deadline.
+      let (data, response) = try await withTransportDeadline(timeout) {
+        try await Self.data(for: urlRequest, in: session)
+      }
+      guard let httpResponse = response as? HTTPURLResponse else {
+        throw NetworkError.transport("The server's answer is not an HTTP response.")
+      }
+      return (Self.response(from: httpResponse), data)
+    } catch let error as NetworkError {
+      throw error
+    } catch is TransportDeadlineExceeded {
+      throw .timeout
+    } catch {
+      if Task.isCancelled { throw .cancelled }
+      throw Self.networkError(from: error)
+    }
+  }
+
+  /// Runs a data task; cancelling the calling task cancels the data task.
+  private static func data(for request: URLRequest, in session: URLSession) async throws -> (
+    Data, URLResponse
+  ) {
     let handle = DataTaskHandle()
-    let result: Result<(Data, URLResponse), any Error> = await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        let task = session.dataTask(with: urlRequest) { data, response, error in
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        let task = session.dataTask(with: request) { data, response, error in
           if let error {
-            continuation.resume(returning: .failure(error))
+            continuation.resume(throwing: error)
           } else if let response {
-            continuation.resume(returning: .success((data ?? Data(), response)))
+            continuation.resume(returning: (data ?? Data(), response))
           } else {
-            continuation.resume(returning: .failure(URLError(.badServerResponse)))
+            continuation.resume(throwing: URLError(.badServerResponse))
           }
         }
         handle.start(task)
       }
     } onCancel: {
       handle.cancel()
-    }
-    switch result {
-    case .success(let (data, response)):
-      guard let httpResponse = response as? HTTPURLResponse else {
-        throw .transport("The server's answer is not an HTTP response.")
-      }
-      return (Self.response(from: httpResponse), data)
-    case .failure(let error):
-      if Task.isCancelled { throw .cancelled }
-      throw Self.networkError(from: error)
     }
   }
 

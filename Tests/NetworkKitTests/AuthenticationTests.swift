@@ -1,0 +1,333 @@
+import Foundation
+import HTTPTypes
+import NetworkKit
+import Testing
+
+/// An authenticator whose refresh calls the test server's `/refresh`, and a provider using it.
+private struct Harness {
+  let server: TestServer
+  let clock: TestClock
+  let store: InMemoryCredentialStore
+  let authenticator: Authenticator
+  let provider: NetworkProvider<TestTarget>
+
+  init(
+    server: TestServer,
+    credentials: Credentials?,
+    transport: any HTTPTransport = HTTPTransports.platformDefault,
+    refreshQuery: [URLQueryItem] = [],
+    refreshBaseURL: URL? = nil
+  ) {
+    let clock = TestClock()
+    let store = InMemoryCredentialStore(credentials)
+    let refresher = NetworkProvider<TestTarget>(transport: transport, retryPolicy: .never)
+    let refreshURL = refreshBaseURL ?? server.baseURL
+    let authenticator = Authenticator(
+      store: store, clock: clock, now: clock.dateProvider
+    ) { refreshToken in
+      let pair = try await refresher.request(
+        TestTarget(
+          .post, "/refresh", on: refreshURL,
+          task: .json(["refresh_token": refreshToken], query: refreshQuery)),
+        as: TokenPair.self)
+      return Credentials(
+        accessToken: pair.accessToken, refreshToken: pair.refreshToken,
+        expiresAt: clock.date.addingTimeInterval(TimeInterval(pair.expiresIn)))
+    }
+    self.server = server
+    self.clock = clock
+    self.store = store
+    self.authenticator = authenticator
+    self.provider = NetworkProvider(
+      transport: transport, authenticator: authenticator, retryPolicy: .never, clock: clock)
+  }
+
+  func protected(_ id: String, method: HTTPRequest.Method = .get) -> TestTarget {
+    TestTarget(method, "/protected/\(id)", on: server.baseURL, authorization: .bearer)
+  }
+
+  func refreshCalls(_ refreshToken: String) async -> Int {
+    await server.state.count("refresh:\(refreshToken)")
+  }
+}
+
+@Suite("Authentication", .timeLimit(.minutes(1)))
+struct AuthenticationTests {
+  @Test func injectsTheBearerTokenForBearerTargets() async throws {
+    let server = try await TestServer.shared()
+    let id = uniqueID()
+    let token = "tok-\(id)"
+    await server.state.issue(accessToken: token)
+    let harness = Harness(
+      server: server, credentials: Credentials(accessToken: token, refreshToken: "rt-\(id)"))
+    let response = try await harness.provider.response(harness.protected(id))
+    #expect(response.request.headerFields[.authorization] == "Bearer \(token)")
+    #expect(await server.state.count("protected:\(id)") == 1)
+    #expect(await harness.refreshCalls("rt-\(id)") == 0)
+  }
+
+  @Test func publicTargetsCarryNoToken() async throws {
+    let server = try await TestServer.shared()
+    let harness = Harness(
+      server: server, credentials: Credentials(accessToken: "secret", refreshToken: "r"))
+    let echo = try await harness.provider.request(
+      TestTarget(.get, "/echo/public", on: server.baseURL), as: Echo.self)
+    #expect(echo.headers["authorization"] == nil)
+  }
+
+  @Test func bearerTargetsWithoutCredentialsFailFast() async throws {
+    let server = try await TestServer.shared()
+    let id = uniqueID()
+    let harness = Harness(server: server, credentials: nil)
+    await #expect(throws: NetworkError.notSignedIn) {
+      try await harness.provider.send(harness.protected(id))
+    }
+    #expect(await server.state.count("protected-401:\(id)") == 0)
+    #expect(await server.state.count("protected:\(id)") == 0)
+  }
+
+  @Test func bearerTargetsOnAProviderWithoutAuthenticatorAreRejected() async throws {
+    let provider = NetworkProvider<TestTarget>(transport: StubTransport())
+    let error = await #expect(throws: NetworkError.self) {
+      try await provider.send(TestTarget(.get, "/me", authorization: .bearer))
+    }
+    guard case .invalidRequest(let reason) = error else {
+      Issue.record("expected invalidRequest, got \(String(describing: error))")
+      return
+    }
+    #expect(reason.contains("Authenticator"))
+  }
+
+  @Test(arguments: NamedTransport.all)
+  func concurrentUnauthorizedRequestsShareOneRefresh(transport: NamedTransport) async throws {
+    let server = try await TestServer.shared()
+    let id = uniqueID()
+    let refreshToken = "rt-\(id)"
+    let concurrency = 50
+    // The refresh answers only after the server has refused all 50 requests, so every one of
+    // them hits the 401 path while the refresh is in flight.
+    let harness = Harness(
+      server: server,
+      credentials: Credentials(accessToken: "stale-\(id)", refreshToken: refreshToken),
+      transport: transport.transport,
+      refreshQuery: [
+        URLQueryItem(name: "scope", value: id),
+        URLQueryItem(name: "await_401s", value: "\(concurrency)"),
+      ])
+    let events = harness.authenticator.events()
+
+    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+      for _ in 0..<concurrency {
+        group.addTask { try await harness.provider.response(harness.protected(id)).status.code }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+
+    #expect(statuses == Array(repeating: 200, count: concurrency))
+    #expect(await harness.refreshCalls(refreshToken) == 1)
+    #expect(await server.state.count("protected-401:\(id)") == concurrency)
+    #expect(await server.state.count("protected:\(id)") == concurrency)
+    let stored = try #require(await harness.store.credentials())
+    #expect(stored.accessToken.hasPrefix("access-"))
+    var iterator = events.makeAsyncIterator()
+    #expect(await iterator.next() == .refreshed)
+  }
+
+  @Test func aSecondUnauthorizedAfterRefreshIsUnauthorized() async throws {
+    let server = try await TestServer.shared()
+    let id = uniqueID()
+    let harness = Harness(
+      server: server, credentials: Credentials(accessToken: "stale-\(id)", refreshToken: "rt-\(id)"))
+    let alwaysRefused = TestTarget(.get, "/status/401", on: server.baseURL, authorization: .bearer)
+    let error = await #expect(throws: NetworkError.self) {
+      try await harness.provider.send(alwaysRefused)
+    }
+    #expect(error == .unauthorized)
+    #expect(error?.description.contains("even after refreshing") == true)
+    #expect(await harness.refreshCalls("rt-\(id)") == 1)
+  }
+
+  @Test func aRejectedRefreshSignsOut() async throws {
+    let server = try await TestServer.shared()
+    let id = uniqueID()
+    await server.state.revoke(refreshToken: "rt-\(id)")
+    let harness = Harness(
+      server: server, credentials: Credentials(accessToken: "stale-\(id)", refreshToken: "rt-\(id)"))
+    let events = harness.authenticator.events()
+
+    await #expect(throws: NetworkError.sessionRevoked) {
+      try await harness.provider.send(harness.protected(id))
+    }
+    #expect(await harness.store.credentials() == nil)
+    var iterator = events.makeAsyncIterator()
+    #expect(await iterator.next() == .signedOut(.refreshTokenRejected))
+
+    // Later calls fail fast without reaching the server.
+    await #expect(throws: NetworkError.notSignedIn) {
+      try await harness.provider.send(harness.protected(id))
+    }
+    #expect(await server.state.count("protected-401:\(id)") == 1)
+    #expect(await harness.refreshCalls("rt-\(id)") == 1)
+  }
+
+  @Test(arguments: ["unavailable", "offline"])
+  func aTransientRefreshFailureKeepsTheUserSignedIn(kind: String) async throws {
+    let server = try await TestServer.shared()
+    let id = uniqueID()
+    let refreshToken = "\(kind)-\(id)"
+    // "offline" refreshes against a port nobody listens on.
+    let harness = Harness(
+      server: server,
+      credentials: Credentials(accessToken: "stale-\(id)", refreshToken: refreshToken),
+      refreshBaseURL: kind == "offline" ? URL(string: "http://127.0.0.1:9")! : nil)
+    let events = harness.authenticator.events()
+
+    let error = await #expect(throws: NetworkError.self) {
+      try await harness.provider.send(harness.protected(id))
+    }
+    #expect(error == (kind == "offline" ? .offline : .status(code: 503, error: nil, body: Data())))
+    #expect(await harness.store.credentials()?.refreshToken == refreshToken)
+    #expect(try await harness.authenticator.isSignedIn)
+
+    // The first event is the sign-out below: the failure published nothing.
+    try await harness.authenticator.signOut()
+    var iterator = events.makeAsyncIterator()
+    #expect(await iterator.next() == .signedOut(.requested))
+  }
+
+  @Test func refreshesProactivelyBeforeExpiry() async throws {
+    let server = try await TestServer.shared()
+    let id = uniqueID()
+    let token = "tok-\(id)"
+    await server.state.issue(accessToken: token)
+    // The harness's clock starts at `TestClock.epoch`: the token expires within the 60 s leeway.
+    let harness = Harness(
+      server: server,
+      credentials: Credentials(
+        accessToken: token, refreshToken: "rt-\(id)",
+        expiresAt: TestClock.epoch.addingTimeInterval(59)))
+    let response = try await harness.provider.response(harness.protected(id))
+    let sent = try #require(response.request.headerFields[.authorization])
+    #expect(sent != "Bearer \(token)")
+    #expect(sent.hasPrefix("Bearer access-"))
+    #expect(await harness.refreshCalls("rt-\(id)") == 1)
+    #expect(await server.state.count("protected-401:\(id)") == 0)
+  }
+
+  @Test func doesNotRefreshTokensOutsideTheLeeway() async throws {
+    let server = try await TestServer.shared()
+    let id = uniqueID()
+    let token = "tok-\(id)"
+    await server.state.issue(accessToken: token)
+    let harness = Harness(
+      server: server,
+      credentials: Credentials(
+        accessToken: token, refreshToken: "rt-\(id)",
+        expiresAt: TestClock.epoch.addingTimeInterval(61)))
+    try await harness.provider.send(harness.protected(id))
+    #expect(await harness.refreshCalls("rt-\(id)") == 0)
+  }
+
+  @Test func aFailedProactiveRefreshStillSendsAnUnexpiredToken() async throws {
+    let server = try await TestServer.shared()
+    let id = uniqueID()
+    let token = "tok-\(id)"
+    await server.state.issue(accessToken: token)
+    let harness = Harness(
+      server: server,
+      credentials: Credentials(
+        accessToken: token, refreshToken: "unavailable-\(id)",
+        expiresAt: TestClock.epoch.addingTimeInterval(30)))
+    let response = try await harness.provider.response(harness.protected(id))
+    #expect(response.request.headerFields[.authorization] == "Bearer \(token)")
+    #expect(await harness.refreshCalls("unavailable-\(id)") == 1)
+  }
+
+  @Test func refreshesAreRateLimitedInASlidingWindow() async throws {
+    let clock = TestClock()
+    let refreshes = Counter()
+    // Every refresh returns an already expired token, so every call refreshes again.
+    let authenticator = Authenticator(
+      store: InMemoryCredentialStore(
+        Credentials(accessToken: "a0", refreshToken: "r", expiresAt: TestClock.epoch)),
+      refreshLimit: 5, refreshWindow: .seconds(30), clock: clock, now: clock.dateProvider
+    ) { refreshToken in
+      let count = refreshes.next()
+      return Credentials(accessToken: "a\(count)", refreshToken: refreshToken, expiresAt: .distantPast)
+    }
+    for expected in 1...5 {
+      #expect(try await authenticator.validAccessToken() == "a\(expected)")
+    }
+    clock.advance(by: .seconds(29))
+    await #expect(throws: NetworkError.refreshRateLimited) {
+      try await authenticator.validAccessToken()
+    }
+    #expect(refreshes.value == 5, "the sixth refresh within 30 s must not run")
+
+    clock.advance(by: .seconds(1))
+    #expect(try await authenticator.validAccessToken() == "a6")
+  }
+
+  @Test func theRefreshEndpointMustNotNeedABearerToken() async throws {
+    let clock = TestClock()
+    let box = ProviderBox()
+    let authenticator = Authenticator(
+      store: InMemoryCredentialStore(
+        Credentials(accessToken: "a", refreshToken: "r", expiresAt: .distantPast)),
+      clock: clock, now: clock.dateProvider
+    ) { _ in
+      // A misconfigured refresh target that itself asks for a token.
+      _ = try await box.provider?.response(TestTarget(.post, "/refresh", authorization: .bearer))
+      return Credentials(accessToken: "never", refreshToken: "r")
+    }
+    let stubs = StubTransport()
+    box.provider = NetworkProvider(transport: stubs, authenticator: authenticator)
+    let error = await #expect(throws: NetworkError.self) {
+      try await box.provider?.send(TestTarget(.get, "/me", authorization: .bearer))
+    }
+    guard case .invalidRequest(let reason) = error else {
+      Issue.record("expected invalidRequest, got \(String(describing: error))")
+      return
+    }
+    #expect(reason.contains("AuthorizationRequirement.none"))
+    #expect(stubs.receivedRequests.isEmpty)
+  }
+
+  @Test func signInAndSignOutPublishEvents() async throws {
+    let store = InMemoryCredentialStore()
+    let authenticator = Authenticator(store: store) { _ in
+      Issue.record("no refresh expected")
+      return Credentials(accessToken: "", refreshToken: "")
+    }
+    let events = authenticator.events()
+    #expect(try await !authenticator.isSignedIn)
+    let credentials = Credentials(accessToken: "a", refreshToken: "r")
+    try await authenticator.signIn(credentials)
+    #expect(await store.credentials() == credentials)
+    #expect(try await authenticator.validAccessToken() == "a")
+    try await authenticator.signOut()
+    #expect(await store.credentials() == nil)
+    var iterator = events.makeAsyncIterator()
+    #expect(await iterator.next() == .signedIn)
+    #expect(await iterator.next() == .signedOut(.requested))
+  }
+
+  @Test func credentialsNeverPrintTheirTokens() {
+    let credentials = Credentials(accessToken: "acc-123", refreshToken: "ref-456")
+    for text in [String(describing: credentials), String(reflecting: credentials)] {
+      #expect(!text.contains("acc-123"))
+      #expect(!text.contains("ref-456"))
+    }
+  }
+}
+
+/// Lets a refresh closure reach a provider created after the authenticator.
+private final class ProviderBox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var stored: NetworkProvider<TestTarget>?
+
+  var provider: NetworkProvider<TestTarget>? {
+    get { lock.withLock { stored } }
+    set { lock.withLock { stored = newValue } }
+  }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import HTTPTypes
+import NetworkKit
+import Testing
+
+/// Timeouts, cancellation and unreachable servers, once per transport.
+@Suite("Transports", .timeLimit(.minutes(1)))
+struct TransportTests {
+  @Test(arguments: NamedTransport.all)
+  func aSlowAnswerTimesOut(transport: NamedTransport) async throws {
+    let server = try await TestServer.shared()
+    let id = uniqueID()
+    let provider = NetworkProvider<TestTarget>(
+      transport: transport.transport, retryPolicy: .never, timeout: .seconds(10))
+    // The target's timeout overrides the provider's.
+    let target = TestTarget(.get, "/slow/\(id)", on: server.baseURL, timeout: .milliseconds(300))
+    let error = await #expect(throws: NetworkError.self) {
+      try await provider.response(target)
+    }
+    #expect(error == .timeout)
+    #expect(await server.state.hasFired("slow-started:\(id)"))
+    // The transport gave up on the connection, so the server sees the client go away.
+    await server.state.wait(for: "slow-closed:\(id)")
+  }
+
+  @Test(arguments: NamedTransport.all)
+  func cancellingTheTaskCancelsTheTransfer(transport: NamedTransport) async throws {
+    let server = try await TestServer.shared()
+    let id = uniqueID()
+    let provider = NetworkProvider<TestTarget>(
+      transport: transport.transport, retryPolicy: .default, timeout: .seconds(30))
+    let call = Task {
+      try await provider.response(TestTarget(.get, "/slow/\(id)", on: server.baseURL))
+    }
+    // Cancel only once the server is inside the handler, so the transfer is really in flight.
+    await server.state.wait(for: "slow-started:\(id)")
+    call.cancel()
+    let result = await call.result
+    #expect(throws: NetworkError.cancelled) { try result.get() }
+    // The handler observes the connection going away; the 30 s timeout never came into play.
+    await server.state.wait(for: "slow-closed:\(id)")
+  }
+
+  @Test(arguments: NamedTransport.all)
+  func anAlreadyCancelledTaskSendsNothing(transport: NamedTransport) async throws {
+    let server = try await TestServer.shared()
+    let id = uniqueID()
+    let provider = NetworkProvider<TestTarget>(transport: transport.transport)
+    let call = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await provider.response(TestTarget(.get, "/flaky/\(id)", on: server.baseURL))
+    }
+    await #expect(throws: NetworkError.cancelled) { try await call.value }
+    #expect(await server.state.count("flaky:\(id)") == 0)
+  }
+
+  @Test(arguments: NamedTransport.all)
+  func aRefusedConnectionIsOffline(transport: NamedTransport) async throws {
+    // Port 9 (discard) has no listener on the test machine, so the connection is refused.
+    let provider = NetworkProvider<TestTarget>(
+      transport: transport.transport, retryPolicy: .never, timeout: .seconds(10))
+    let error = await #expect(throws: NetworkError.self) {
+      try await provider.response(TestTarget(.get, "/", on: URL(string: "http://127.0.0.1:9")!))
+    }
+    #expect(error == .offline)
+  }
+
+  @Test(arguments: NamedTransport.all)
+  func responseHeadersAndBodiesArriveComplete(transport: NamedTransport) async throws {
+    let server = try await TestServer.shared()
+    let big = String(repeating: "0123456789", count: 50_000)
+    let (head, body) = try await transport.transport.send(
+      HTTPRequest(
+        method: .post, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "/json",
+        headerFields: [.contentType: "application/json"]),
+      body: Data("\"\(big)\"".utf8), timeout: .seconds(10))
+    #expect(head.status == .ok)
+    #expect(head.headerFields[.contentType] == "application/json")
+    #expect(body == Data("\"\(big)\"".utf8))
+  }
+
+  @Test func platformDefaultIsAsyncHTTPClientOnLinux() {
+    #if os(Linux)
+    #expect(HTTPTransports.platformDefault is AsyncHTTPClientTransport)
+    #else
+    #expect(HTTPTransports.platformDefault is URLSessionTransport)
+    #endif
+    #expect(HTTPTransports.urlSession is URLSessionTransport)
+  }
+}
