@@ -82,6 +82,20 @@ let serverTargets: [Target] = [
 // Persistence, RepositoriesLive, feature modules and the executables are added as their issues
 // land (see Docs/Architecture.md for the planned graph).
 
+// MARK: - Executables (composition roots; no library product)
+
+let executableTargets: [Target] = [
+  .executableTarget(
+    name: "qapple-server",
+    dependencies: [
+      "LocalServer",
+      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    path: "Modules/qapple-server"
+  )
+]
+
 // MARK: - Tests
 
 let testTargets: [Target] = [
@@ -156,7 +170,8 @@ let package = Package(
     .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
   ],
-  targets: library + testTargets,
+  targets: library + executableTargets + testTargets,
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,39 @@
+import Foundation
+import GRDB
+
+/// Opens the server's SQLite database and brings its schema up to date.
+enum DatabaseFactory {
+  /// A file opens as a `DatabasePool` (WAL: readers never wait for the writer); memory opens as
+  /// a `DatabaseQueue`. Both get foreign keys, a busy timeout and the server's SQL functions.
+  static func open(_ location: ServerConfiguration.Database) throws -> any DatabaseWriter {
+    var configuration = Configuration()
+    configuration.foreignKeysEnabled = true
+    configuration.busyMode = .timeout(5)
+    configuration.prepareDatabase { db in
+      db.add(function: containsFunction)
+    }
+    let writer: any DatabaseWriter
+    switch location {
+    case .inMemory:
+      writer = try DatabaseQueue(configuration: configuration)
+    case .file(let path):
+      let url = URL(fileURLWithPath: path)
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      writer = try DatabasePool(path: url.path, configuration: configuration)
+    }
+    try Schema.migrator.migrate(writer)
+    return writer
+  }
+
+  /// `qapple_contains(text, needle)`: case-insensitive substring match for all scripts (SQLite's
+  /// LIKE folds ASCII only).
+  static let containsFunction = DatabaseFunction(
+    "qapple_contains", argumentCount: 2, pure: true
+  ) { values in
+    guard let text = String.fromDatabaseValue(values[0]),
+      let needle = String.fromDatabaseValue(values[1])
+    else { return false }
+    return text.range(of: needle, options: .caseInsensitive) != nil
+  }
+}

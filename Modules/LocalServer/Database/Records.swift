@@ -1,0 +1,250 @@
+import Foundation
+import GRDB
+
+// Plain record structs, one per table the server writes through GRDB's persistence methods.
+// Columns are snake_case; the records map them with GRDB's snake_case coding strategies.
+// Reads that join or count use SQL and `Row` in the services instead.
+
+/// Shared GRDB settings of the records.
+protocol ServerRecord: Codable, FetchableRecord, MutablePersistableRecord {}
+
+extension ServerRecord {
+  static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy {
+    .convertFromSnakeCase
+  }
+  static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .convertToSnakeCase }
+}
+
+/// A row of `user`.
+struct UserRecord: ServerRecord, Sendable {
+  static let databaseTableName = "user"
+  static let withdrawnName = "(withdrawn)"
+
+  var id: Int64?
+  var nickname: String
+  var nicknameKey: String?
+  var role: String
+  var cohort: String?
+  var joinedAt: Int64
+  var avatarUrl: String?
+  var providerKey: String?
+  var email: String?
+  var termsVersion: String?
+  var banned: Bool
+  var bannedUntil: Int64?
+  var banReason: String?
+  var withdrawnAt: Int64?
+
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+  var key: Int64 { id ?? 0 }
+  var isAdmin: Bool { role == "admin" }
+  var isWithdrawn: Bool { withdrawnAt != nil }
+  /// The name shown on the user's content: the nickname, or "(withdrawn)".
+  var displayName: String { isWithdrawn ? Self.withdrawnName : nickname }
+
+  func isBanned(at now: Date) -> Bool {
+    guard banned else { return false }
+    guard let bannedUntil else { return true }
+    return Millis.date(bannedUntil) > now
+  }
+
+  /// The case-insensitive uniqueness key of a nickname.
+  static func key(forNickname nickname: String) -> String { nickname.lowercased() }
+}
+
+/// A row of `sign_up`: a provider account on its way to an account.
+struct SignUpRecord: ServerRecord, Sendable {
+  static let databaseTableName = "sign_up"
+
+  var token: String
+  var providerKey: String
+  var createdAt: Int64
+  var expiresAt: Int64
+  var email: String?
+  var code: String?
+  var codeExpiresAt: Int64?
+  var attempts: Int
+  var verificationToken: String?
+  var verifiedEmail: String?
+}
+
+/// A row of `auth_token`: an access or refresh token.
+struct AuthTokenRecord: ServerRecord, Sendable {
+  static let databaseTableName = "auth_token"
+
+  var token: String
+  var kind: String
+  var userId: Int64
+  var family: String
+  var createdAt: Int64
+  var expiresAt: Int64
+  var revokedAt: Int64?
+}
+
+/// A row of `question`.
+struct QuestionRecord: ServerRecord, Sendable {
+  static let databaseTableName = "question"
+
+  var id: Int64?
+  var content: String
+  var publishDate: String
+  var createdAt: Int64
+
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+  var key: Int64 { id ?? 0 }
+}
+
+/// A row of `answer`.
+struct AnswerRecord: ServerRecord, Sendable {
+  static let databaseTableName = "answer"
+
+  var id: Int64?
+  var questionId: Int64
+  var authorId: Int64
+  var content: String
+  var createdAt: Int64
+  var hidden: Bool = false
+  var deletedAt: Int64?
+
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+  var key: Int64 { id ?? 0 }
+}
+
+/// A row of `post`.
+struct PostRecord: ServerRecord, Sendable {
+  static let databaseTableName = "post"
+
+  var id: Int64?
+  var authorId: Int64
+  var content: String
+  var isAnonymous: Bool
+  var createdAt: Int64
+  var hidden: Bool = false
+  var deletedAt: Int64?
+
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+  var key: Int64 { id ?? 0 }
+}
+
+/// A row of `comment`.
+struct CommentRecord: ServerRecord, Sendable {
+  static let databaseTableName = "comment"
+
+  var id: Int64?
+  var postId: Int64
+  var authorId: Int64
+  var content: String
+  var isAnonymous: Bool
+  var createdAt: Int64
+  var hidden: Bool = false
+  var deletedAt: Int64?
+
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+  var key: Int64 { id ?? 0 }
+}
+
+/// A row of `report_case`: every report of one target.
+struct ReportCaseRecord: ServerRecord, Sendable {
+  static let databaseTableName = "report_case"
+
+  var id: Int64?
+  var targetType: String
+  var targetId: String
+  var authorId: Int64?
+  var status: String
+  var resolution: String?
+  var note: String?
+  var firstReportedAt: Int64
+  var lastReportedAt: Int64
+  var resolvedAt: Int64?
+
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+  var key: Int64 { id ?? 0 }
+}
+
+/// A row of `report`.
+struct ReportRecord: ServerRecord, Sendable {
+  static let databaseTableName = "report"
+
+  var id: Int64?
+  var caseId: Int64
+  var reporterId: Int64
+  var targetType: String
+  var targetId: String
+  var reason: String
+  var detail: String?
+  var status: String
+  var createdAt: Int64
+
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+  var key: Int64 { id ?? 0 }
+}
+
+/// A row of `notification`.
+struct NotificationRecord: ServerRecord, Sendable {
+  static let databaseTableName = "notification"
+
+  var id: Int64?
+  var userId: Int64
+  var kind: String
+  var message: String
+  var isRead: Bool = false
+  var createdAt: Int64
+  var postId: String?
+  var commentId: String?
+  var questionId: String?
+  var groupId: String?
+  var roomId: String?
+  var actorId: Int64?
+
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+  var key: Int64 { id ?? 0 }
+}
+
+/// A row of `study_group`.
+struct GroupRecord: ServerRecord, Sendable {
+  static let databaseTableName = "study_group"
+
+  var id: Int64?
+  var name: String
+  var description: String
+  var ownerId: Int64
+  var createdAt: Int64
+
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+  var key: Int64 { id ?? 0 }
+}
+
+/// A row of `chat_room`.
+struct RoomRecord: ServerRecord, Sendable {
+  static let databaseTableName = "chat_room"
+
+  var id: Int64?
+  var kind: String
+  var groupId: Int64?
+  var userA: Int64?
+  var userB: Int64?
+  var createdAt: Int64
+  var lastSeq: Int64 = 0
+
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+  var key: Int64 { id ?? 0 }
+}
+
+/// A row of `chat_message`.
+struct MessageRecord: ServerRecord, Sendable {
+  static let databaseTableName = "chat_message"
+
+  var id: Int64?
+  var roomId: Int64
+  var seq: Int64
+  var clientMessageId: String
+  var senderId: Int64
+  var text: String
+  var createdAt: Int64
+  var hidden: Bool = false
+
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+  var key: Int64 { id ?? 0 }
+}

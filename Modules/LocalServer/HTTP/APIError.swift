@@ -1,0 +1,173 @@
+import DTO
+import Domain
+import Foundation
+import Hummingbird
+
+/// A failure the API reports: an HTTP status plus the error envelope
+/// `{ "error": { "code", "message", "field" } }`. Every error response of the server is one of
+/// these (the error middleware turns anything else into one).
+struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
+  /// The HTTP status.
+  var status: HTTPResponse.Status
+  /// The machine-readable code of the contract (`validation_failed`, `not_found`, ...).
+  var code: String
+  /// A sentence for people: what is wrong and what to do.
+  var message: String
+  /// The snake_case field at fault, for `validation_failed` and `nickname_taken`.
+  var field: String?
+  /// Extra response headers (`Retry-After`, `Allow`).
+  var headers: HTTPFields = [:]
+
+  var description: String { "\(status.code) \(code): \(message)" }
+
+  func response(from request: Request, context: some RequestContext) throws -> Response {
+    var response = Reply.envelope(self).response
+    response.headers.append(contentsOf: headers)
+    return response
+  }
+
+  // MARK: 400
+
+  /// A value was refused by a Domain rule; names the field.
+  static func validation(_ error: ValidationError) -> APIError {
+    validation(field: error.field, error.description)
+  }
+
+  /// A value was refused; names the field.
+  static func validation(field: String, _ message: String) -> APIError {
+    APIError(status: .badRequest, code: "validation_failed", message: message, field: field)
+  }
+
+  /// The body or a parameter could not be read at all.
+  static func malformed(_ message: String) -> APIError {
+    APIError(status: .badRequest, code: "malformed_request", message: message, field: nil)
+  }
+
+  // MARK: 401
+
+  /// No token, an unknown token or a revoked one.
+  static func unauthorized(
+    _ message: String = "Sign in first: send a valid access token as Authorization: Bearer."
+  ) -> APIError {
+    APIError(status: .unauthorized, code: "unauthorized", message: message, field: nil)
+  }
+
+  /// The access token is past its expiry.
+  static let tokenExpired = APIError(
+    status: .unauthorized, code: "token_expired",
+    message: "The access token has expired; refresh the session and retry.", field: nil)
+
+  // MARK: 403
+
+  /// Not the owner, not an admin, not a member of the room.
+  static func forbidden(_ message: String) -> APIError {
+    APIError(status: .forbidden, code: "forbidden", message: message, field: nil)
+  }
+
+  /// The account is banned from writing.
+  static func banned(until: Date?) -> APIError {
+    let message =
+      if let until {
+        "Your account is banned until \(QappleCoding.string(from: until)); you can still read."
+      } else {
+        "Your account is banned; you can still read. Contact the moderators."
+      }
+    return APIError(status: .forbidden, code: "banned", message: message, field: nil)
+  }
+
+  /// Others' answers stay hidden until the caller answered.
+  static let answerRequired = APIError(
+    status: .forbidden, code: "answer_required",
+    message: "Answer this question first to see what others wrote.", field: nil)
+
+  // MARK: 404, 405
+
+  /// Nothing there, or hidden from the caller.
+  static func notFound(_ message: String) -> APIError {
+    APIError(status: .notFound, code: "not_found", message: message, field: nil)
+  }
+
+  /// The path exists but not with this method.
+  static func methodNotAllowed(_ method: String, path: String, allowed: [String]) -> APIError {
+    var error = APIError(
+      status: .methodNotAllowed, code: "malformed_request",
+      message: "\(method) is not supported on \(path); use \(allowed.joined(separator: ", ")).",
+      field: nil)
+    error.headers[.allow] = allowed.joined(separator: ", ")
+    return error
+  }
+
+  // MARK: 409
+
+  /// The nickname belongs to someone else (case-insensitively).
+  static let nicknameTaken = APIError(
+    status: .conflict, code: "nickname_taken",
+    message: "The nickname is taken; choose another.", field: "nickname")
+
+  /// The caller already reported this target.
+  static let alreadyReported = APIError(
+    status: .conflict, code: "already_reported",
+    message: "You already reported this; moderators will review it.", field: nil)
+
+  /// The write collides with the current state.
+  static func conflict(_ message: String) -> APIError {
+    APIError(status: .conflict, code: "conflict", message: message, field: nil)
+  }
+
+  // MARK: 413, 429, 5xx
+
+  /// The body is larger than the server accepts.
+  static func payloadTooLarge(limit: Int) -> APIError {
+    APIError(
+      status: .contentTooLarge, code: "payload_too_large",
+      message: "The request body is larger than \(limit) bytes.", field: nil)
+  }
+
+  /// Too many writes; `Retry-After` says when to try again.
+  static func rateLimited(retryAfter seconds: Int) -> APIError {
+    var error = APIError(
+      status: .tooManyRequests, code: "rate_limited",
+      message: "Too many requests; try again in \(seconds) seconds.", field: nil)
+    error.headers[.retryAfter] = String(seconds)
+    return error
+  }
+
+  /// The server failed.
+  static func internalError(_ message: String) -> APIError {
+    APIError(status: .internalServerError, code: "internal", message: message, field: nil)
+  }
+
+  /// An injected fault (dev mode) with the configured status.
+  static func injected(status: Int) -> APIError {
+    let code: String =
+      switch status {
+      case 400: "malformed_request"
+      case 401: "unauthorized"
+      case 403: "forbidden"
+      case 404: "not_found"
+      case 409: "conflict"
+      case 413: "payload_too_large"
+      case 429: "rate_limited"
+      default: "internal"
+      }
+    var error = APIError(
+      status: HTTPResponse.Status(code: status), code: code,
+      message: "Injected fault (dev mode): this request failed on purpose.", field: nil)
+    if status == 429 { error.headers[.retryAfter] = "1" }
+    return error
+  }
+}
+
+extension ValidationError {
+  /// The API error for this refusal.
+  var apiError: APIError { .validation(self) }
+}
+
+/// Runs a Domain check and turns its `ValidationError` into a 400 envelope.
+func validate<T>(_ body: () throws(ValidationError) -> T) throws(APIError) -> T {
+  do {
+    return try body()
+  } catch {
+    throw APIError.validation(error)
+  }
+}

@@ -1,0 +1,213 @@
+import DTO
+import Domain
+import Foundation
+import Hummingbird
+
+/// The signed-in user making a request, as loaded once per request.
+struct Viewer: Sendable {
+  let id: Int64
+  let nickname: String
+  let isAdmin: Bool
+  let banned: Bool
+  let bannedUntil: Date?
+
+  var publicID: String { PublicID.user(id) }
+
+  /// Whether the ban (if any) is still running at `now`; bans with `until` end by themselves.
+  func isBanned(at now: Date) -> Bool {
+    guard banned else { return false }
+    guard let bannedUntil else { return true }
+    return bannedUntil > now
+  }
+}
+
+/// One request as a handler sees it: the operation, the caller, the collected body and helpers
+/// that turn parameters and bodies into values or 400 envelopes.
+struct Call: Sendable {
+  let operation: Operation
+  let request: Request
+  let context: QappleRequestContext
+  let core: ServerCore
+  /// The caller; set on every operation that needs a token.
+  let viewer: Viewer?
+  /// The collected body (empty for GET).
+  let body: ByteBuffer
+
+  /// The caller of an authenticated operation.
+  var me: Viewer {
+    get throws(APIError) {
+      guard let viewer else { throw APIError.unauthorized() }
+      return viewer
+    }
+  }
+
+  var now: Date { core.now }
+
+  /// A path parameter (always present: the router matched it).
+  func parameter(_ name: String) -> String {
+    context.parameters.get(name) ?? ""
+  }
+
+  /// The row key of a path parameter that holds a public id, or 404.
+  func key(_ name: String, _ kind: PublicID, what: String) throws(APIError) -> Int64 {
+    let text = parameter(name)
+    guard let key = kind.key(text) else { throw APIError.notFound("No \(what) with id \(text).") }
+    return key
+  }
+
+  /// A query parameter, percent-decoded.
+  func query(_ name: String) -> String? {
+    request.uri.queryParameters.get(name)
+  }
+
+  /// A non-negative integer query parameter, or 400 naming it.
+  func integerQuery(_ name: String) throws(APIError) -> Int64? {
+    guard let text = query(name) else { return nil }
+    guard let value = Int64(text), value >= 0 else {
+      throw APIError.validation(field: name, "\(name) must be a non-negative integer.")
+    }
+    return value
+  }
+
+  /// `cursor` and `limit` of a list operation (limit 1...100, default 20).
+  func pageRequest() throws(APIError) -> PageRequest {
+    var limit = PageRequest.defaultLimit
+    if let text = query("limit") {
+      guard let value = Int(text) else {
+        throw APIError.validation(field: "limit", "limit must be an integer between 1 and 100.")
+      }
+      guard (1...PageRequest.maximumLimit).contains(value) else {
+        throw APIError.validation(.outOfRange(field: "limit", range: 1...100, actual: value))
+      }
+      limit = value
+    }
+    var cursor: Cursor?
+    if let text = query("cursor"), !text.isEmpty {
+      guard let decoded = Cursor(text) else {
+        throw APIError.validation(
+          field: "cursor", "cursor is not one this server issued; start again without it.")
+      }
+      cursor = decoded
+    }
+    return PageRequest(limit: limit, cursor: cursor)
+  }
+
+  /// The body decoded as JSON, or a 400 envelope that says what is wrong and where.
+  func decode<T: Decodable>(_ type: T.Type) throws(APIError) -> T {
+    guard body.readableBytes > 0 else {
+      throw APIError.malformed("The request body is empty; send a JSON object.")
+    }
+    if let contentType = request.headers[.contentType]?.lowercased(), !contentType.contains("json")
+    {
+      throw APIError.malformed(
+        "Send the body as application/json (the request said \(contentType)).")
+    }
+    let data = Data(buffer: body)
+    do {
+      return try QappleCoding.makeDecoder().decode(T.self, from: data)
+    } catch let error as DecodingError {
+      throw Self.apiError(for: error)
+    } catch {
+      throw APIError.malformed("The body could not be read as JSON.")
+    }
+  }
+
+  /// Maps a decoding failure to `malformed_request` (not JSON, not an object) or
+  /// `validation_failed` with the wire path of the field at fault.
+  static func apiError(for error: DecodingError) -> APIError {
+    func path(_ codingPath: [any CodingKey]) -> String {
+      var text = ""
+      for key in codingPath {
+        if let index = key.intValue {
+          text += "[\(index)]"
+        } else {
+          text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+        }
+      }
+      return text
+    }
+    switch error {
+    case .keyNotFound(let key, let context):
+      let field = path(context.codingPath + [key])
+      return .validation(field: field, "\(field) is required.")
+    case .valueNotFound(_, let context):
+      let field = path(context.codingPath)
+      guard !field.isEmpty else { return .malformed("The body must be a JSON object.") }
+      return .validation(field: field, "\(field) must not be null.")
+    case .typeMismatch(let type, let context):
+      let field = path(context.codingPath)
+      guard !field.isEmpty else { return .malformed("The body must be a JSON object.") }
+      return .validation(field: field, "\(field) has the wrong type (expected \(typeName(type))).")
+    case .dataCorrupted(let context):
+      let field = path(context.codingPath)
+      guard !field.isEmpty else { return .malformed("The request body is not valid JSON.") }
+      return .validation(field: field, "\(field) is not valid: \(context.debugDescription)")
+    @unknown default:
+      return .malformed("The request body could not be read.")
+    }
+  }
+
+  private static func typeName(_ type: Any.Type) -> String {
+    switch type {
+    case is String.Type: "a string"
+    case is Bool.Type: "a boolean"
+    case is Int.Type, is Int64.Type: "an integer"
+    case is Double.Type: "a number"
+    case is [Any].Type: "an array"
+    default:
+      String(describing: type).hasPrefix("Dictionary") ? "an object" : String(describing: type)
+    }
+  }
+}
+
+/// The paging parameters of a list request.
+struct PageRequest: Sendable {
+  static let defaultLimit = 20
+  static let maximumLimit = 100
+
+  var limit: Int
+  var cursor: Cursor?
+
+  /// Cuts `rows` (fetched with `limit + 1`) to a page and makes the next cursor from the last
+  /// row kept, when there are more.
+  func page<Row, Item: Codable & Sendable>(
+    _ rows: [Row], sortKey: (Row) -> Cursor, item: (Row) throws -> Item
+  ) rethrows -> PageDTO<Item> {
+    let kept = rows.prefix(limit)
+    let next = rows.count > limit ? kept.last.map { sortKey($0).text } : nil
+    return PageDTO(items: try kept.map(item), nextCursor: next)
+  }
+}
+
+/// A keyset position: the sort key of the last item seen and its row key as tie-breaker, so a
+/// page never repeats or skips items when rows are inserted meanwhile.
+struct Cursor: Sendable, Equatable {
+  var key: Int64
+  var id: Int64
+
+  init(key: Int64, id: Int64) {
+    self.key = key
+    self.id = id
+  }
+
+  /// Reads an opaque cursor text; `nil` when it is not one of ours.
+  init?(_ text: String) {
+    var base64 = text.replacingOccurrences(of: "-", with: "+")
+      .replacingOccurrences(of: "_", with: "/")
+    while base64.count % 4 != 0 { base64 += "=" }
+    guard let data = Data(base64Encoded: base64), let plain = String(data: data, encoding: .utf8)
+    else { return nil }
+    let parts = plain.split(separator: ":")
+    guard parts.count == 3, parts[0] == "v1", let key = Int64(parts[1]), let id = Int64(parts[2])
+    else { return nil }
+    self.init(key: key, id: id)
+  }
+
+  /// The opaque text (base64url, no padding).
+  var text: String {
+    Data("v1:\(key):\(id)".utf8).base64EncodedString()
+      .replacingOccurrences(of: "+", with: "-")
+      .replacingOccurrences(of: "/", with: "_")
+      .replacingOccurrences(of: "=", with: "")
+  }
+}

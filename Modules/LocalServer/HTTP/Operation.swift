@@ -1,0 +1,70 @@
+import Hummingbird
+
+/// Who may call an operation.
+enum Access: Sendable {
+  /// No token needed (sign-in, sign-up, refresh, nickname availability).
+  case anyone
+  /// A signed-in user.
+  case member
+  /// A signed-in admin; members get 403 `forbidden`.
+  case admin
+}
+
+/// One operation of the contract (or a dev endpoint): its id (`BoardAPI.like`), method, path
+/// pattern and the rules the pipeline applies before the handler runs.
+struct Operation: Sendable {
+  /// `<router enum>.<case>` as in openapi.yaml's `operationId`.
+  let id: String
+  let method: HTTPRequest.Method
+  /// Hummingbird path pattern, e.g. `/posts/:post_id/like`.
+  let path: String
+  let access: Access
+  /// Refused with 403 `banned` while the caller is banned.
+  let blockedWhenBanned: Bool
+  /// Honors the `Idempotency-Key` header: a repeat returns the stored first answer.
+  let idempotent: Bool
+  /// Counts against the write rate limit when it is a write (dev endpoints do not).
+  let rateLimited: Bool
+
+  /// Every non-GET operation is a write.
+  var isWrite: Bool { method != .get && method != .head }
+
+  /// The path split into segments; `:name` segments match any one segment.
+  var segments: [Substring] { path.split(separator: "/") }
+
+  /// Whether `path` (a request path) matches this operation's pattern.
+  func matches(path requestPath: String) -> Bool {
+    let parts = requestPath.split(separator: "/", omittingEmptySubsequences: true)
+    let pattern = segments
+    guard parts.count == pattern.count else { return false }
+    return zip(pattern, parts).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
+  }
+}
+
+typealias Handler = @Sendable (Call) async throws -> Reply
+
+/// The server's operations with their handlers, in registration order.
+struct RouteTable: Sendable {
+  private(set) var entries: [(operation: Operation, handler: Handler)] = []
+
+  /// Registers an operation.
+  mutating func add(
+    _ id: String, _ method: HTTPRequest.Method, _ path: String, access: Access = .member,
+    blockedWhenBanned: Bool = false, idempotent: Bool = false, rateLimited: Bool = true,
+    handler: @escaping Handler
+  ) {
+    let operation = Operation(
+      id: id, method: method, path: path, access: access, blockedWhenBanned: blockedWhenBanned,
+      idempotent: idempotent, rateLimited: rateLimited)
+    entries.append((operation, handler))
+  }
+
+  var operations: [Operation] { entries.map(\.operation) }
+
+  /// The methods registered for paths that match `path` (for 405 answers).
+  func allowedMethods(for path: String) -> [String] {
+    let methods = operations.filter { $0.matches(path: path) }.map(\.method.rawValue)
+    var seen = Set<String>()
+    return methods.filter { seen.insert($0).inserted }
+  }
+}

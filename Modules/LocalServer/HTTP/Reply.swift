@@ -1,0 +1,46 @@
+import DTO
+import Foundation
+import Hummingbird
+
+/// What a handler answers: status, headers and an already encoded body. Kept as plain bytes so
+/// idempotent replays can store and return exactly the first answer.
+struct Reply: Sendable {
+  var status: HTTPResponse.Status
+  var headers: HTTPFields = [:]
+  var body: Data = Data()
+
+  /// A JSON body encoded with the API's encoder (RFC 3339 dates with milliseconds).
+  static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Reply {
+    let data = try QappleCoding.makeEncoder().encode(value)
+    var headers = HTTPFields()
+    headers[.contentType] = "application/json; charset=utf-8"
+    return Reply(status: status, headers: headers, body: data)
+  }
+
+  /// 204 without a body.
+  static let noContent = Reply(status: .noContent)
+
+  /// The error envelope of `error`.
+  static func envelope(_ error: APIError) -> Reply {
+    let envelope = ErrorEnvelopeDTO(
+      error: ErrorBodyDTO(code: error.code, message: error.message, field: error.field))
+    do {
+      var reply = try json(envelope, status: error.status)
+      reply.headers.append(contentsOf: error.headers)
+      return reply
+    } catch {
+      // Encoding three strings cannot fail; answer something valid anyway.
+      return Reply(
+        status: .internalServerError, headers: [.contentType: "application/json"],
+        body: Data(#"{"error":{"code":"internal","message":"Encoding failed.","field":null}}"#.utf8)
+      )
+    }
+  }
+
+  /// The Hummingbird response.
+  var response: Response {
+    Response(
+      status: status, headers: headers,
+      body: body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+  }
+}

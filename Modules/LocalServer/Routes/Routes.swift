@@ -1,0 +1,44 @@
+import Hummingbird
+
+/// Assembles the operation table and the Hummingbird router.
+enum Routes {
+  /// Every operation of the contract, plus `/avatars/*` and, in dev mode, `/_dev/*`.
+  static func table(devMode: Bool) -> RouteTable {
+    var table = RouteTable()
+    table.addAuthRoutes()
+    table.addMeRoutes()
+    table.addQuestionRoutes()
+    table.addBoardRoutes()
+    table.addReportRoutes()
+    table.addNotificationRoutes()
+    table.addGroupRoutes()
+    table.addChatRoutes()
+    table.addAnalyticsRoutes()
+    table.addAdminRoutes()
+    if devMode {
+      table.addDevRoutes()
+    }
+    return table
+  }
+
+  /// The router: envelope and in-flight tracking around everything, faults in dev mode, then
+  /// one pipeline per operation.
+  static func router(
+    _ table: RouteTable, core: ServerCore, inFlight: InFlight
+  ) -> Router<QappleRequestContext> {
+    let router = Router(context: QappleRequestContext.self)
+    router.add(middleware: InFlightMiddleware(inFlight: inFlight))
+    router.add(
+      middleware: ErrorEnvelopeMiddleware(
+        routes: table, maxBodySize: core.configuration.maxBodySize, logger: core.logger))
+    if core.configuration.devMode {
+      router.add(middleware: FaultMiddleware(operations: table.operations, faults: core.faults))
+    }
+    for (operation, handler) in table.entries {
+      router.on(
+        RouterPath(operation.path), method: operation.method,
+        responder: EndpointResponder(operation: operation, handler: handler, core: core))
+    }
+    return router
+  }
+}

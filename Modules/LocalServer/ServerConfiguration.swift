@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+
+/// How a ``QappleServer`` runs: where it listens, where it stores data, which rules it bends.
+public struct ServerConfiguration: Sendable {
+  /// Where the server keeps its SQLite database.
+  public enum Database: Sendable, Hashable {
+    /// A private in-memory database; everything is gone when the server stops.
+    case inMemory
+    /// A database file (WAL mode); data survives restarts. Created when missing.
+    case file(String)
+  }
+
+  /// Which data set an empty database starts with.
+  public enum Seed: String, Sendable, Hashable, CaseIterable {
+    /// Nothing: no users, no questions.
+    case none
+    /// A realistic demo community (see ``DemoSeed``), loaded only into an empty database.
+    case demo
+  }
+
+  /// How many writes one caller may make per window before getting 429 `rate_limited`.
+  public struct RateLimit: Sendable, Hashable {
+    /// Writes allowed per window.
+    public var count: Int
+    /// The window length.
+    public var window: Duration
+
+    /// Creates a limit of `count` writes per `window`.
+    public init(count: Int, window: Duration) {
+      self.count = count
+      self.window = window
+    }
+
+    /// The service's default: 30 writes per 10 seconds.
+    public static let standard = RateLimit(count: 30, window: .seconds(10))
+  }
+
+  /// The interface to bind, `127.0.0.1` by default (loopback only).
+  public var host: String
+  /// The port to bind; 0 picks a free port (read it from ``QappleServer/start()``).
+  public var port: Int
+  /// Where data lives.
+  public var database: Database
+  /// What an empty database is filled with.
+  public var seed: Seed
+  /// Enables fault injection and the `/_dev/*` endpoints; off, `/_dev/*` answers 404.
+  public var devMode: Bool
+  /// How long an access token works (default 15 minutes).
+  public var accessTokenLifetime: Duration
+  /// How long an unused refresh token works (default 30 days).
+  public var refreshTokenLifetime: Duration
+  /// The write rate limit per user (or per address for public writes); `nil` turns it off.
+  public var rateLimit: RateLimit?
+  /// The largest request body accepted; larger ones get 413 `payload_too_large` (default 1 MiB).
+  public var maxBodySize: Int
+  /// The log level of the server's logger.
+  public var logLevel: Logger.Level
+  /// Faults to inject from the start (dev mode only; change them at runtime via `/_dev/faults`).
+  public var faults: [FaultRule]
+  /// The seed of the random source that decides which requests get a fault, so runs repeat.
+  public var faultSeed: UInt64
+  /// The server's notion of "now": tokens, bans, rate windows and "today" all read it.
+  public var clock: ServerClock
+
+  /// Creates a configuration; every parameter has the development default.
+  public init(
+    host: String = "127.0.0.1",
+    port: Int = 0,
+    database: Database = .inMemory,
+    seed: Seed = .none,
+    devMode: Bool = false,
+    accessTokenLifetime: Duration = .seconds(15 * 60),
+    refreshTokenLifetime: Duration = .seconds(30 * 24 * 3600),
+    rateLimit: RateLimit? = .standard,
+    maxBodySize: Int = 1 << 20,
+    logLevel: Logger.Level = .info,
+    faults: [FaultRule] = [],
+    faultSeed: UInt64 = 0x5EED,
+    clock: ServerClock = ServerClock()
+  ) {
+    self.host = host
+    self.port = port
+    self.database = database
+    self.seed = seed
+    self.devMode = devMode
+    self.accessTokenLifetime = accessTokenLifetime
+    self.refreshTokenLifetime = refreshTokenLifetime
+    self.rateLimit = rateLimit
+    self.maxBodySize = maxBodySize
+    self.logLevel = logLevel
+    self.faults = faults
+    self.faultSeed = faultSeed
+    self.clock = clock
+  }
+}
+
+/// The server's clock: real time plus an offset, or a fixed instant that tests move by hand.
+///
+/// Every rule that depends on time (token expiry, bans with `until`, rate-limit windows, code
+/// expiry, which question is "today") reads ``now``, so a test can jump ahead without sleeping.
+public final class ServerClock: Sendable {
+  private let state: Locked<(fixed: Date?, offset: TimeInterval)>
+
+  /// A clock that follows the system time.
+  public init() { state = Locked((fixed: nil, offset: 0)) }
+
+  /// A clock stopped at `date`; it moves only through ``advance(by:)`` and ``set(to:)``.
+  public init(fixed date: Date) { state = Locked((fixed: date, offset: 0)) }
+
+  /// The current instant as the server sees it.
+  public var now: Date {
+    state.withLock { ($0.fixed ?? Date()).addingTimeInterval($0.offset) }
+  }
+
+  /// Moves the clock forward (or backward, with a negative duration).
+  public func advance(by duration: Duration) {
+    let seconds = duration.timeInterval
+    state.withLock { $0.offset += seconds }
+  }
+
+  /// Jumps to `date` and stops there.
+  public func set(to date: Date) {
+    state.withLock { $0 = (fixed: date, offset: 0) }
+  }
+}
+
+extension Duration {
+  /// The duration in seconds, as Foundation counts time.
+  var timeInterval: TimeInterval {
+    let (seconds, attoseconds) = components
+    return Double(seconds) + Double(attoseconds) / 1e18
+  }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// The public identifiers of the API: a short type prefix plus the row's integer key
+/// (`p_12`, `room_3`). Clients treat them as opaque strings; the server parses them back and
+/// answers 404 for anything that does not parse.
+enum PublicID: String, Sendable, CaseIterable {
+  case user = "u_"
+  case question = "q_"
+  case answer = "a_"
+  case post = "p_"
+  case comment = "c_"
+  case report = "r_"
+  case reportCase = "case_"
+  case notification = "n_"
+  case group = "g_"
+  case room = "room_"
+  case message = "m_"
+
+  /// The public id of row `key`.
+  func callAsFunction(_ key: Int64) -> String { rawValue + String(key) }
+
+  /// The row key of a public id of this kind, or `nil` when `text` is not one.
+  func key(_ text: String) -> Int64? {
+    guard text.hasPrefix(rawValue) else { return nil }
+    let digits = text.dropFirst(rawValue.count)
+    guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+      let value = Int64(digits), value > 0
+    else { return nil }
+    return value
+  }
+}
+
+/// Milliseconds since 1970: how the database stores instants.
+enum Millis {
+  static func from(_ date: Date) -> Int64 {
+    let value = (date.timeIntervalSince1970 * 1000).rounded()
+    guard value.isFinite else { return 0 }
+    return Int64(max(min(value, 253_402_300_799_000), -62_135_596_800_000))
+  }
+
+  static func date(_ millis: Int64) -> Date {
+    Date(timeIntervalSince1970: Double(millis) / 1000)
+  }
+}

@@ -1,0 +1,135 @@
+import ArgumentParser
+import Foundation
+import LocalServer
+import Logging
+
+/// `qapple-server`: runs the Qapple reference server until SIGINT or SIGTERM.
+@main
+struct QappleServerCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "qapple-server",
+    abstract: "Runs the Qapple reference server (REST contract on SQLite).",
+    discussion: """
+      Examples:
+        qapple-server --port 8080 --db ./qapple.sqlite --seed demo
+        qapple-server --dev --fault "path=/posts,latency=300,error-rate=0.2,status=503"
+
+      Sign in with provider "dev" and any token; with --seed demo the token "admin" signs in \
+      as the admin and demo-1 ... demo-10 as members. E-mail codes are printed to the log.
+      """)
+
+  @Option(help: "The interface to bind.")
+  var host = "127.0.0.1"
+
+  @Option(help: "The port to bind (0 picks a free one).")
+  var port = 8080
+
+  @Option(
+    name: .customLong("db"),
+    help: "The SQLite file (created when missing); in memory when left out.")
+  var databasePath: String?
+
+  @Option(help: "Data for an empty database: none or demo.")
+  var seed: ServerConfiguration.Seed = .none
+
+  @Flag(help: "Enable fault injection and the /_dev endpoints.")
+  var dev = false
+
+  @Option(help: "Access-token lifetime in seconds.")
+  var accessTokenLifetime = 900
+
+  @Option(help: "Write rate limit as COUNT/SECONDS (e.g. 30/10), or \"off\".")
+  var rateLimit = "30/10"
+
+  @Option(help: "The largest request body in bytes.")
+  var maxBodySize = 1 << 20
+
+  @Option(
+    name: .customLong("fault"),
+    help:
+      "A fault rule (dev mode), e.g. \"op=BoardAPI.like,error-rate=0.5,status=503\"; repeatable."
+  )
+  var faults: [String] = []
+
+  @Option(help: "The seed of the fault dice, so runs repeat.")
+  var faultSeed: UInt64 = 0x5EED
+
+  @Option(help: "trace, debug, info, notice, warning, error or critical.")
+  var logLevel = "info"
+
+  func validate() throws {
+    guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535.") }
+    guard accessTokenLifetime > 0 else {
+      throw ValidationError("--access-token-lifetime must be positive.")
+    }
+    guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive.") }
+    guard Logger.Level(rawValue: logLevel) != nil else {
+      throw ValidationError(
+        "--log-level must be one of trace, debug, info, notice, warning, error, critical.")
+    }
+    if !faults.isEmpty, !dev {
+      throw ValidationError("--fault needs --dev: faults are injected in dev mode only.")
+    }
+    _ = try parsedRateLimit()
+    _ = try parsedFaults()
+  }
+
+  func run() async throws {
+    let level = Logger.Level(rawValue: logLevel) ?? .info
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = level
+      return handler
+    }
+    let configuration = ServerConfiguration(
+      host: host, port: port, database: databasePath.map { .file($0) } ?? .inMemory, seed: seed,
+      devMode: dev, accessTokenLifetime: .seconds(accessTokenLifetime),
+      rateLimit: try parsedRateLimit(), maxBodySize: maxBodySize, logLevel: level,
+      faults: try parsedFaults(), faultSeed: faultSeed)
+    let server = try QappleServer(configuration: configuration)
+    let seeded = seed == .demo
+    let dev = self.dev
+    let storage = databasePath ?? "memory (gone when the server stops)"
+    try await server.run { url in
+      var lines = [
+        "Qapple server running at \(url.absoluteString)",
+        "Database: \(storage)",
+      ]
+      if seeded {
+        lines.append(
+          "Admin sign-in token: \(DemoSeed.adminToken)  (POST /auth/sign-in "
+            + #"{"provider":"dev","token":"\#(DemoSeed.adminToken)"})"#)
+        lines.append("Member sign-in tokens: demo-1 ... demo-10")
+      } else {
+        lines.append(#"Sign in with {"provider":"dev","token":"<any text>"}"#)
+      }
+      if dev {
+        lines.append("Dev mode: faults at \(url.absoluteString)/_dev/faults")
+      }
+      lines.append("Press Ctrl-C to stop.")
+      FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+    FileHandle.standardOutput.write(Data("Stopped; database closed.\n".utf8))
+  }
+
+  private func parsedRateLimit() throws -> ServerConfiguration.RateLimit? {
+    if rateLimit.lowercased() == "off" { return nil }
+    let parts = rateLimit.split(separator: "/")
+    guard parts.count == 2, let count = Int(parts[0]), let seconds = Int(parts[1]), count > 0,
+      seconds > 0
+    else { throw ValidationError("--rate-limit must be COUNT/SECONDS (e.g. 30/10) or off.") }
+    return ServerConfiguration.RateLimit(count: count, window: .seconds(seconds))
+  }
+
+  private func parsedFaults() throws -> [FaultRule] {
+    try faults.map { spec in
+      do throws(FaultRule.Invalid) {
+        return try FaultRule(parsing: spec)
+      } catch {
+        throw ValidationError("--fault \"\(spec)\": \(error.description)")
+      }
+    }
+  }
+}
+
+extension ServerConfiguration.Seed: ExpressibleByArgument {}
