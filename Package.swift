@@ -61,7 +61,17 @@ let implementationTargets: [Target] = [
       .product(name: "Dependencies", package: "swift-dependencies"),
     ],
     path: "Modules/RepositoriesTesting"
-  )
+  ),
+  .target(
+    name: "RepositoriesLive",
+    dependencies: [
+      "Repositories", "Endpoints", "NetworkKit", "DTO", "Domain",
+      .product(name: "Dependencies", package: "swift-dependencies"),
+      .product(name: "HTTPTypes", package: "swift-http-types"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    path: "Modules/RepositoriesLive"
+  ),
 ]
 
 // MARK: - Local server (development, demos, integration tests)
@@ -150,6 +160,16 @@ let testTargets: [Target] = [
       .product(name: "Logging", package: "swift-log"),
     ],
     path: "Tests/LocalServerTests"
+  ),
+  .testTarget(
+    name: "RepositoriesLiveTests",
+    dependencies: [
+      "RepositoriesLive", "Repositories", "NetworkKit", "Endpoints", "DTO", "Domain",
+      .product(name: "Dependencies", package: "swift-dependencies"),
+      .product(name: "HTTPTypes", package: "swift-http-types"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    path: "Tests/RepositoriesLiveTests"
   ),
 ]
 

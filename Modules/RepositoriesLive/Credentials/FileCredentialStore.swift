@@ -1,0 +1,227 @@
+import Domain
+import Foundation
+import Logging
+import NetworkKit
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A ``SessionStore`` that keeps the session in one JSON file readable by the owner only: for
+/// Linux, command-line tools and anywhere without a Keychain.
+///
+/// - The file is created with permissions `0600`, its directory (when this store creates it)
+///   with `0700`.
+/// - Writes are atomic: a temporary file (`0600`) in the same directory is written, flushed to
+///   disk and renamed over the old one, so a crash leaves either the old or the new session.
+/// - A file that others can read (e.g. `0644` after a copy) is tightened to `0600` when it is
+///   read, and a warning is logged: the tokens may have been exposed, so consider signing out.
+/// - The file is never read through a symbolic link.
+/// - A corrupt file throws ``CredentialStoreError/corrupted(location:reason:)`` and is left as it
+///   is, never deleted behind the user's back; signing in again replaces it, `clear()` deletes it.
+public actor FileCredentialStore: SessionStore {
+  /// Where the session lives.
+  public nonisolated let fileURL: URL
+  private let logger: Logger?
+
+  /// Creates a store for the file at `fileURL` (it need not exist yet).
+  public init(fileURL: URL, logger: Logger? = nil) {
+    self.fileURL = fileURL
+    self.logger = logger
+  }
+
+  /// Creates a store at ``defaultFileURL(service:account:)``.
+  public init(service: String = "qapple", account: String = "default", logger: Logger? = nil) {
+    self.init(fileURL: Self.defaultFileURL(service: service, account: account), logger: logger)
+  }
+
+  /// `$XDG_CONFIG_HOME/<service>/<account>.session.json`, falling back to `~/.config` (Linux),
+  /// or `~/Library/Application Support/<service>/...` on Apple platforms.
+  public static func defaultFileURL(
+    service: String = "qapple", account: String = "default"
+  )
+    -> URL
+  {
+    let base: URL
+    #if canImport(Darwin)
+    base =
+      FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
+        "Library/Application Support")
+    #else
+    if let xdg = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+      base = URL(fileURLWithPath: xdg, isDirectory: true)
+    } else {
+      base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+    }
+    #endif
+    return base.appendingPathComponent(safeName(service), isDirectory: true)
+      .appendingPathComponent("\(safeName(account)).session.json")
+  }
+
+  // MARK: - SessionStore
+
+  /// The stored session, or `nil` when the file does not exist.
+  public func storedSession() throws(CredentialStoreError) -> StoredSession? {
+    guard let data = try readFile() else { return nil }
+    return try StoredSession.decoded(from: data, location: fileURL.path)
+  }
+
+  /// Replaces the file with `session` (also replaces a corrupt file).
+  public func saveSession(_ session: StoredSession) throws(CredentialStoreError) {
+    try writeFile(try session.encoded())
+  }
+
+  /// Replaces the user snapshot; does nothing when no session is stored.
+  public func saveUser(_ user: User) throws(CredentialStoreError) {
+    guard var session = try storedSession() else { return }
+    session.user = user
+    try saveSession(session)
+  }
+
+  // MARK: - CredentialStore
+
+  /// The stored tokens.
+  public func credentials() throws(CredentialStoreError) -> Credentials? {
+    try storedSession()?.credentials
+  }
+
+  /// Replaces the tokens and keeps the user snapshot (the Authenticator calls this after a
+  /// refresh); without a stored session the tokens are stored alone.
+  public func save(_ credentials: Credentials) throws(CredentialStoreError) {
+    let user = try storedSession()?.user
+    try saveSession(StoredSession(credentials: credentials, user: user))
+  }
+
+  /// Deletes the file.
+  public func clear() throws(CredentialStoreError) {
+    if unlink(fileURL.path) != 0, errno != ENOENT {
+      throw .fileSystem(operation: "delete", path: fileURL.path, errno: errno)
+    }
+  }
+
+  // MARK: - Files
+
+  /// The file's bytes, or `nil` when it does not exist; tightens loose permissions first.
+  private func readFile() throws(CredentialStoreError) -> Data? {
+    let path = fileURL.path
+    let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    if descriptor < 0 {
+      let code = errno
+      if code == ENOENT { return nil }
+      if code == ELOOP { throw .notARegularFile(path: path) }
+      throw .fileSystem(operation: "open", path: path, errno: code)
+    }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else {
+      throw .fileSystem(operation: "inspect", path: path, errno: errno)
+    }
+    guard (status.st_mode & S_IFMT) == S_IFREG else { throw .notARegularFile(path: path) }
+    let permissions = status.st_mode & 0o777
+    if permissions & 0o077 != 0 {
+      guard fchmod(descriptor, 0o600) == 0 else {
+        throw .fileSystem(operation: "restrict the permissions of", path: path, errno: errno)
+      }
+      logger?.warning(
+        """
+        The session file was readable by other users; its permissions were set to 0600. \
+        Sign out and in again if others may have read the tokens.
+        """,
+        metadata: ["path": "\(path)", "previous_mode": "\(String(permissions, radix: 8))"])
+    }
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 16_384)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw .fileSystem(operation: "read", path: path, errno: errno)
+      }
+      if count == 0 { break }
+      data.append(contentsOf: buffer[0..<count])
+    }
+    return data
+  }
+
+  /// Writes `data` atomically: temporary file (0600) in the same directory, fsync, rename.
+  private func writeFile(_ data: Data) throws(CredentialStoreError) {
+    let directory = fileURL.deletingLastPathComponent()
+    try ensureDirectory(directory)
+    let temporary = directory.appendingPathComponent(
+      ".\(fileURL.lastPathComponent).\(UUID().uuidString).tmp"
+    ).path
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      throw .fileSystem(operation: "create", path: temporary, errno: errno)
+    }
+    var succeeded = false
+    defer {
+      if !succeeded { unlink(temporary) }
+    }
+    do {
+      defer { close(descriptor) }
+      // The umask can only remove bits; set the mode explicitly so it is exactly 0600.
+      guard fchmod(descriptor, 0o600) == 0 else {
+        throw CredentialStoreError.fileSystem(
+          operation: "set the permissions of", path: temporary, errno: errno)
+      }
+      // The closure reports errno instead of throwing: `withUnsafeBytes` erases error types.
+      let writeError: Int32? = data.withUnsafeBytes { bytes in
+        var offset = 0
+        while offset < bytes.count {
+          let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+          if written < 0 {
+            if errno == EINTR { continue }
+            return errno
+          }
+          offset += written
+        }
+        return nil
+      }
+      if let writeError {
+        throw CredentialStoreError.fileSystem(
+          operation: "write", path: temporary, errno: writeError)
+      }
+      guard fsync(descriptor) == 0 else {
+        throw CredentialStoreError.fileSystem(
+          operation: "flush", path: temporary, errno: errno)
+      }
+    }
+    guard rename(temporary, fileURL.path) == 0 else {
+      throw .fileSystem(operation: "replace", path: fileURL.path, errno: errno)
+    }
+    succeeded = true
+  }
+
+  /// Creates the directory (and missing parents) with 0700 when it is missing; an existing one
+  /// is left as it is (it may be shared, like `/tmp`).
+  private func ensureDirectory(_ directory: URL) throws(CredentialStoreError) {
+    let path = directory.path
+    var status = stat()
+    if stat(path, &status) == 0 {
+      if (status.st_mode & S_IFMT) == S_IFDIR { return }
+      throw .fileSystem(operation: "use as a directory", path: path, errno: ENOTDIR)
+    }
+    let parent = directory.deletingLastPathComponent()
+    if parent.path != path { try ensureDirectory(parent) }
+    if mkdir(path, 0o700) != 0, errno != EEXIST {
+      throw .fileSystem(operation: "create the directory", path: path, errno: errno)
+    }
+    // The umask may have removed bits; a new directory of ours is exactly 0700.
+    guard chmod(path, 0o700) == 0 else {
+      throw .fileSystem(operation: "set the permissions of", path: path, errno: errno)
+    }
+  }
+
+  /// Keeps a service or account name usable as one path component.
+  private static func safeName(_ name: String) -> String {
+    let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+    let cleaned = String(name.map { allowed.contains($0) ? $0 : "_" })
+    return cleaned.isEmpty || cleaned.allSatisfy({ $0 == "." }) ? "default" : cleaned
+  }
+}

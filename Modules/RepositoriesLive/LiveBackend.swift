@@ -1,0 +1,152 @@
+import DTO
+import Dependencies
+import Domain
+import Endpoints
+import Foundation
+import Logging
+import NetworkKit
+import Repositories
+
+/// The live repositories of one server and their shared machinery: one
+/// `NetworkProvider<Endpoint>`, one ``NetworkKit/Authenticator`` (its refresh calls
+/// `AuthAPI.refresh` through a provider without an authenticator, so a refresh can never wait
+/// for itself), one ``SessionController`` and one analytics buffer.
+///
+/// Create one per server for the life of the app, then install its ``repositories``:
+/// ```swift
+/// prepareDependencies { $0.useLive(baseURL: url) }
+/// ```
+public final class LiveBackend: Sendable {
+  /// The configuration it was made with.
+  public let configuration: LiveConfiguration
+  /// Owns the tokens and refreshes them.
+  public let authenticator: Authenticator
+  /// Owns the session state stream.
+  public let session: SessionController
+  /// Every repository, ready to install.
+  public let repositories: RepositorySet
+
+  let client: APIClient
+  let analytics: AnalyticsUploader
+
+  /// Builds the live repositories; restoring the session from the store starts at once.
+  public init(configuration: LiveConfiguration) {
+    self.configuration = configuration
+    let logger = configuration.logger
+    let encoder = QappleCoding.makeEncoder()
+    let plugins: [any NetworkPlugin] =
+      configuration.plugins + [
+        LoggingPlugin(logger: logger, level: configuration.networkLogLevel),
+        ResponseHeadRecorder(),
+      ]
+
+    // The refresh goes through its own provider: no authenticator (it would wait for itself)
+    // and no retries (a refresh token is single-use; the authenticator decides what a failure
+    // means).
+    let refreshProvider = NetworkProvider<Endpoint>(
+      transport: configuration.transport, plugins: plugins, retryPolicy: .never,
+      timeout: configuration.timeout, encoder: encoder, clock: configuration.clock,
+      now: configuration.now)
+    let baseURL = configuration.baseURL
+    // The refresh throws NetworkKit's errors as they are: the authenticator tells a rejected
+    // refresh token (400/401: sign out) from a transient failure (keep the session) by them.
+    let authenticator = Authenticator(
+      store: configuration.credentialStore, leeway: configuration.tokenRefreshLeeway,
+      clock: configuration.clock, now: configuration.now
+    ) { refreshToken in
+      let route = AuthAPI.refresh(RefreshRequest(refreshToken: refreshToken))
+      let response = try await refreshProvider.response(route.endpoint(baseURL: baseURL))
+      let session = try DTODecoding.decode(SessionDTO.self, from: response.body).toDomain()
+      return Credentials(
+        accessToken: session.accessToken, refreshToken: session.refreshToken,
+        expiresAt: session.expiresAt)
+    }
+
+    let provider = NetworkProvider<Endpoint>(
+      transport: configuration.transport, authenticator: authenticator, plugins: plugins,
+      retryPolicy: configuration.retryPolicy, timeout: configuration.timeout, encoder: encoder,
+      clock: configuration.clock, now: configuration.now)
+    let link = SessionLink()
+    let client = APIClient(
+      provider: provider, baseURL: configuration.baseURL, logger: logger, now: configuration.now,
+      onSessionEnded: { error in await link.controller?.sessionEnded(by: error) })
+    let session = SessionController(
+      store: configuration.credentialStore, authenticator: authenticator, logger: logger,
+      refreshesProfileOnRestore: configuration.refreshesProfileOnRestore,
+      loadProfile: { try await client.fetch(MeAPI.me, as: UserDTO.self) })
+    link.controller = session
+
+    let analytics = AnalyticsUploader(options: configuration.analytics, logger: logger) {
+      events, key in
+      try await client.fetch(
+        AnalyticsAPI.track(AnalyticsBatchRequest(events), idempotencyKey: key),
+        as: AnalyticsBatchResultDTO.self)
+    }
+
+    self.authenticator = authenticator
+    self.session = session
+    self.client = client
+    self.analytics = analytics
+    self.repositories = RepositorySet(
+      auth: .live(client: client, session: session, authenticator: authenticator),
+      profile: .live(client: client, session: session),
+      questions: .live(client: client),
+      board: .live(client: client),
+      reports: .live(client: client),
+      notifications: .live(client: client),
+      studyGroups: .live(client: client),
+      chat: .live(client: client),
+      analytics: .live(analytics),
+      admin: .live(client: client))
+    Task { await session.restore() }
+  }
+}
+
+/// Lets the API client reach the session controller that is created after it.
+final class SessionLink: @unchecked Sendable {
+  // Guarded by `lock`; set once during `LiveBackend.init`.
+  private let lock = NSLock()
+  private weak var stored: SessionController?
+
+  var controller: SessionController? {
+    get { lock.withLock { stored } }
+    set { lock.withLock { stored = newValue } }
+  }
+}
+
+extension RepositorySet {
+  /// The live repositories for `configuration` (see ``LiveBackend``).
+  public static func live(configuration: LiveConfiguration) -> RepositorySet {
+    LiveBackend(configuration: configuration).repositories
+  }
+}
+
+extension DependencyValues {
+  /// Installs the live repositories of the server at `baseURL`:
+  /// `prepareDependencies { $0.useLive(baseURL: url) }`.
+  ///
+  /// - Parameters:
+  ///   - baseURL: The server.
+  ///   - credentialStore: Where the session survives relaunches; the platform's default store
+  ///     (Keychain, or a `0600` file) unless given.
+  ///   - configure: Changes the rest of the ``LiveConfiguration``.
+  /// - Returns: The backend, for access to its session controller and authenticator.
+  @discardableResult
+  public mutating func useLive(
+    baseURL: URL,
+    credentialStore: any CredentialStore = PlatformCredentialStore.platformDefault(),
+    configure: (inout LiveConfiguration) -> Void = { _ in }
+  ) -> LiveBackend {
+    var configuration = LiveConfiguration(baseURL: baseURL, credentialStore: credentialStore)
+    configure(&configuration)
+    return useLive(configuration)
+  }
+
+  /// Installs the live repositories of `configuration`.
+  @discardableResult
+  public mutating func useLive(_ configuration: LiveConfiguration) -> LiveBackend {
+    let backend = LiveBackend(configuration: configuration)
+    install(backend.repositories)
+    return backend
+  }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Logging
+import NetworkKit
+
+/// Everything the live repositories need to talk to a Qapple server.
+///
+/// Only `baseURL` is required; the defaults suit an app:
+/// ```swift
+/// let live = LiveBackend(configuration: LiveConfiguration(baseURL: url))
+/// ```
+public struct LiveConfiguration: Sendable {
+  /// The server, e.g. `https://api.qapple.example` or `http://127.0.0.1:8080`.
+  public var baseURL: URL
+  /// Where the session survives relaunches: the Keychain on Apple platforms, a `0600` file
+  /// elsewhere. A ``SessionStore`` also keeps the user snapshot; a plain `CredentialStore`
+  /// (e.g. NetworkKit's `InMemoryCredentialStore`) makes a relaunch ask `GET /me` first.
+  public var credentialStore: any CredentialStore
+  /// Moves the bytes: AsyncHTTPClient on Linux, URLSession elsewhere.
+  public var transport: any HTTPTransport
+  /// How long one attempt of a request may take.
+  public var timeout: Duration
+  /// Receives the SDK's log entries (requests with secrets redacted, session changes,
+  /// storage problems, analytics uploads).
+  public var logger: Logger
+  /// The level of request/response log entries (failures log higher).
+  public var networkLogLevel: Logger.Level
+  /// When failed requests are retried (only idempotent ones, or writes with an
+  /// `Idempotency-Key`).
+  public var retryPolicy: RetryPolicy
+  /// Waits between retries and measures the token-refresh window.
+  public var clock: any Clock<Duration>
+  /// The wall-clock time: token expiry, `Retry-After` dates, ban end dates.
+  public var now: @Sendable () -> Date
+  /// Refresh the access token when it expires within this interval.
+  public var tokenRefreshLeeway: Duration
+  /// How analytics events are batched and when they are uploaded.
+  public var analytics: AnalyticsOptions
+  /// Whether a session restored from its snapshot is followed by `GET /me`.
+  public var refreshesProfileOnRestore: Bool
+  /// Extra provider plugins (headers, metrics), run after authentication and before logging.
+  public var plugins: [any NetworkPlugin]
+
+  /// Creates a configuration.
+  public init(
+    baseURL: URL,
+    credentialStore: any CredentialStore = PlatformCredentialStore.platformDefault(),
+    transport: any HTTPTransport = HTTPTransports.platformDefault,
+    timeout: Duration = .seconds(30),
+    logger: Logger = Logger(label: "Qapple"),
+    networkLogLevel: Logger.Level = .debug,
+    retryPolicy: RetryPolicy = .default,
+    clock: any Clock<Duration> = ContinuousClock(),
+    now: @escaping @Sendable () -> Date = { Date() },
+    tokenRefreshLeeway: Duration = .seconds(60),
+    analytics: AnalyticsOptions = AnalyticsOptions(),
+    refreshesProfileOnRestore: Bool = true,
+    plugins: [any NetworkPlugin] = []
+  ) {
+    self.baseURL = baseURL
+    self.credentialStore = credentialStore
+    self.transport = transport
+    self.timeout = timeout
+    self.logger = logger
+    self.networkLogLevel = networkLogLevel
+    self.retryPolicy = retryPolicy
+    self.clock = clock
+    self.now = now
+    self.tokenRefreshLeeway = tokenRefreshLeeway
+    self.analytics = analytics
+    self.refreshesProfileOnRestore = refreshesProfileOnRestore
+    self.plugins = plugins
+  }
+}

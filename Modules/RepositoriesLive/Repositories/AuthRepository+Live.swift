@@ -1,0 +1,113 @@
+import DTO
+import Domain
+import Endpoints
+import Foundation
+import NetworkKit
+import Repositories
+
+extension AuthRepository {
+  /// Sign-in, sign-up and sign-out over `/auth`, driving `session`.
+  static func live(
+    client: APIClient, session: SessionController, authenticator: Authenticator
+  ) -> AuthRepository {
+    AuthRepository(
+      sessionStates: { session.states() },
+      currentState: { await session.currentState() },
+      signIn: { provider, token in
+        // Sent as typed (the dev provider's token is an account key); blank is a mistake.
+        try requireToken(token.trimmingCharacters(in: .whitespacesAndNewlines), field: "token")
+        let result = try await client.fetch(
+          AuthAPI.signIn(SignInRequest(provider: provider, token: token)),
+          as: SignInResponseDTO.self)
+        switch result {
+        case .signedIn(let authSession): await session.signIn(authSession)
+        case .needsSignUp(let signUpToken): try await session.needsSignUp(signUpToken)
+        }
+        return result
+      },
+      requestEmailCode: { signUpToken, email in
+        try requireToken(signUpToken.rawValue, field: "sign_up_token")
+        return try await client.fetch(
+          AuthAPI.requestEmailCode(EmailCodeRequest(signUpToken: signUpToken, email: email)),
+          as: EmailCodeSentDTO.self)
+      },
+      verifyEmailCode: { signUpToken, email, code in
+        try requireToken(signUpToken.rawValue, field: "sign_up_token")
+        return try await client.fetch(
+          AuthAPI.verifyEmailCode(
+            EmailVerifyRequest(signUpToken: signUpToken, email: email, code: code)),
+          as: EmailVerifiedDTO.self)
+      },
+      checkNickname: { nickname in
+        try await client.fetch(
+          MeAPI.nicknameAvailability(nickname: nickname.rawValue),
+          as: NicknameAvailabilityDTO.self)
+      },
+      signUp: { form in
+        try requireToken(form.signUpToken.rawValue, field: "sign_up_token")
+        try requireToken(form.verificationToken.rawValue, field: "verification_token")
+        try requireToken(
+          form.agreedTermsVersion.trimmingCharacters(in: .whitespacesAndNewlines),
+          field: "agreed_terms_version")
+        let authSession = try await client.fetch(
+          AuthAPI.signUp(SignUpRequest(form)), as: SessionDTO.self)
+        await session.signIn(authSession)
+        return authSession.user
+      },
+      signOut: {
+        // Revoke on the server first, with the token that is current after any refresh the
+        // call itself needs; then forget everything on this device whatever the server said.
+        var revocationFailure: (any Error)?
+        if try await signedInCredentials(authenticator) != nil {
+          do {
+            _ = try await authenticator.validAccessToken()
+            if let credentials = try await authenticator.credentials() {
+              try await client.send(
+                AuthAPI.signOut(SignOutRequest(refreshToken: credentials.refreshToken)))
+            }
+          } catch DomainError.signedOut {
+            // Already invalid on the server: nothing left to revoke.
+          } catch NetworkError.sessionRevoked, NetworkError.notSignedIn {
+            // Same: the authenticator found the session gone while preparing the call.
+          } catch {
+            revocationFailure = error
+          }
+        }
+        try await session.signOut()
+        // Signed out here either way; the caller learns that the server was not told (the
+        // refresh token then stays valid there until it expires).
+        if let revocationFailure {
+          throw mapped(revocationFailure, operation: "AuthAPI.signOut")
+        }
+      },
+      withdraw: {
+        try await client.send(MeAPI.withdraw)
+        try await session.signOut()
+      })
+  }
+}
+
+/// The credentials if someone is signed in; storage failures become `DomainError`.
+private func signedInCredentials(_ authenticator: Authenticator) async throws -> Credentials? {
+  do {
+    return try await authenticator.credentials()
+  } catch {
+    throw LiveErrorMapping.domainError(for: error, operation: "AuthAPI.signOut")
+  }
+}
+
+/// Refuses an empty token before a request goes out.
+private func requireToken(_ text: String, field: String) throws(DomainError) {
+  if text.isEmpty { throw .validation(.empty(field: field)) }
+}
+
+/// `error` as the Domain error repositories throw (it may already be one).
+func mapped(_ error: any Error, operation: String) -> any Error {
+  switch error {
+  case let error as DomainError: return error
+  case let error as NetworkError:
+    if error == .cancelled { return CancellationError() }
+    return LiveErrorMapping.domainError(for: error, operation: operation)
+  default: return error
+  }
+}

@@ -1,0 +1,106 @@
+import DTO
+import Domain
+import Endpoints
+import Foundation
+import Repositories
+
+/// A search text trimmed, or `nil` when nothing is left (then the list is unfiltered).
+func searchText(_ query: String?) -> String? {
+  guard let trimmed = query?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty
+  else { return nil }
+  return trimmed
+}
+
+extension StudyGroupRepository {
+  /// Study groups and members over `/groups`.
+  static func live(client: APIClient) -> StudyGroupRepository {
+    StudyGroupRepository(
+      fetchGroups: { query, page in
+        try await client.fetchPage(
+          StudyGroupAPI.groups(query: searchText(query), page: page), of: StudyGroupDTO.self)
+      },
+      fetchGroup: { id in
+        try requireID(id, field: "group_id")
+        return try await client.fetch(StudyGroupAPI.group(id), as: StudyGroupDTO.self)
+      },
+      createGroup: { draft in
+        let draft = try validate { () throws(ValidationError) in try draft.validated() }
+        return try await client.fetch(
+          StudyGroupAPI.create(CreateGroupRequest(draft), idempotencyKey: newIdempotencyKey()),
+          as: StudyGroupDTO.self)
+      },
+      updateGroup: { id, draft in
+        try requireID(id, field: "group_id")
+        let draft = try validate { () throws(ValidationError) in try draft.validated() }
+        return try await client.fetch(
+          StudyGroupAPI.update(groupID: id, body: UpdateGroupRequest(draft)),
+          as: StudyGroupDTO.self)
+      },
+      deleteGroup: { id in
+        try requireID(id, field: "group_id")
+        try await client.send(StudyGroupAPI.delete(id))
+      },
+      joinGroup: { id in
+        try requireID(id, field: "group_id")
+        return try await client.fetch(StudyGroupAPI.join(id), as: StudyGroupDTO.self)
+      },
+      leaveGroup: { id in
+        try requireID(id, field: "group_id")
+        try await client.send(StudyGroupAPI.leave(id))
+      },
+      fetchMembers: { id, page in
+        try requireID(id, field: "group_id")
+        return try await client.fetchPage(
+          StudyGroupAPI.members(groupID: id, page: page), of: GroupMemberDTO.self)
+      })
+  }
+}
+
+extension ChatRepository {
+  /// Chat rooms, history, sending and read cursors over `/chat/rooms`.
+  static func live(client: APIClient) -> ChatRepository {
+    ChatRepository(
+      fetchRooms: { page in
+        try await client.fetchPage(ChatAPI.rooms(page: page), of: ChatRoomDTO.self)
+      },
+      openDirectRoom: { userID in
+        try requireID(userID, field: "user_id")
+        return try await client.fetch(
+          ChatAPI.openDirect(OpenDirectRoomRequest(user: userID)), as: ChatRoomDTO.self)
+      },
+      fetchMessages: { roomID, afterSeq, beforeSeq, limit in
+        try requireID(roomID, field: "room_id")
+        if let afterSeq, afterSeq < 0 {
+          throw DomainError.validation(
+            .outOfRange(field: "after_seq", range: 0...Int.max, actual: Int(afterSeq)))
+        }
+        if let beforeSeq, beforeSeq < 0 {
+          throw DomainError.validation(
+            .outOfRange(field: "before_seq", range: 0...Int.max, actual: Int(beforeSeq)))
+        }
+        // `limit` is clamped to 1...100 by the route, like every page size.
+        let page = try await client.fetchPage(
+          ChatAPI.messages(roomID: roomID, afterSeq: afterSeq, beforeSeq: beforeSeq, limit: limit),
+          of: ChatMessageDTO.self)
+        return page.items
+      },
+      sendMessage: { text, roomID, clientMessageID in
+        try requireID(roomID, field: "room_id")
+        let text = try validate { () throws(ValidationError) in
+          try ChatMessage.validate(text: text)
+        }
+        return try await client.fetch(
+          ChatAPI.send(
+            roomID: roomID, body: SendMessageRequest(clientMessageId: clientMessageID, text: text)),
+          as: ChatMessageDTO.self)
+      },
+      markRead: { roomID, seq in
+        try requireID(roomID, field: "room_id")
+        guard seq >= 0 else {
+          throw DomainError.validation(
+            .outOfRange(field: "seq", range: 0...Int.max, actual: Int(seq)))
+        }
+        try await client.send(ChatAPI.markRead(roomID: roomID, body: MarkReadRequest(seq: seq)))
+      })
+  }
+}

@@ -1,0 +1,49 @@
+import DTO
+import Domain
+import Endpoints
+import Foundation
+import Repositories
+
+extension ProfileRepository {
+  /// The image types the server takes for avatars.
+  static let avatarMimeTypes: Set<String> = ["image/jpeg", "image/png"]
+
+  /// Profiles over `/me` and `/users`; every fresh own profile updates the session state.
+  static func live(client: APIClient, session: SessionController) -> ProfileRepository {
+    ProfileRepository(
+      fetchMe: {
+        let user = try await client.fetch(MeAPI.me, as: UserDTO.self)
+        await session.userUpdated(user)
+        return user
+      },
+      updateProfile: { update in
+        let cohort = update.cohort?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let request = UpdateProfileRequest(nickname: update.nickname?.rawValue, cohort: cohort)
+        let user = try await client.fetch(MeAPI.updateProfile(request), as: UserDTO.self)
+        await session.userUpdated(user)
+        return user
+      },
+      uploadAvatar: { imageData, fileName, mimeType in
+        let mimeType = mimeType.lowercased()
+        guard Self.avatarMimeTypes.contains(mimeType) else {
+          throw DomainError.validation(
+            .invalidFormat(field: "image", expected: "a JPEG or PNG image"))
+        }
+        guard !imageData.isEmpty else { throw DomainError.validation(.empty(field: "image")) }
+        let name =
+          fileName.isEmpty ? (mimeType == "image/png" ? "avatar.png" : "avatar.jpg") : fileName
+        let user = try await client.fetch(
+          MeAPI.uploadAvatar(image: imageData, fileName: name, mimeType: mimeType),
+          as: UserDTO.self)
+        await session.userUpdated(user)
+        return user
+      },
+      fetchUser: { id in
+        try requireID(id, field: "user_id")
+        return try await client.fetch(MeAPI.user(id), as: UserDTO.self)
+      },
+      fetchMyAnswers: { page in
+        try await client.fetchPage(MeAPI.myAnswers(page: page), of: AnswerDTO.self)
+      })
+  }
+}

@@ -1,0 +1,284 @@
+import Domain
+import Foundation
+import Logging
+import NetworkKit
+
+/// Owns the app's ``Domain/SessionState`` and publishes every change to any number of
+/// `AsyncStream` subscribers; each new subscriber gets the current state first.
+///
+/// It is fed by the auth repository (sign-in, sign-up, sign-out, withdrawal), by the
+/// ``NetworkKit/Authenticator``'s events (a rejected refresh token signs out) and by requests
+/// that find the session gone. On first use it restores the state from the credential store:
+/// a stored user snapshot gives `.signedIn(user)` at once, then `GET /me` refreshes the profile
+/// in the background; tokens without a snapshot are turned into a user through `GET /me` first.
+public actor SessionController {
+  private let store: any CredentialStore
+  private let authenticator: Authenticator
+  private let logger: Logger
+  private let refreshesProfileOnRestore: Bool
+  private let loadProfile: @Sendable () async throws -> User
+  private nonisolated let broadcaster = StateBroadcaster()
+
+  private var restoreTask: Task<Void, Never>?
+  private var isRestored = false
+  private var profileRefresh: Task<Void, Never>?
+
+  /// The last problem reading or writing the credential store, for diagnostics: the session
+  /// keeps working in memory, but may not survive a relaunch.
+  public private(set) var lastStorageProblem: String?
+
+  init(
+    store: any CredentialStore, authenticator: Authenticator, logger: Logger,
+    refreshesProfileOnRestore: Bool, loadProfile: @escaping @Sendable () async throws -> User
+  ) {
+    self.store = store
+    self.authenticator = authenticator
+    self.logger = logger
+    self.refreshesProfileOnRestore = refreshesProfileOnRestore
+    self.loadProfile = loadProfile
+    // Subscribe now, so no event published after init is missed.
+    let events = authenticator.events()
+    Task { [weak self] in
+      for await event in events {
+        guard let self else { return }
+        await self.handle(event)
+      }
+    }
+  }
+
+  // MARK: - Observing
+
+  /// The state now and on every change; restoring from the store starts if it has not yet, and
+  /// the first element arrives once it is done.
+  public nonisolated func states() -> AsyncStream<SessionState> {
+    let stream = broadcaster.subscribe()
+    Task { await self.restore() }
+    return stream
+  }
+
+  /// The state now (after restoring from the store, the first time).
+  public func currentState() async -> SessionState {
+    await restore()
+    return broadcaster.current ?? .signedOut
+  }
+
+  /// Restores the state from the credential store; later calls wait for the first one.
+  public func restore() async {
+    if isRestored { return }
+    if let restoreTask { return await restoreTask.value }
+    let task = Task { await self.performRestore() }
+    restoreTask = task
+    await task.value
+  }
+
+  /// Waits for the profile refresh that follows a restore, if one is running (for tests and
+  /// tools that want the freshest profile before they go on).
+  public func waitForProfileRefresh() async {
+    await profileRefresh?.value
+  }
+
+  // MARK: - Transitions (called by the repositories)
+
+  /// A sign-in or sign-up produced `session`: store it and publish `.signedIn`.
+  func signIn(_ session: AuthSession) async {
+    await restore()
+    let credentials = Credentials(
+      accessToken: session.accessToken, refreshToken: session.refreshToken,
+      expiresAt: session.expiresAt)
+    // The snapshot goes first: a crash between the two writes then leaves a whole session.
+    if let sessionStore = store as? any SessionStore {
+      do {
+        try await sessionStore.saveSession(
+          StoredSession(credentials: credentials, user: session.user))
+      } catch {
+        noteStorageProblem("saving the session failed", error)
+      }
+    }
+    do {
+      try await authenticator.signIn(credentials)
+    } catch {
+      // The authenticator keeps the credentials in memory even when the store refused them.
+      noteStorageProblem("saving the credentials failed", error)
+    }
+    publish(.signedIn(session.user))
+  }
+
+  /// Sign-in found no account: publish `.needsSignUp`, ending any previous session locally.
+  func needsSignUp(_ token: SignUpToken) async throws(DomainError) {
+    await restore()
+    if case .signedIn = broadcaster.current { try await forgetCredentials() }
+    publish(.needsSignUp(token))
+  }
+
+  /// Forgets the credentials on this device and publishes `.signedOut`.
+  func signOut() async throws(DomainError) {
+    await restore()
+    defer { publish(.signedOut) }
+    try await forgetCredentials()
+  }
+
+  /// A fresh profile of the signed-in user arrived: publish it and update the snapshot.
+  func userUpdated(_ user: User) async {
+    guard case .signedIn(let current) = broadcaster.current, current.id == user.id,
+      current != user
+    else { return }
+    publish(.signedIn(user))
+    guard let sessionStore = store as? any SessionStore else { return }
+    do {
+      try await sessionStore.saveUser(user)
+    } catch {
+      noteStorageProblem("saving the profile snapshot failed", error)
+    }
+  }
+
+  /// A request found the session gone (refresh token revoked, nobody signed in, or a 401 even
+  /// after a refresh): make the state say so.
+  func sessionEnded(by error: NetworkError) async {
+    if error == .unauthorized {
+      // The server refuses even fresh tokens (e.g. the account was deleted): forget them.
+      do {
+        try await authenticator.signOut()
+      } catch {
+        noteStorageProblem("clearing the refused credentials failed", error)
+      }
+    }
+    await signOutIfCredentialsAreGone()
+  }
+
+  // MARK: - Internals
+
+  private func performRestore() async {
+    defer { isRestored = true }
+    let stored: StoredSession?
+    do {
+      if let sessionStore = store as? any SessionStore {
+        stored = try await sessionStore.storedSession()
+      } else {
+        stored = try await store.credentials().map { StoredSession(credentials: $0, user: nil) }
+      }
+    } catch {
+      // The data stays where it is (see FileCredentialStore); sign-in replaces it.
+      noteStorageProblem("restoring the session failed; starting signed out", error)
+      publish(.signedOut)
+      return
+    }
+    guard let stored else { return publish(.signedOut) }
+    if let user = stored.user {
+      publish(.signedIn(user))
+      if refreshesProfileOnRestore {
+        profileRefresh = Task { await self.refreshProfile() }
+      }
+      return
+    }
+    // Tokens without a snapshot (a plain CredentialStore): only the server can say who this is.
+    do {
+      let user = try await loadProfile()
+      publish(.signedIn(user))
+      if let sessionStore = store as? any SessionStore {
+        do {
+          try await sessionStore.saveUser(user)
+        } catch {
+          noteStorageProblem("saving the profile snapshot failed", error)
+        }
+      }
+    } catch {
+      logger.warning(
+        """
+        The stored tokens could not be turned into a user; starting signed out (the tokens are \
+        kept until the next sign-in or sign-out).
+        """,
+        metadata: ["error": "\(error)"])
+      publish(.signedOut)
+    }
+  }
+
+  private func refreshProfile() async {
+    do {
+      await userUpdated(try await loadProfile())
+    } catch {
+      // The snapshot stays; a revoked session reaches the state through the authenticator.
+      logger.notice(
+        "Refreshing the profile after launch failed; showing the stored snapshot.",
+        metadata: ["error": "\(error)"])
+    }
+  }
+
+  private func handle(_ event: AuthEvent) async {
+    guard case .signedOut = event else { return }
+    await signOutIfCredentialsAreGone()
+  }
+
+  /// Publishes `.signedOut` if the state says signed in but the authenticator has no
+  /// credentials. Events arrive asynchronously: a late sign-out event must not undo a newer
+  /// sign-in, so the credentials decide, not the event.
+  private func signOutIfCredentialsAreGone() async {
+    guard case .signedIn = broadcaster.current else { return }
+    do {
+      if try await authenticator.credentials() == nil { publish(.signedOut) }
+    } catch {
+      noteStorageProblem("reading the credentials failed", error)
+    }
+  }
+
+  private func forgetCredentials() async throws(DomainError) {
+    do {
+      try await authenticator.signOut()
+    } catch {
+      noteStorageProblem("clearing the credentials failed", error)
+      throw LiveErrorMapping.domainError(for: error, operation: "signOut")
+    }
+  }
+
+  private func publish(_ state: SessionState) {
+    broadcaster.publish(state)
+  }
+
+  private func noteStorageProblem(_ what: String, _ error: any Error) {
+    let text = "\(what): \(error)"
+    lastStorageProblem = text
+    logger.error("Credential storage problem: \(text)")
+  }
+}
+
+/// The current state and the subscribers, under one lock: a new subscriber is registered and
+/// given the current state atomically, so it can neither miss nor reorder a change.
+final class StateBroadcaster: @unchecked Sendable {
+  // Guarded by `lock`.
+  private let lock = NSLock()
+  private var state: SessionState?
+  private var continuations: [UUID: AsyncStream<SessionState>.Continuation] = [:]
+
+  /// The state, or `nil` before the first restore finished.
+  var current: SessionState? { lock.withLock { state } }
+
+  /// How many streams are open.
+  var subscriberCount: Int { lock.withLock { continuations.count } }
+
+  func subscribe() -> AsyncStream<SessionState> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: SessionState.self, bufferingPolicy: .unbounded)
+    let id = UUID()
+    continuation.onTermination = { [weak self] _ in
+      guard let self else { return }
+      _ = self.lock.withLock { self.continuations.removeValue(forKey: id) }
+    }
+    lock.withLock {
+      continuations[id] = continuation
+      if let state { continuation.yield(state) }
+    }
+    return stream
+  }
+
+  /// Sets and sends `state`; repeating the current state sends nothing.
+  func publish(_ newState: SessionState) {
+    lock.withLock {
+      guard newState != state else { return }
+      state = newState
+      for continuation in continuations.values { continuation.yield(newState) }
+    }
+  }
+
+  deinit {
+    for continuation in continuations.values { continuation.finish() }
+  }
+}

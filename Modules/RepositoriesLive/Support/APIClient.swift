@@ -1,0 +1,172 @@
+import DTO
+import Domain
+import Endpoints
+import Foundation
+import HTTPTypes
+import Logging
+import NetworkKit
+
+/// Performs Qapple routes through the shared provider and hands back Domain values or a
+/// ``Domain/DomainError``: the one place where requests, decoding, mapping and error
+/// translation meet, so every repository endpoint behaves the same.
+struct APIClient: Sendable {
+  let provider: NetworkProvider<Endpoint>
+  let baseURL: URL
+  let logger: Logger
+  let now: @Sendable () -> Date
+  /// Told about failures that end the session (revoked refresh token, 401 after refresh), so
+  /// the session state follows before the caller sees the error.
+  var onSessionEnded: (@Sendable (NetworkError) async -> Void)?
+
+  private let decoder = DecoderBox()
+
+  init(
+    provider: NetworkProvider<Endpoint>, baseURL: URL, logger: Logger,
+    now: @escaping @Sendable () -> Date,
+    onSessionEnded: (@Sendable (NetworkError) async -> Void)? = nil
+  ) {
+    self.provider = provider
+    self.baseURL = baseURL
+    self.logger = logger
+    self.now = now
+    self.onSessionEnded = onSessionEnded
+  }
+
+  /// Performs `route`, decodes `Wire` and maps it to its Domain value.
+  func fetch<Wire: Decodable & DomainConvertible>(
+    _ route: some APIRoute, as wire: Wire.Type
+  ) async throws -> Wire.DomainValue {
+    try await fetch(route, as: wire) { value throws(MappingError) in try value.toDomain() }
+  }
+
+  /// Performs `route`, decodes `Wire` and maps it with `transform`.
+  func fetch<Wire: Decodable, Value>(
+    _ route: some APIRoute, as wire: Wire.Type,
+    _ transform: (Wire) throws(MappingError) -> Value
+  ) async throws -> Value {
+    let response = try await perform(route)
+    let decoded: Wire
+    do {
+      decoded = try DTODecoding.decode(Wire.self, from: response.body, using: decoder.decoder)
+    } catch {
+      logger.error(
+        "undecodable response",
+        metadata: ["operation": "\(route.operationID)", "error": "\(error)"]
+      )
+      throw LiveErrorMapping.domainError(for: error, operation: route.operationID)
+    }
+    do {
+      return try transform(decoded)
+    } catch {
+      logger.error(
+        "unmappable response", metadata: ["operation": "\(route.operationID)", "error": "\(error)"])
+      throw LiveErrorMapping.domainError(for: error, operation: route.operationID)
+    }
+  }
+
+  /// Performs a list `route` and maps every item (strictly: one bad item fails the page, naming
+  /// `items[i]`, because a silently shorter page hides server bugs and breaks cursors).
+  func fetchPage<Item: Codable & DomainConvertible>(
+    _ route: some APIRoute, of item: Item.Type
+  ) async throws -> Page<Item.DomainValue> {
+    try await fetch(route, as: PageDTO<Item>.self) { page throws(MappingError) in
+      try page.toDomain()
+    }
+  }
+
+  /// Performs `route` whose answer has no body worth reading (`204`).
+  func send(_ route: some APIRoute) async throws {
+    _ = try await perform(route)
+  }
+
+  /// Performs `route`; failures become `DomainError` (or `CancellationError`).
+  func perform(_ route: some APIRoute) async throws -> NetworkResponse {
+    let endpoint = route.endpoint(baseURL: baseURL)
+    let recorder = ResponseHeadRecorder.Box()
+    let provider = self.provider
+    let result: Result<NetworkResponse, NetworkError> = await ResponseHeadRecorder.$current
+      .withValue(recorder) {
+        do throws(NetworkError) {
+          return .success(try await provider.response(endpoint))
+        } catch {
+          return .failure(error)
+        }
+      }
+    switch result {
+    case .success(let response):
+      return response
+    case .failure(.cancelled):
+      throw CancellationError()
+    case .failure(let error):
+      switch error {
+      case .sessionRevoked, .unauthorized, .notSignedIn:
+        await onSessionEnded?(error)
+      default:
+        break
+      }
+      let retryAfter = recorder.retryAfter.flatMap {
+        RetryPolicy.parseRetryAfter($0, now: now())
+      }
+      let mapped = LiveErrorMapping.domainError(
+        for: error, retryAfter: retryAfter, operation: route.operationID)
+      logger.debug(
+        "request failed",
+        metadata: [
+          "operation": "\(route.operationID)", "error": "\(error)", "mapped": "\(mapped)",
+        ])
+      throw mapped
+    }
+  }
+}
+
+/// JSON decoders are safe to share once configured, but not every SDK marks them `Sendable`.
+private final class DecoderBox: @unchecked Sendable {
+  let decoder = QappleCoding.makeDecoder()
+}
+
+/// Remembers the last response head of the calling task, so a 429's `Retry-After` (which
+/// `NetworkError.status` does not carry) reaches ``DomainError/rateLimited(retryAfter:)``.
+///
+/// The provider runs plugin hooks inline in the caller's task, so a task-local box sees exactly
+/// the responses of one repository call.
+struct ResponseHeadRecorder: NetworkPlugin {
+  /// The box of the current repository call.
+  @TaskLocal static var current: Box?
+
+  /// What the last response of one call said.
+  final class Box: @unchecked Sendable {
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var lastRetryAfter: String?
+
+    /// The `Retry-After` value of the last response, if it had one.
+    var retryAfter: String? { lock.withLock { lastRetryAfter } }
+
+    func record(_ response: HTTPResponse) {
+      lock.withLock { lastRetryAfter = response.headerFields[.retryAfter] }
+    }
+  }
+
+  func didReceive(
+    _ result: Result<NetworkResponse, NetworkError>, for request: HTTPRequest,
+    target: any TargetType, duration: Duration
+  ) async {
+    guard let box = Self.current, case .success(let response) = result else { return }
+    box.record(response.response)
+  }
+}
+
+/// Builds a typed identifier check: an empty id would silently address the wrong route
+/// (`/posts/` instead of `/posts/{id}`).
+func requireID<Owner>(_ id: Identifier<Owner>, field: String) throws(DomainError) {
+  if id.rawValue.isEmpty { throw .validation(.empty(field: field)) }
+}
+
+/// Runs a Domain rule, turning its `ValidationError` into `DomainError.validation`.
+func validate<T>(_ rule: () throws(ValidationError) -> T) throws(DomainError) -> T {
+  do {
+    return try rule()
+  } catch {
+    throw .validation(error)
+  }
+}
