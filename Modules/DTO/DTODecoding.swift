@@ -81,9 +81,8 @@ public enum DTODecoding {
     switch error {
     case .keyNotFound(let key, let context):
       return .missingField(path: render(context.codingPath + [key]))
-    case .valueNotFound(let type, let context):
-      // Foundation reports `null` as "value not found"; a missing array element is rarer.
-      _ = type
+    case .valueNotFound(_, let context):
+      // Foundation reports `null` as "value not found".
       return .nullValue(path: render(context.codingPath))
     case .typeMismatch(let type, let context):
       if context.debugDescription.localizedCaseInsensitiveContains("found null") {
@@ -91,8 +90,11 @@ public enum DTODecoding {
       }
       return .wrongType(path: render(context.codingPath), expected: describe(type))
     case .dataCorrupted(let context):
-      // Invalid JSON syntax surfaces as a corruption at the root with an underlying error.
-      if context.codingPath.isEmpty, context.underlyingError != nil {
+      // Invalid JSON syntax surfaces as a corruption at the root; only then is it worth
+      // re-parsing to tell broken JSON from a bad top-level value.
+      if context.codingPath.isEmpty,
+        (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) == nil
+      {
         return .notJSON(snippet: snippet(of: data))
       }
       return .corrupted(path: render(context.codingPath), description: context.debugDescription)

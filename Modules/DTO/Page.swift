@@ -6,7 +6,7 @@ import Foundation
 /// Mapping choice: ``toDomain(_:)`` is strict — one broken item fails the page with a
 /// ``MappingError`` naming `items[i]`, because silently shorter pages hide server bugs and
 /// break cursor arithmetic in tests. Screens that prefer showing the good items use
-/// ``toDomain(droppingInvalid:)``, which drops broken items and returns what it dropped so the
+/// ``compactToDomain(_:)`` (or ``compactToDomain()``), which drops broken items and returns what it dropped so the
 /// caller can log or report them.
 public struct PageDTO<Item: Codable & Sendable>: Codable, Sendable {
   /// The items, in the server's order.
@@ -30,8 +30,8 @@ public struct PageDTO<Item: Codable & Sendable>: Codable, Sendable {
   }
 
   /// The Domain page without the broken items, and the errors of the ones it dropped.
-  public func toDomain<T: Sendable>(
-    droppingInvalid transform: (Item) throws(MappingError) -> T
+  public func compactToDomain<T: Sendable>(
+    _ transform: (Item) throws(MappingError) -> T
   )
     throws(MappingError) -> LenientPage<T>
   {
@@ -67,7 +67,7 @@ public struct PageDTO<Item: Codable & Sendable>: Codable, Sendable {
   }
 }
 
-extension PageDTO where Item: DomainConvertible {
+extension PageDTO: DomainConvertible where Item: DomainConvertible {
   /// The Domain page, failing on the first broken item (the error path starts `items[i]`).
   public func toDomain() throws(MappingError) -> Page<Item.DomainValue> {
     try toDomain { item throws(MappingError) in try item.toDomain() }
@@ -75,7 +75,7 @@ extension PageDTO where Item: DomainConvertible {
 
   /// The Domain page without the broken items, and the errors of the ones it dropped.
   public func compactToDomain() throws(MappingError) -> LenientPage<Item.DomainValue> {
-    try toDomain(droppingInvalid: { item throws(MappingError) in try item.toDomain() })
+    try compactToDomain { item throws(MappingError) in try item.toDomain() }
   }
 }
 

@@ -3,11 +3,11 @@
 /// every list that contains it. `toDomain()` decides per field whether an unknown value is kept
 /// (where Domain has an `unknown` case) or rejected with a ``MappingError``.
 ///
-/// A conforming enum lists its known cases and their wire strings; decoding, encoding and
-/// `RawRepresentable` come from this protocol.
-public protocol OpenStringEnum: RawRepresentable, Codable, Hashable, Sendable,
-  CustomStringConvertible
-where RawValue == String {
+/// A conforming enum lists its known cases and their wire strings; `init(rawValue:)`,
+/// `rawValue`, decoding and encoding come from this protocol. It is deliberately not
+/// `RawRepresentable`: the standard library's `==` for raw-representable types compares raw
+/// values, which would replace the synthesized `==` that `rawValue` itself relies on.
+public protocol OpenStringEnum: Codable, Hashable, Sendable, CustomStringConvertible {
   /// Every known case with its wire string.
   static var wireValues: [(value: Self, wire: String)] { get }
   /// Wraps a wire string this version does not know.
