@@ -87,7 +87,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
           guard let fieldName = HTTPField.Name(name) else { continue }
           fields.append(HTTPField(name: fieldName, value: value))
         }
-        let head = HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: fields)
+        let head = HTTPResponse(
+          status: .init(code: Int(response.status.code)), headerFields: fields)
         return (head, Data(buffer.readableBytesView))
       }
     } catch {
@@ -114,13 +115,16 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         return .transport(error.description)
       }
     default:
-      // NIO's connection errors are matched by description so this module need not import NIO.
+      // NIO's errors are recognised by type name and description so this module need not import
+      // NIO. `NIOConnectionError` means no connection could be made at all (DNS or connect).
+      let typeName = String(reflecting: type(of: error))
       let description = String(describing: error)
       let unreachable = [
-        "connection refused", "connectionrefused", "econnrefused", "network is unreachable",
-        "no route to host", "host is down", "connect timeout", "lookup failed",
+        "connection refused", "network is unreachable", "no route to host", "host is down",
       ]
-      if unreachable.contains(where: description.lowercased().contains) {
+      if typeName.hasSuffix("NIOConnectionError")
+        || unreachable.contains(where: description.lowercased().contains)
+      {
         return .offline
       }
       return .transport(description)

@@ -55,7 +55,9 @@ public actor Authenticator {
   // Bumped on sign-in and sign-out so a refresh that finishes afterwards cannot resurrect or
   // clear the wrong session.
   private var generation = 0
-  private var inFlight: Task<Result<Credentials, NetworkError>, Never>?
+  private var inFlight: Task<Void, Never>?
+  // Callers waiting for the in-flight refresh; each can leave early when its task is cancelled.
+  private var waiters: [UUID: CheckedContinuation<Result<Credentials, NetworkError>, Never>] = [:]
   private var refreshStarts: [Duration] = []
 
   @TaskLocal private static var isRefreshing = false
@@ -174,25 +176,54 @@ public actor Authenticator {
   ) async throws(NetworkError)
     -> Credentials
   {
-    if let inFlight { return try await inFlight.value.get() }
-    let start = elapsed()
-    refreshStarts.removeAll { start - $0 >= refreshWindow }
-    guard refreshStarts.count < refreshLimit else { throw .refreshRateLimited }
-    refreshStarts.append(start)
-    let generation = self.generation
-    let task = Task {
-      await self.performRefresh(refreshToken: credentials.refreshToken, generation: generation)
+    if inFlight == nil {
+      let start = elapsed()
+      refreshStarts.removeAll { start - $0 >= refreshWindow }
+      guard refreshStarts.count < refreshLimit else { throw .refreshRateLimited }
+      refreshStarts.append(start)
+      let generation = self.generation
+      // Unstructured, so cancelling the caller that started it does not cancel the refresh the
+      // other callers are waiting for.
+      inFlight = Task {
+        let result = await self.performRefresh(
+          refreshToken: credentials.refreshToken, generation: generation)
+        self.finishRefresh(with: result)
+      }
     }
-    inFlight = task
-    return try await task.value.get()
+    return try await awaitRefresh().get()
+  }
+
+  private func awaitRefresh() async -> Result<Credentials, NetworkError> {
+    let id = UUID()
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        if Task.isCancelled {
+          continuation.resume(returning: .failure(.cancelled))
+        } else {
+          waiters[id] = continuation
+        }
+      }
+    } onCancel: {
+      Task { await self.cancelWaiter(id) }
+    }
+  }
+
+  private func cancelWaiter(_ id: UUID) {
+    waiters.removeValue(forKey: id)?.resume(returning: .failure(.cancelled))
+  }
+
+  private func finishRefresh(with result: Result<Credentials, NetworkError>) {
+    inFlight = nil
+    let waiting = waiters
+    waiters = [:]
+    for continuation in waiting.values { continuation.resume(returning: result) }
   }
 
   private func performRefresh(
     refreshToken: String, generation: Int
-  ) async -> Result<
-    Credentials, NetworkError
-  > {
-    defer { inFlight = nil }
+  ) async
+    -> Result<Credentials, NetworkError>
+  {
     let refresh = self.refresh
     let outcome: Result<Credentials, any Error>
     do {

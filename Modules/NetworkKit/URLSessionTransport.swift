@@ -60,7 +60,9 @@ public final class URLSessionTransport: HTTPTransport {
   }
 
   /// Runs a data task; cancelling the calling task cancels the data task.
-  private static func data(for request: URLRequest, in session: URLSession) async throws -> (
+  private static func data(
+    for request: URLRequest, in session: URLSession
+  ) async throws -> (
     Data, URLResponse
   ) {
     let handle = DataTaskHandle()

@@ -137,7 +137,8 @@ struct AuthenticationTests {
     let server = try await TestServer.shared()
     let id = uniqueID()
     let harness = Harness(
-      server: server, credentials: Credentials(accessToken: "stale-\(id)", refreshToken: "rt-\(id)"))
+      server: server, credentials: Credentials(accessToken: "stale-\(id)", refreshToken: "rt-\(id)")
+    )
     let alwaysRefused = TestTarget(.get, "/status/401", on: server.baseURL, authorization: .bearer)
     let error = await #expect(throws: NetworkError.self) {
       try await harness.provider.send(alwaysRefused)
@@ -152,7 +153,8 @@ struct AuthenticationTests {
     let id = uniqueID()
     await server.state.revoke(refreshToken: "rt-\(id)")
     let harness = Harness(
-      server: server, credentials: Credentials(accessToken: "stale-\(id)", refreshToken: "rt-\(id)"))
+      server: server, credentials: Credentials(accessToken: "stale-\(id)", refreshToken: "rt-\(id)")
+    )
     let events = harness.authenticator.events()
 
     await #expect(throws: NetworkError.sessionRevoked) {
@@ -253,7 +255,8 @@ struct AuthenticationTests {
       refreshLimit: 5, refreshWindow: .seconds(30), clock: clock, now: clock.dateProvider
     ) { refreshToken in
       let count = refreshes.next()
-      return Credentials(accessToken: "a\(count)", refreshToken: refreshToken, expiresAt: .distantPast)
+      return Credentials(
+        accessToken: "a\(count)", refreshToken: refreshToken, expiresAt: .distantPast)
     }
     for expected in 1...5 {
       #expect(try await authenticator.validAccessToken() == "a\(expected)")
@@ -266,6 +269,37 @@ struct AuthenticationTests {
 
     clock.advance(by: .seconds(1))
     #expect(try await authenticator.validAccessToken() == "a6")
+  }
+
+  @Test func cancellingARequestThatWaitsForARefreshStopsOnlyThatRequest() async throws {
+    let (refreshStarted, startedContinuation) = AsyncStream<Void>.makeStream()
+    let (gate, gateContinuation) = AsyncStream<Void>.makeStream()
+    let store = InMemoryCredentialStore(Credentials(accessToken: "stale", refreshToken: "r"))
+    let authenticator = Authenticator(store: store) { refreshToken in
+      startedContinuation.yield()
+      for await _ in gate {}
+      return Credentials(accessToken: "fresh", refreshToken: refreshToken)
+    }
+    let stubs = StubTransport()
+    stubs.stub(.get, "/me") { request, _ throws(NetworkError) in
+      request.headerFields[.authorization] == "Bearer fresh"
+        ? .response(status: .ok, body: Data()) : .response(status: .unauthorized, body: Data())
+    }
+    let provider = NetworkProvider<TestTarget>(transport: stubs, authenticator: authenticator)
+    let events = authenticator.events()
+
+    let call = Task { try await provider.send(TestTarget(.get, "/me", authorization: .bearer)) }
+    var started = refreshStarted.makeAsyncIterator()
+    await started.next()
+    call.cancel()
+    await #expect(throws: NetworkError.cancelled) { try await call.value }
+
+    // The refresh itself carries on for everyone else.
+    gateContinuation.finish()
+    var iterator = events.makeAsyncIterator()
+    #expect(await iterator.next() == .refreshed)
+    #expect(await store.credentials()?.accessToken == "fresh")
+    try await provider.send(TestTarget(.get, "/me", authorization: .bearer))
   }
 
   @Test func theRefreshEndpointMustNotNeedABearerToken() async throws {

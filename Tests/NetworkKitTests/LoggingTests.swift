@@ -13,7 +13,9 @@ struct LoggingTests {
     "resp-refresh-88e2", "resp-signup-0f0f", "cookie-secret-3f9a",
   ]
 
-  private func provider(capture: LogCapture, bodyLimit: Int = 4_096) -> NetworkProvider<
+  private func provider(
+    capture: LogCapture, bodyLimit: Int = 4_096
+  ) -> NetworkProvider<
     TestTarget
   > {
     let authenticator = Authenticator(
@@ -56,7 +58,8 @@ struct LoggingTests {
     let entries = capture.entries
     #expect(entries.count == 2)
     let request = try #require(entries.first)
-    #expect(request.message == "-> POST http://127.0.0.1:\(server.port)/json?token=<redacted>&page=2")
+    #expect(
+      request.message == "-> POST http://127.0.0.1:\(server.port)/json?token=<redacted>&page=2")
     #expect("\(request.metadata["http.request.headers"]!)".contains("Authorization: <redacted>"))
     #expect("\(request.metadata["http.request.headers"]!)".contains("Cookie: <redacted>"))
     let requestBody = "\(request.metadata["http.request.body"]!)"
@@ -169,7 +172,8 @@ struct LogRedactorTests {
     #expect(
       redactor.redact(formEncoded: "grant_type=refresh&refresh_token=abc&x=1")
         == "grant_type=refresh&refresh_token=<redacted>&x=1")
-    #expect(redactor.redact(pathAndQuery: "/a?b=1&sign_up_token=z") == "/a?b=1&sign_up_token=<redacted>")
+    #expect(
+      redactor.redact(pathAndQuery: "/a?b=1&sign_up_token=z") == "/a?b=1&sign_up_token=<redacted>")
     #expect(redactor.redact(pathAndQuery: "/no-query") == "/no-query")
   }
 

@@ -56,7 +56,8 @@ struct ProviderTests {
     #expect(
       parts == [
         ParsedPart(name: "caption", fileName: nil, contentType: nil, data: Data("Sunset 🌅".utf8)),
-        ParsedPart(name: "photo", fileName: "sun %22set%22.jpg", contentType: "image/jpeg", data: image),
+        ParsedPart(
+          name: "photo", fileName: "sun %22set%22.jpg", contentType: "image/jpeg", data: image),
       ])
   }
 
@@ -158,7 +159,9 @@ struct ProviderTests {
     #expect(echo.headers["x-prepared-by"] == "RecordingPlugin")
 
     _ = try await provider.response(
-      TestTarget(.get, "/flaky/\(id)", on: server.baseURL, task: .query([.init(name: "failures", value: "1")])))
+      TestTarget(
+        .get, "/flaky/\(id)", on: server.baseURL,
+        task: .query([.init(name: "failures", value: "1")])))
     #expect(await recorder.statuses == [200, 503, 200])
     #expect(await recorder.sentPaths.count == 3)
   }
@@ -169,7 +172,9 @@ actor RecordingPlugin: NetworkPlugin {
   private(set) var sentPaths: [String] = []
   private(set) var statuses: [Int] = []
 
-  nonisolated func prepare(_ request: HTTPRequest, body: Data?, target: any TargetType)
+  nonisolated func prepare(
+    _ request: HTTPRequest, body: Data?, target: any TargetType
+  )
     async throws(NetworkError) -> HTTPRequest
   {
     var request = request

@@ -108,7 +108,8 @@ struct RetryIntegrationTests {
       URLQueryItem(name: "status", value: "\(status)"),
     ]
     if let retryAfter { query.append(URLQueryItem(name: "retry_after", value: retryAfter)) }
-    return TestTarget(method, "/flaky/\(id)", on: server.baseURL, task: .query(query), headers: headers)
+    return TestTarget(
+      method, "/flaky/\(id)", on: server.baseURL, task: .query(query), headers: headers)
   }
 
   @Test func retriesWithExponentialBackoffAndFullJitter() async throws {
@@ -203,7 +204,9 @@ struct RetryIntegrationTests {
   }
 
   @Test(arguments: [HTTPRequest.Method.post, .patch])
-  func retriesNonIdempotentRequestsThatCarryAnIdempotencyKey(method: HTTPRequest.Method)
+  func retriesNonIdempotentRequestsThatCarryAnIdempotencyKey(
+    method: HTTPRequest.Method
+  )
     async throws
   {
     let server = try await TestServer.shared()

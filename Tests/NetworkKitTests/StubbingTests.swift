@@ -73,7 +73,8 @@ struct StubbingTests {
       case .rename:
         return .response(
           status: .conflict,
-          body: Data(#"{"error":{"code":"nickname_taken","message":"taken","field":"nickname"}}"#.utf8))
+          body: Data(
+            #"{"error":{"code":"nickname_taken","message":"taken","field":"nickname"}}"#.utf8))
       case .avatar:
         return .failure(.offline)
       }
@@ -115,7 +116,8 @@ struct StubbingTests {
     }
     let provider = NetworkProvider<ProfileAPI>(transport: transport, authenticator: signedIn())
     #expect(try await provider.request(.me, as: Profile.self) == Profile(nickname: "from-stub"))
-    #expect(try await provider.request(.rename("echo"), as: Profile.self) == Profile(nickname: "echo"))
+    #expect(
+      try await provider.request(.rename("echo"), as: Profile.self) == Profile(nickname: "echo"))
     #expect(transport.receivedRequests.map(\.request.method) == [.get, .patch])
     #expect(
       transport.receivedRequests.last?.request.headerFields[.authorization] == "Bearer stub-token")

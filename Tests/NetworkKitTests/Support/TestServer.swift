@@ -156,8 +156,9 @@ final class TestServer: Sendable {
     router.post("/refresh") { request, _ in
       var request = request
       let body = Data(try await request.collectBody(upTo: 1 << 20).readableBytesView)
-      let refreshToken = try JSONDecoder().decode([String: String].self, from: body)[
-        "refresh_token"] ?? ""
+      let refreshToken =
+        try JSONDecoder().decode([String: String].self, from: body)[
+          "refresh_token"] ?? ""
       _ = await state.increment("refresh:\(refreshToken)")
       let query = request.uri.queryParameters
       if let scope = query["scope"], let count = query["await_401s"].flatMap({ Int($0) }) {
@@ -217,7 +218,9 @@ final class TestServer: Sendable {
     }
   }
 
-  private static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws
+  private static func json(
+    _ value: some Encodable, status: HTTPResponse.Status = .ok
+  ) throws
     -> Response
   {
     let data = try JSONEncoder().encode(value)
