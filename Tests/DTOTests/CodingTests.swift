@@ -67,7 +67,7 @@ struct CodingTests {
       QappleCoding.string(from: Date(timeIntervalSince1970: -0.75)) == "1969-12-31T23:59:59.250Z")
     // Rounds to the nearest millisecond instead of truncating 0.1229999... to .122.
     #expect(
-      QappleCoding.string(from: Date(timeIntervalSince1970: 1_795_324_200.123))
+      QappleCoding.string(from: Date(timeIntervalSince1970: 1_795_237_800.123))
         == "2026-11-21T05:10:00.123Z")
   }
 
