@@ -2,6 +2,7 @@ import DTO
 import Domain
 import Endpoints
 import Foundation
+import Testing
 
 /// Identifiers used by the examples, one per path parameter of the contract. Each one holds
 /// characters that must be percent-encoded, and each differs from the others, so a route that
@@ -306,12 +307,13 @@ extension AdminAPI {
 }
 
 /// One example route with the case name the exhaustive switches give it.
-struct RouteExample: Sendable, CustomStringConvertible {
+struct RouteExample: Sendable, CustomStringConvertible, CustomTestStringConvertible {
   let route: any APIRoute
   /// `<Router>.<case>` as named by the test's exhaustive switch, independent of the router.
   let expectedOperationID: String
 
-  var description: String { "\(route.operationID) \(route.path)" }
+  var description: String { "\(route.method.rawValue) \(route.path) (\(route.operationID))" }
+  var testDescription: String { description }
 }
 
 enum RouteExamples {
