@@ -11,7 +11,8 @@ public enum ChatAPI: Sendable, Hashable {
   /// Opens (or finds) the direct room with another user; the same room every time.
   case openDirect(OpenDirectRoomRequest)
   /// Messages of a room in ascending `seq`: after `afterSeq`, the newest `limit` before
-  /// `beforeSeq`, or the newest `limit` when neither is given. `limit` is clamped to 1...100.
+  /// `beforeSeq`, or the newest `limit` when neither is given; pass at most one of the two.
+  /// `limit` is clamped to 1...100.
   case messages(
     roomID: ChatRoom.ID, afterSeq: Int64? = nil, beforeSeq: Int64? = nil,
     limit: Int = PageRequest.defaultLimit)

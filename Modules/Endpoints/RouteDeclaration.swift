@@ -43,6 +43,8 @@ protocol DeclaredRoute: APIRoute {
   var declaration: RouteDeclaration { get }
 }
 
+// The members are `public` so they can witness the public `APIRoute` requirements of the public
+// routers, while `DeclaredRoute` and `RouteDeclaration` stay internal.
 extension DeclaredRoute {
   /// `<Router>.<case>`, e.g. `BoardAPI.like`.
   public var operationID: String { "\(Self.area).\(declaration.name)" }
