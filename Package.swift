@@ -89,8 +89,22 @@ let serverTargets: [Target] = [
   )
 ]
 
-// Persistence, RepositoriesLive, feature modules and the executables are added as their issues
-// land (see Docs/Architecture.md for the planned graph).
+// MARK: - Tools: what the command-line tools share
+
+let toolTargets: [Target] = [
+  .target(
+    name: "ToolSupport",
+    dependencies: [
+      "Repositories", "RepositoriesLive", "LocalServer", "Domain",
+      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    path: "Modules/ToolSupport"
+  )
+]
+
+// Persistence and the feature modules are added as their issues land (see
+// Docs/Architecture.md for the planned graph).
 
 // MARK: - Executables (composition roots; no library product)
 
@@ -104,6 +118,26 @@ let executableTargets: [Target] = [
     ],
     path: "Modules/qapple-server"
   )
+]
+
+// The member and admin command-line tools (`swift run qapple demo`).
+let toolExecutableTargets: [Target] = [
+  .executableTarget(
+    name: "qapple",
+    dependencies: [
+      "ToolSupport", "Repositories", "RepositoriesLive", "Domain",
+      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+    ],
+    path: "Modules/qapple"
+  ),
+  .executableTarget(
+    name: "qapple-admin",
+    dependencies: [
+      "ToolSupport", "Repositories", "RepositoriesLive", "Domain",
+      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+    ],
+    path: "Modules/qapple-admin"
+  ),
 ]
 
 // MARK: - Tests
@@ -171,17 +205,36 @@ let testTargets: [Target] = [
     ],
     path: "Tests/RepositoriesLiveTests"
   ),
+  // Runs the built `qapple` and `qapple-admin` executables (`swift build --build-tests` builds
+  // them) and decodes their `--json` output.
+  .testTarget(
+    name: "ToolsTests",
+    dependencies: ["ToolSupport", "Domain"],
+    path: "Tests/ToolsTests"
+  ),
+  // One scenario suite, two backends: the RepositoriesTesting fakes, and RepositoriesLive over
+  // real HTTP against an in-process LocalServer on 127.0.0.1 (fakes and server cannot drift).
+  .testTarget(
+    name: "ScenarioTests",
+    dependencies: [
+      "Repositories", "RepositoriesLive", "RepositoriesTesting", "LocalServer", "Domain",
+      "NetworkKit",
+      .product(name: "Dependencies", package: "swift-dependencies"),
+    ],
+    path: "Tests/ScenarioTests"
+  ),
 ]
 
 let library =
   domainTargets + wireTargets + apiTargets + repositoryTargets + implementationTargets
-  + serverTargets
+  + serverTargets + toolTargets
 
 let package = Package(
   name: "Qapple",
   platforms: [.iOS(.v17), .macOS(.v14)],
   // Every library target is a product of the same name (house rule 1: no umbrella product).
-  products: library.map { .library(name: $0.name, targets: [$0.name]) },
+  products: library.map { .library(name: $0.name, targets: [$0.name]) }
+    + toolExecutableTargets.map { .executable(name: $0.name, targets: [$0.name]) },
   dependencies: [
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -192,6 +245,6 @@ let package = Package(
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
   ],
-  targets: library + executableTargets + testTargets,
+  targets: library + executableTargets + toolExecutableTargets + testTargets,
   swiftLanguageModes: [.v6]
 )
