@@ -80,12 +80,6 @@ public enum Path {
     if segment == "." || segment == ".." {
       return segment.replacingOccurrences(of: ".", with: "%2E")
     }
-    return segment.addingPercentEncoding(withAllowedCharacters: unreserved) ?? segment
+    return PercentEncoding.keepingUnreserved(segment)
   }
-
-  private static let unreserved: CharacterSet = {
-    var set = CharacterSet()
-    set.insert(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-    return set
-  }()
 }
