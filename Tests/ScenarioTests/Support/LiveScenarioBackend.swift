@@ -1,0 +1,132 @@
+import Domain
+import Foundation
+import LocalServer
+import NetworkKit
+import Repositories
+import RepositoriesLive
+
+/// The scenarios over real HTTP: an in-process `LocalServer` on 127.0.0.1 (random port,
+/// in-memory database, no seed, a stopped clock) and one `LiveBackend` per app installation,
+/// each with its own in-memory credential store.
+final class LiveScenarioBackend: ScenarioBackend {
+  let server: QappleServer
+  let baseURL: URL
+
+  private init(server: QappleServer, baseURL: URL) {
+    self.server = server
+    self.baseURL = baseURL
+  }
+
+  /// Starts a server; the shared scenarios use no rate limit (the live-only suite sets one).
+  static func start(
+    rateLimit: ServerConfiguration.RateLimit? = nil,
+    accessTokenLifetime: Duration = .seconds(15 * 60)
+  ) async throws -> LiveScenarioBackend {
+    let configuration = ServerConfiguration(
+      host: "127.0.0.1", port: 0, database: .inMemory, seed: .none,
+      accessTokenLifetime: accessTokenLifetime, rateLimit: rateLimit, logLevel: .error,
+      clock: ServerClock(fixed: scenarioEpoch))
+    let server = try QappleServer(configuration: configuration)
+    let baseURL = try await server.start()
+    return LiveScenarioBackend(server: server, baseURL: baseURL)
+  }
+
+  var kind: BackendKind { .live }
+
+  /// The server's clock: the scenarios move it instead of sleeping.
+  var clock: ServerClock { server.clock }
+
+  var today: CalendarDay { CalendarDay(containing: clock.now, in: .seoul) }
+
+  func makeClient() async throws -> RepositorySet {
+    makeLiveClient().repositories
+  }
+
+  /// A new app installation with everything reachable: its authenticator, session controller
+  /// and credential store.
+  ///
+  /// - Parameters:
+  ///   - store: Where its tokens live (a fresh, empty store by default).
+  ///   - baseURL: Where it connects (this server by default).
+  ///   - now: The client's wall clock (the server's clock by default, so both agree on when a
+  ///     token expires).
+  func makeLiveClient(
+    store: RecordingCredentialStore = RecordingCredentialStore(), baseURL: URL? = nil,
+    now: (@Sendable () -> Date)? = nil
+  ) -> LiveBackend {
+    let serverClock = clock
+    var configuration = LiveConfiguration(
+      baseURL: baseURL ?? self.baseURL, credentialStore: store, timeout: .seconds(10),
+      clock: ImmediateClock(), now: now ?? { serverClock.now })
+    configuration.logger.logLevel = .error
+    return LiveBackend(configuration: configuration)
+  }
+
+  func lastEmailCode(for email: EmailAddress) async throws -> VerificationCode? {
+    try await server.lastEmailCode(for: email.rawValue).flatMap(VerificationCode.init(rawValue:))
+  }
+
+  func makeAdmin(nickname: String) async throws -> RepositorySet {
+    let client = try await makeMember(nickname: nickname)
+    try await server.promoteToAdmin(nickname: nickname)
+    // A fresh sign-in, so the session's user snapshot carries the new role too.
+    _ = try await signIn(client, token: nickname, expecting: .admin)
+    return client
+  }
+
+  func shutdown() async {
+    await server.stop()
+  }
+}
+
+/// An in-memory credential store that counts what the authenticator writes: one save per
+/// sign-in and one per token refresh, so a test can tell exactly how many refreshes happened.
+actor RecordingCredentialStore: CredentialStore {
+  private var stored: Credentials?
+  /// Every credential pair saved, oldest first.
+  private(set) var saved: [Credentials] = []
+
+  init(_ credentials: Credentials? = nil) {
+    stored = credentials
+  }
+
+  func credentials() -> Credentials? { stored }
+
+  func save(_ credentials: Credentials) {
+    stored = credentials
+    saved.append(credentials)
+  }
+
+  func clear() {
+    stored = nil
+  }
+}
+
+/// A clock whose sleeps return at once (time jumps to the deadline), so the live client's
+/// retry back-off costs nothing in tests while the retry logic itself still runs.
+final class ImmediateClock: Clock, @unchecked Sendable {
+  /// A point on the clock: the time slept so far.
+  struct Instant: InstantProtocol {
+    var offset: Duration
+
+    func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+    func duration(to other: Instant) -> Duration { other.offset - offset }
+    static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+  }
+
+  // Guarded by `lock`.
+  private let lock = NSLock()
+  private var current = Instant(offset: .zero)
+
+  var now: Instant { lock.withLock { current } }
+
+  var minimumResolution: Duration { .zero }
+
+  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    try Task.checkCancellation()
+    lock.withLock {
+      if current < deadline { current = deadline }
+    }
+    await Task.yield()
+  }
+}
