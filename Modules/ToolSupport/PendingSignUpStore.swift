@@ -69,9 +69,13 @@ public struct PendingSignUpStore: Sendable {
       try DataDirectory.createPrivateDirectory(fileURL.deletingLastPathComponent())
       let data = try ToolJSON.makeEncoder().encode(pending)
       // Created empty with 0600 first, so the token is never readable by others.
-      if !FileManager.default.fileExists(atPath: fileURL.path) {
-        FileManager.default.createFile(
+      if !FileManager.default.fileExists(atPath: fileURL.path),
+        !FileManager.default.createFile(
           atPath: fileURL.path, contents: nil, attributes: [.posixPermissions: 0o600])
+      {
+        throw ToolError(
+          "cannot create \(fileURL.path); check that the data directory is writable",
+          exitCode: .failure)
       }
       try FileManager.default.setAttributes(
         [.posixPermissions: 0o600], ofItemAtPath: fileURL.path)

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+@testable import ToolSupport
+
+/// What a finished tool process left behind.
+struct ToolRun: Sendable, CustomStringConvertible {
+  let arguments: [String]
+  let status: Int32
+  let stdout: String
+  let stderr: String
+
+  /// The non-empty lines of stderr.
+  var errorLines: [String] {
+    stderr.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+  }
+
+  /// Decodes stdout as `--json` output.
+  func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
+    try ToolJSON.makeDecoder().decode(type, from: Data(stdout.utf8))
+  }
+
+  var description: String {
+    "`\(arguments.joined(separator: " "))` exited \(status)\nstdout:\n\(stdout)\nstderr:\n\(stderr)"
+  }
+}
+
+/// Runs the built `qapple` and `qapple-admin` executables with their own data directory.
+struct ToolProcess: Sendable {
+  /// The data directory (`QAPPLE_HOME`) the tools use.
+  let home: URL
+
+  /// A fresh temporary data directory (the tools create it on first use).
+  static func temporaryHome() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent(
+      "qapple-tools-tests-\(UUID().uuidString)", isDirectory: true)
+  }
+
+  /// The directory of the built products: the test bundle sits next to the executables.
+  static func productsDirectory() -> URL {
+    #if os(macOS)
+    if let bundle = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
+      return bundle.bundleURL.deletingLastPathComponent()
+    }
+    #endif
+    return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+      .deletingLastPathComponent()
+  }
+
+  /// Runs `tool` with `arguments` and waits for it to exit.
+  func run(_ tool: String, _ arguments: String...) async throws -> ToolRun {
+    try await run(tool, arguments: arguments)
+  }
+
+  /// Runs `tool` with `arguments` and waits for it to exit.
+  func run(_ tool: String, arguments: [String]) async throws -> ToolRun {
+    let executable = Self.productsDirectory().appendingPathComponent(tool)
+    try #require(
+      FileManager.default.isExecutableFile(atPath: executable.path),
+      "\(executable.path) is missing: build with `swift build --build-tests` first")
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "qapple-tools-output-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: output) }
+    let stdoutURL = output.appendingPathComponent("stdout")
+    let stderrURL = output.appendingPathComponent("stderr")
+    try #require(FileManager.default.createFile(atPath: stdoutURL.path, contents: nil))
+    try #require(FileManager.default.createFile(atPath: stderrURL.path, contents: nil))
+
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment[DataDirectory.environmentKey] = home.path
+    environment[ServerSelection.environmentKey] = nil
+    environment[ToolLogging.environmentKey] = nil
+    process.environment = environment
+    // Files, not pipes: a full pipe buffer would block the child before it exits.
+    process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+    process.standardError = try FileHandle(forWritingTo: stderrURL)
+    process.standardInput = FileHandle.nullDevice
+
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+      process.terminationHandler = { finished in
+        continuation.resume(returning: finished.terminationStatus)
+      }
+      do {
+        try process.run()
+      } catch {
+        process.terminationHandler = nil
+        continuation.resume(throwing: error)
+      }
+    }
+    return ToolRun(
+      arguments: [tool] + arguments, status: status,
+      stdout: String(decoding: try Data(contentsOf: stdoutURL), as: UTF8.self),
+      stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self))
+  }
+}

@@ -1,0 +1,197 @@
+import Domain
+import Foundation
+import Testing
+
+@testable import ToolSupport
+
+/// The tools as users and scripts run them: built executables, real processes, the embedded
+/// local server on a shared database (one data directory for the whole suite, so the demo
+/// community is seeded once).
+@Suite("qapple and qapple-admin as processes", .serialized)
+struct ToolsProcessTests {
+  static let home = ToolProcess.temporaryHome()
+  let tools = ToolProcess(home: ToolsProcessTests.home)
+
+  @Test func demoFinishesAndExitsZero() async throws {
+    // The demo has its own throwaway server: a fresh data directory must not matter.
+    let run = try await ToolProcess(home: ToolProcess.temporaryHome()).run("qapple", "demo")
+    #expect(run.status == 0, "\(run)")
+    #expect(run.stdout.contains("1. Mina and Jun sign up"))
+    #expect(run.stdout.contains("hidden automatically"))
+    #expect(run.stdout.contains("[report_resolved]"))
+    #expect(run.stdout.contains("Done in"))
+    #expect(!run.stderr.contains("error"), "\(run)")
+  }
+
+  @Test func memberListingsDecodeFromJSON() async throws {
+    let signIn = try await tools.run("qapple", "signin", "--token", "demo-1", "--json")
+    #expect(signIn.status == 0, "\(signIn)")
+    let user = try signIn.decode(UserOutput.self)
+    #expect(user.role == "member")
+    #expect(!user.nickname.isEmpty)
+
+    let today = try await tools.run("qapple", "today", "--json")
+    #expect(today.status == 0, "\(today)")
+    let question = try today.decode(QuestionOutput.self)
+    #expect(!question.content.isEmpty)
+    #expect(question.id.hasPrefix("q_"))
+    #expect(throws: Never.self) { try CalendarDay(iso8601: question.publishDate) }
+    #expect(question.answerCount >= 0)
+
+    let board = try await tools.run("qapple", "board", "list", "--json", "--limit", "5")
+    #expect(board.status == 0, "\(board)")
+    let posts = try board.decode(ListOutput<PostOutput>.self)
+    #expect(posts.items.count == 5)
+    #expect(posts.nextCursor != nil)
+    #expect(posts.items.allSatisfy { !$0.id.isEmpty && !$0.content.isEmpty && $0.likeCount >= 0 })
+    let dates = posts.items.map(\.createdAt)
+    #expect(dates == dates.sorted(by: >), "newest first")
+
+    let cursor = try #require(posts.nextCursor)
+    let next = try await tools.run(
+      "qapple", "board", "list", "--json", "--limit", "5", "--cursor", cursor)
+    let nextPosts = try next.decode(ListOutput<PostOutput>.self)
+    #expect(Set(nextPosts.items.map(\.id)).isDisjoint(with: posts.items.map(\.id)))
+  }
+
+  @Test func adminListingsDecodeFromJSON() async throws {
+    let signIn = try await tools.run("qapple-admin", "signin", "--token", "admin", "--json")
+    #expect(signIn.status == 0, "\(signIn)")
+    #expect(try signIn.decode(UserOutput.self).role == "admin")
+
+    let statsRun = try await tools.run("qapple-admin", "stats", "--json")
+    #expect(statsRun.status == 0, "\(statsRun)")
+    let stats = try statsRun.decode(StatsOutput.self)
+    #expect(stats.users >= 11)
+    #expect(stats.admins >= 1)
+    #expect(stats.posts > 0)
+    #expect(stats.questions > 0)
+
+    let reportsRun = try await tools.run("qapple-admin", "reports", "list", "--json")
+    #expect(reportsRun.status == 0, "\(reportsRun)")
+    let reports = try reportsRun.decode(ListOutput<ReportCaseOutput>.self)
+    #expect(!reports.items.isEmpty, "the demo seed has open reports")
+    for reportCase in reports.items {
+      #expect(reportCase.status == "open")
+      #expect(reportCase.resolution == nil)
+      #expect(reportCase.reportCount > 0)
+      #expect(reportCase.reasonCounts.values.reduce(0, +) == reportCase.reportCount)
+      #expect(throws: Never.self) { try ArgumentParsing.reportTarget(reportCase.target) }
+    }
+    #expect(reports.items.count == stats.openReports)
+
+    let questions = try await tools.run("qapple-admin", "questions", "list", "--json")
+    #expect(questions.status == 0, "\(questions)")
+    let page = try questions.decode(ListOutput<ScheduledQuestionOutput>.self)
+    #expect(page.items.contains { $0.status == "scheduled" })
+    #expect(page.items.contains { $0.status == "published" })
+  }
+
+  @Test func bothToolsSeeTheSameData() async throws {
+    #expect(try await tools.run("qapple-admin", "signin", "--token", "admin").status == 0)
+    #expect(try await tools.run("qapple", "signin", "--token", "demo-2").status == 0)
+    let before = try await tools.run("qapple-admin", "stats", "--json").decode(StatsOutput.self)
+
+    let text = "Shared database check \(UUID().uuidString.prefix(8))"
+    let posted = try await tools.run("qapple", "board", "post", text, "--json")
+    #expect(posted.status == 0, "\(posted)")
+    let post = try posted.decode(PostOutput.self)
+    #expect(post.content == text)
+    #expect(post.isMine)
+    #expect(post.authorName == "Anonymous")
+
+    let after = try await tools.run("qapple-admin", "stats", "--json").decode(StatsOutput.self)
+    #expect(after.posts == before.posts + 1)
+
+    let shown = try await tools.run("qapple", "board", "show", post.id, "--json")
+    #expect(try shown.decode(PostDetailOutput.self).post.id == post.id)
+  }
+
+  @Test func signUpTakesTwoStepsWithTheEmailCode() async throws {
+    let suffix = String(UInt16.random(in: 1000...9999))
+    let token = "tools-test-\(UUID().uuidString.prefix(8))"
+    let email = "tester\(suffix)@academy.example"
+    let first = try await tools.run("qapple", "signup", "--token", token, "--email", email)
+    #expect(first.status == 0, "\(first)")
+    // The embedded server prints the code it would have mailed on stderr.
+    let codeLine = try #require(first.errorLines.first { $0.contains("e-mail code for \(email)") })
+    let afterEmail = try #require(codeLine.range(of: "\(email): "))
+    let code = String(codeLine[afterEmail.upperBound...].prefix(6))
+    #expect(code.count == 6 && code.allSatisfy(\.isNumber), "\(codeLine)")
+
+    let second = try await tools.run(
+      "qapple", "signup", "--token", token, "--email", email, "--code", code,
+      "--nickname", "Tester\(suffix)", "--cohort", "2026 Tests", "--json")
+    #expect(second.status == 0, "\(second)")
+    let user = try second.decode(UserOutput.self)
+    #expect(user.nickname == "Tester\(suffix)")
+    #expect(user.cohort == "2026 Tests")
+
+    let status = try await tools.run("qapple", "status", "--json").decode(SessionOutput.self)
+    #expect(status.state == "signed_in")
+    #expect(status.user?.id == user.id)
+  }
+
+  @Test func memberRunningAnAdminCommandExitsThree() async throws {
+    let signIn = try await tools.run("qapple-admin", "signin", "--token", "demo-4")
+    #expect(signIn.status == 0, "\(signIn)")
+    #expect(signIn.stderr.contains("not an admin"))
+
+    let stats = try await tools.run("qapple-admin", "stats")
+    #expect(stats.status == 3, "\(stats)")
+    #expect(stats.errorLines.count == 1, "\(stats)")
+    #expect(stats.errorLines.first?.hasPrefix("error: forbidden") == true, "\(stats)")
+    #expect(stats.stdout.isEmpty)
+  }
+
+  @Test func anOfflineServerExitsSixInOneLine() async throws {
+    let run = try await tools.run(
+      "qapple", "signin", "--token", "demo-1", "--server", "http://127.0.0.1:1")
+    #expect(run.status == 6, "\(run)")
+    #expect(run.errorLines == ["error: cannot reach the server at http://127.0.0.1:1 (offline)"])
+    #expect(run.stdout.isEmpty)
+
+    let admin = try await tools.run(
+      "qapple-admin", "stats", "--json", "--server", "http://127.0.0.1:1")
+    #expect(admin.status == 3, "no session for that server: \(admin)")
+    #expect(admin.errorLines.count == 1, "\(admin)")
+  }
+
+  @Test func badInputIsRefusedInOneLine() async throws {
+    #expect(try await tools.run("qapple", "signin", "--token", "demo-1").status == 0)
+    let empty = try await tools.run("qapple", "answer", "")
+    #expect(empty.status == 2, "\(empty)")
+    #expect(empty.errorLines == ["error: invalid answer: content must not be empty."])
+
+    let target = try await tools.run("qapple", "report", "postp_1", "--reason", "spam")
+    #expect(target.status == 2, "\(target)")
+    #expect(target.errorLines.count == 1)
+    #expect(target.stderr.contains("KIND:ID"))
+
+    let missing = try await tools.run("qapple", "board", "show")
+    #expect(missing.status == 2, "\(missing)")
+    #expect(missing.errorLines.count == 1, "\(missing)")
+    #expect(missing.stderr.contains("qapple board show --help"))
+
+    let server = try await tools.run("qapple", "today", "--server", "ftp://example.com")
+    #expect(server.status == 2, "\(server)")
+    #expect(server.errorLines.count == 1)
+  }
+
+  @Test func missingContentExitsFour() async throws {
+    #expect(try await tools.run("qapple", "signin", "--token", "demo-1").status == 0)
+    let run = try await tools.run("qapple", "board", "show", "p_999999", "--json")
+    #expect(run.status == 4, "\(run)")
+    #expect(run.errorLines.count == 1)
+    #expect(run.stdout.isEmpty)
+  }
+
+  @Test func helpExitsZero() async throws {
+    let run = try await tools.run("qapple", "--help")
+    #expect(run.status == 0, "\(run)")
+    #expect(run.stdout.contains("demo"))
+    let admin = try await tools.run("qapple-admin", "reports", "--help")
+    #expect(admin.status == 0, "\(admin)")
+    #expect(admin.stdout.contains("resolve"))
+  }
+}
