@@ -24,6 +24,8 @@ public final class QappleServer: Sendable {
   private let routes: RouteTable
   private let inFlight = InFlight()
   private let lifecycle = Locked<Lifecycle>(.idle)
+  /// Closes the listening socket: no new connections, and the accept loop ends cleanly.
+  private let closeListener = Locked<(@Sendable () async -> Void)?>(nil)
 
   private enum Lifecycle {
     case idle
@@ -68,23 +70,21 @@ public final class QappleServer: Sendable {
   /// Starts listening and returns the base URL with the bound port; the server runs in the
   /// background until ``stop()``.
   public func start() async throws -> URL {
-    let (stream, continuation) = AsyncStream.makeStream(of: URL.self)
+    // The stream yields the URL once listening, or ends with the error that stopped the server
+    // (e.g. the port is taken).
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: URL.self)
     let application = makeApplication { url in continuation.yield(url) }
-    let task = Task { try await application.run() }
-    // Either the server reports its port or the task fails (e.g. the port is taken).
-    let url: URL? = try await withThrowingTaskGroup(of: URL?.self) { group in
-      group.addTask {
-        var iterator = stream.makeAsyncIterator()
-        return await iterator.next()
+    let task = Task {
+      do {
+        try await application.run()
+        continuation.finish()
+      } catch {
+        continuation.finish(throwing: error)
+        throw error
       }
-      group.addTask {
-        try await task.value
-        return nil
-      }
-      defer { group.cancelAll() }
-      return try await group.next() ?? nil
     }
-    guard let url else {
+    var iterator = stream.makeAsyncIterator()
+    guard let url = try await iterator.next() else {
       throw ServerError.notStarted("The server stopped before it was listening.")
     }
     try lifecycle.withLock { state in
@@ -106,6 +106,8 @@ public final class QappleServer: Sendable {
       return nil
     }
     if let task {
+      // Stop accepting first, let answers in flight finish, then end the idle connections.
+      await closeListener.withLock { $0 }?()
       await inFlight.waitUntilIdle()
       task.cancel()
       _ = await task.result
@@ -154,6 +156,7 @@ public final class QappleServer: Sendable {
       configuration: .init(
         address: .hostname(host, port: configuration.port), serverName: "qapple-server"),
       onServerRunning: { channel in
+        self.closeListener.withLock { $0 = { try? await channel.close().get() } }
         let port = channel.localAddress?.port ?? 0
         let hostPart = host.contains(":") ? "[\(host)]" : host
         guard let url = URL(string: "http://\(hostPart):\(port)") else { return }

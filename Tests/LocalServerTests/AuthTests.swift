@@ -1,0 +1,276 @@
+import DTO
+import Domain
+import Foundation
+import Hummingbird
+import LocalServer
+import Testing
+
+@Suite("Auth: sign-in, e-mail code, sign-up, tokens")
+struct AuthTests {
+  @Test("needs_sign_up -> code -> verify -> sign-up -> session; the same dev token signs in again")
+  func fullFlow() async throws {
+    try await withServer(.testing(accessTokenLifetime: .seconds(900))) { h in
+      let session = try await h.signUp("사과나무", token: "learner-1", cohort: "2026 Morning")
+      #expect(session.user.nickname == "사과나무")
+      #expect(session.user.role == .member)
+      #expect(session.user.cohort == "2026 Morning")
+      #expect(session.expiresAt == testEpoch.addingTimeInterval(900))
+
+      let me = try await h.expect(.ok, UserDTO.self, .get, "/me", token: session.accessToken)
+      #expect(me.id == session.user.id)
+
+      let again = try await h.expect(
+        .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: "learner-1"))
+      #expect(again.status == .signedIn)
+      #expect(again.session?.user.id == session.user.id)
+      #expect(again.signUpToken == nil)
+    }
+  }
+
+  @Test("apple and kakao are refused locally with a message naming the provider field")
+  func onlyDevProvider() async throws {
+    try await withServer { h in
+      for provider in ["apple", "kakao"] {
+        let result = try await h.expectError(
+          .badRequest, "validation_failed", field: "provider", .post, "/auth/sign-in",
+          json: SignInRequest(provider: provider, token: "x"))
+        #expect(result.error?.message.contains("dev") == true)
+      }
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "provider", .post, "/auth/sign-in",
+        json: SignInRequest(provider: "github", token: "x"))
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "token", .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: "   "))
+    }
+  }
+
+  @Test("e-mail must be valid; wrong codes count; five wrong codes invalidate the code")
+  func emailCodeRules() async throws {
+    try await withServer { h in
+      let signIn = try await h.expect(
+        .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: "t1"))
+      let sut = try #require(signIn.signUpToken)
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "email", .post, "/auth/email/code",
+        json: EmailCodeRequest(signUpToken: sut, email: "not-an-address"))
+      try await h.expectError(
+        .unauthorized, "unauthorized", .post, "/auth/email/code",
+        json: EmailCodeRequest(signUpToken: "sut_unknown", email: "a@b.example"))
+
+      _ = try await h.expect(
+        .accepted, EmailCodeSentDTO.self, .post, "/auth/email/code",
+        json: EmailCodeRequest(signUpToken: sut, email: "A@Academy.example"))
+      let code = try #require(try await h.server.lastEmailCode(for: "a@academy.example"))
+      let wrong = code == "000000" ? "111111" : "000000"
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "code", .post, "/auth/email/verify",
+        json: EmailVerifyRequest(signUpToken: sut, email: "a@academy.example", code: "12ab"))
+      for attempt in 1...5 {
+        let result = try await h.expectError(
+          .badRequest, "validation_failed", field: "code", .post, "/auth/email/verify",
+          json: EmailVerifyRequest(signUpToken: sut, email: "a@academy.example", code: wrong))
+        if attempt < 5 {
+          #expect(result.error?.message.contains("\(5 - attempt) attempt") == true)
+        }
+      }
+      // The right code no longer works after five wrong ones.
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "code", .post, "/auth/email/verify",
+        json: EmailVerifyRequest(signUpToken: sut, email: "a@academy.example", code: code))
+      #expect(try await h.server.lastEmailCode(for: "a@academy.example") == nil)
+    }
+  }
+
+  @Test("an e-mail code expires after ten minutes")
+  func emailCodeExpires() async throws {
+    try await withServer { h in
+      let signIn = try await h.expect(
+        .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: "t2"))
+      let sut = try #require(signIn.signUpToken)
+      let sent = try await h.expect(
+        .accepted, EmailCodeSentDTO.self, .post, "/auth/email/code",
+        json: EmailCodeRequest(signUpToken: sut, email: "b@academy.example"))
+      #expect(sent.expiresAt == testEpoch.addingTimeInterval(600))
+      let code = try #require(try await h.server.lastEmailCode(for: "b@academy.example"))
+      h.clock.advance(by: .seconds(601))
+      let result = try await h.expectError(
+        .badRequest, "validation_failed", field: "code", .post, "/auth/email/verify",
+        json: EmailVerifyRequest(signUpToken: sut, email: "b@academy.example", code: code))
+      #expect(result.error?.message.contains("expired") == true)
+    }
+  }
+
+  @Test("sign-up checks nickname rules, case-insensitive uniqueness, terms and tokens")
+  func signUpRules() async throws {
+    try await withServer { h in
+      _ = try await h.signUp("Swiftie")
+      let signIn = try await h.expect(
+        .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: "second"))
+      let sut = try #require(signIn.signUpToken)
+      _ = try await h.expect(
+        .accepted, EmailCodeSentDTO.self, .post, "/auth/email/code",
+        json: EmailCodeRequest(signUpToken: sut, email: "second@academy.example"))
+      let code = try #require(try await h.server.lastEmailCode(for: "second@academy.example"))
+      let verified = try await h.expect(
+        .ok, EmailVerifiedDTO.self, .post, "/auth/email/verify",
+        json: EmailVerifyRequest(signUpToken: sut, email: "second@academy.example", code: code))
+      func form(_ nickname: String, terms: String = "2026-03", vt: String? = nil) -> SignUpRequest {
+        SignUpRequest(
+          signUpToken: sut, verificationToken: vt ?? verified.verificationToken,
+          nickname: nickname, agreedTermsVersion: terms)
+      }
+      try await h.expectError(
+        .unauthorized, "unauthorized", .post, "/auth/sign-up", json: form("Valid1", vt: "vt_nope"))
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "nickname", .post, "/auth/sign-up",
+        json: form("a"))
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "nickname", .post, "/auth/sign-up",
+        json: form("bad name!"))
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "nickname", .post, "/auth/sign-up",
+        json: form("Admin"))
+      try await h.expectError(
+        .conflict, "nickname_taken", field: "nickname", .post, "/auth/sign-up",
+        json: form("SWIFTIE"))
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "agreed_terms_version", .post, "/auth/sign-up",
+        json: form("Fresh1", terms: " "))
+      let session = try await h.expect(
+        .created, SessionDTO.self, .post, "/auth/sign-up", json: form("Fresh1"))
+      #expect(session.user.nickname == "Fresh1")
+
+      let availability = try await h.expect(
+        .ok, NicknameAvailabilityDTO.self, .get, "/nicknames/availability?nickname=fresh1")
+      #expect(availability.available == false)
+      let free = try await h.expect(
+        .ok, NicknameAvailabilityDTO.self, .get,
+        "/nicknames/availability?nickname=%EC%83%88%EC%9D%B4%EB%A6%84")
+      #expect(free.available == true)
+      #expect(free.nickname == "새이름")
+      let invalid = try await h.expect(
+        .ok, NicknameAvailabilityDTO.self, .get, "/nicknames/availability?nickname=x")
+      #expect(invalid.available == false)
+      #expect(invalid.reason != nil)
+    }
+  }
+
+  @Test("refresh rotates; reusing a spent refresh token is 401 and revokes the whole family")
+  func refreshRotationAndReuse() async throws {
+    try await withServer { h in
+      let first = try await h.signUp("Rotator")
+      let second = try await h.expect(
+        .ok, SessionDTO.self, .post, "/auth/refresh",
+        json: RefreshRequest(refreshToken: first.refreshToken))
+      #expect(second.refreshToken != first.refreshToken)
+      #expect(second.accessToken != first.accessToken)
+      _ = try await h.expect(.ok, UserDTO.self, .get, "/me", token: second.accessToken)
+
+      // The old refresh token comes back: 401, and the session it belonged to ends.
+      try await h.expectError(
+        .unauthorized, "unauthorized", .post, "/auth/refresh",
+        json: RefreshRequest(refreshToken: first.refreshToken))
+      try await h.expectError(.unauthorized, "unauthorized", .get, "/me", token: second.accessToken)
+      try await h.expectError(
+        .unauthorized, "unauthorized", .post, "/auth/refresh",
+        json: RefreshRequest(refreshToken: second.refreshToken))
+
+      // Another sign-in is another family and still works.
+      let other = try await h.expect(
+        .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: "dev-Rotator"))
+      let token = try #require(other.session?.accessToken)
+      _ = try await h.expect(.ok, UserDTO.self, .get, "/me", token: token)
+    }
+  }
+
+  @Test("an expired access token is 401 token_expired; unknown or missing tokens are unauthorized")
+  func accessTokenExpiry() async throws {
+    try await withServer(.testing(accessTokenLifetime: .seconds(30))) { h in
+      let session = try await h.signUp("Expiring")
+      #expect(session.expiresAt == testEpoch.addingTimeInterval(30))
+      _ = try await h.expect(.ok, UserDTO.self, .get, "/me", token: session.accessToken)
+      h.clock.advance(by: .seconds(31))
+      try await h.expectError(
+        .unauthorized, "token_expired", .get, "/me", token: session.accessToken)
+      let renewed = try await h.expect(
+        .ok, SessionDTO.self, .post, "/auth/refresh",
+        json: RefreshRequest(refreshToken: session.refreshToken))
+      _ = try await h.expect(.ok, UserDTO.self, .get, "/me", token: renewed.accessToken)
+
+      try await h.expectError(.unauthorized, "unauthorized", .get, "/me", token: "at_unknown")
+      try await h.expectError(.unauthorized, "unauthorized", .get, "/me")
+      try await h.expectError(
+        .unauthorized, "unauthorized", .get, "/me", headers: [.authorization: "Basic abc"])
+    }
+  }
+
+  @Test("sign-out revokes the session; withdraw frees the nickname and keeps content")
+  func signOutAndWithdraw() async throws {
+    try await withServer { h in
+      let session = try await h.signUp("Leaver")
+      let post = try await h.post("Goodbye, everyone", token: session.accessToken)
+      let reader = try await h.member("Reader")
+
+      let signOut = try await h.send(
+        .post, "/auth/sign-out", token: session.accessToken,
+        json: SignOutRequest(refreshToken: session.refreshToken))
+      #expect(signOut.status == .noContent)
+      try await h.expectError(
+        .unauthorized, "unauthorized", .get, "/me", token: session.accessToken)
+      try await h.expectError(
+        .unauthorized, "unauthorized", .post, "/auth/refresh",
+        json: RefreshRequest(refreshToken: session.refreshToken))
+
+      let back = try await h.expect(
+        .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: "dev-Leaver"))
+      let token = try #require(back.session?.accessToken)
+      #expect(try await h.send(.delete, "/me", token: token).status == .noContent)
+      try await h.expectError(.unauthorized, "unauthorized", .get, "/me", token: token)
+
+      let kept = try await h.expect(.ok, PostDTO.self, .get, "/posts/\(post.id)", token: reader)
+      #expect(kept.authorName == "(withdrawn)")
+      try await h.expectError(
+        .notFound, "not_found", .get, "/users/\(session.user.id)", token: reader)
+      // The provider account and the nickname are free again.
+      let fresh = try await h.expect(
+        .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: "dev-Leaver"))
+      #expect(fresh.status == .needsSignUp)
+      let availability = try await h.expect(
+        .ok, NicknameAvailabilityDTO.self, .get, "/nicknames/availability?nickname=Leaver")
+      #expect(availability.available)
+    }
+  }
+
+  @Test("PATCH /me: nickname rules and conflicts; cohort null clears, missing keeps")
+  func profileUpdate() async throws {
+    try await withServer { h in
+      _ = try await h.signUp("Taken")
+      let session = try await h.signUp("Changer", cohort: "2026 Morning")
+      let token = session.accessToken
+      let renamed = try await h.expect(
+        .ok, UserDTO.self, .patch, "/me", token: token, json: UpdateProfileRequest(nickname: "변경됨"))
+      #expect(renamed.nickname == "변경됨")
+      #expect(renamed.cohort == "2026 Morning")
+      try await h.expectError(
+        .conflict, "nickname_taken", field: "nickname", .patch, "/me", token: token,
+        json: UpdateProfileRequest(nickname: "taken"))
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "nickname", .patch, "/me", token: token,
+        json: UpdateProfileRequest(nickname: "!"))
+      let cleared = try await h.send(
+        .patch, "/me", token: token, raw: Data(#"{"cohort": null}"#.utf8),
+        contentType: "application/json")
+      #expect(cleared.status == .ok)
+      #expect(try cleared.decode(UserDTO.self).cohort == nil)
+      #expect(cleared.object?["cohort"] is NSNull)
+    }
+  }
+}

@@ -1,0 +1,211 @@
+import DTO
+import Domain
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LocalServer
+import Testing
+
+@Suite("Rate limit, fault injection, lifecycle, seed")
+struct OperationsTests {
+  @Test("writes over the limit are 429 with Retry-After; the window moves with the clock")
+  func rateLimit() async throws {
+    let limit = ServerConfiguration.RateLimit(count: 4, window: .seconds(10))
+    try await withServer(.testing(rateLimit: limit)) { h in
+      // Sign-up makes four public writes, counted per address; posts count per user.
+      let token = try await h.member("Hasty")
+      for index in 0..<4 {
+        _ = try await h.post("Post \(index)", token: token)
+        h.clock.advance(by: .seconds(1))
+      }
+      let limited = try await h.expectError(
+        .tooManyRequests, "rate_limited", .post, "/posts", token: token,
+        json: CreatePostRequest(content: "One too many", isAnonymous: true))
+      #expect(limited.headers[.retryAfter] == "6")
+      // Reads are not limited; public writes count per address (sign-up used all four).
+      _ = try await h.expect(.ok, PageDTO<PostDTO>.self, .get, "/posts", token: token)
+      try await h.expectError(
+        .tooManyRequests, "rate_limited", .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: "fifth-public-write"))
+      h.clock.advance(by: .seconds(7))
+      _ = try await h.post("Patient now", token: token)
+    }
+  }
+
+  @Test("without dev mode /_dev is 404 and faults are off")
+  func devEndpointsNeedDevMode() async throws {
+    let rule = FaultRule(errorRate: 1, errorStatus: 503)
+    try await withServer(.testing(faults: [rule])) { h in
+      try await h.expectError(.notFound, "not_found", .get, "/_dev/faults")
+      try await h.expectError(.notFound, "not_found", .delete, "/_dev/faults")
+      _ = try await h.member("Unbothered")
+    }
+  }
+
+  @Test("dev mode: faults by operation and path, set and cleared at runtime")
+  func faults() async throws {
+    try await withServer(.testing(devMode: true)) { h in
+      let token = try await h.member("Chaos")
+      let settings =
+        #"{"rules":[{"operation":"BoardAPI.posts","error_rate":1,"error_status":503}]}"#
+      let set = try await h.send(
+        .put, "/_dev/faults", raw: Data(settings.utf8), contentType: "application/json")
+      #expect(set.status == .ok)
+      try await h.expectError(.serviceUnavailable, "internal", .get, "/posts", token: token)
+      // Other operations are untouched.
+      _ = try await h.post("Still works", token: token)
+
+      let prefix =
+        #"{"rules":[{"path_prefix":"/notifications","error_rate":1,"error_status":429}]}"#
+      _ = try await h.send(
+        .put, "/_dev/faults", raw: Data(prefix.utf8), contentType: "application/json")
+      let limited = try await h.expectError(
+        .tooManyRequests, "rate_limited", .get, "/notifications/unread-count", token: token)
+      #expect(limited.headers[.retryAfter] != nil)
+      _ = try await h.expect(.ok, PageDTO<PostDTO>.self, .get, "/posts", token: token)
+
+      let current = try await h.send(.get, "/_dev/faults")
+      let rules = try #require(current.object?["rules"] as? [[String: Any]])
+      #expect(rules.first?["path_prefix"] as? String == "/notifications")
+      #expect(rules.first?["operation"] is NSNull)
+
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "rules[0].error_rate", .put, "/_dev/faults",
+        raw: Data(#"{"rules":[{"error_rate":2}]}"#.utf8), contentType: "application/json")
+      #expect(try await h.send(.delete, "/_dev/faults").status == .noContent)
+      _ = try await h.expect(
+        .ok, UnreadCountDTO.self, .get, "/notifications/unread-count", token: token)
+    }
+  }
+
+  @Test("dev mode: a dropped connection gets no answer at all")
+  func droppedConnection() async throws {
+    let rule = FaultRule(target: .operation("MeAPI.me"), dropRate: 1)
+    try await withServer(.testing(devMode: true, faults: [rule])) { h in
+      let token = try await h.member("Dropped")
+      let client = h.newClient()
+      await #expect(throws: (any Error).self) {
+        _ = try await h.send(.get, "/me", token: token, using: client)
+      }
+      try? await client.shutdown()
+      _ = try await h.expect(.ok, PageDTO<PostDTO>.self, .get, "/posts", token: token)
+    }
+  }
+
+  @Test("the same fault seed gives the same sequence of failures")
+  func seededFaults() async throws {
+    func run() async throws -> [Bool] {
+      let rule = FaultRule(target: .pathPrefix("/posts"), errorRate: 0.5, errorStatus: 500)
+      return try await withServer(.testing(devMode: true, faults: [rule])) { h in
+        let token = try await h.member("Dice")
+        var failures: [Bool] = []
+        for _ in 0..<16 {
+          failures.append(
+            try await h.send(.get, "/posts", token: token).status == .internalServerError)
+        }
+        return failures
+      }
+    }
+    let first = try await run()
+    let second = try await run()
+    #expect(first == second)
+    #expect(first.contains(true))
+    #expect(first.contains(false))
+  }
+
+  @Test("fault rules parse from the command-line form and refuse bad numbers")
+  func faultRuleParsing() throws {
+    let rule = try FaultRule(parsing: "path=/posts, latency=250ms, error-rate=0.25, status=502")
+    #expect(rule.target == .pathPrefix("/posts"))
+    #expect(rule.latency == .milliseconds(250))
+    #expect(rule.errorRate == 0.25)
+    #expect(rule.errorStatus == 502)
+    #expect(
+      try FaultRule(parsing: "op=BoardAPI.like,drop-rate=1").target == .operation("BoardAPI.like"))
+    #expect(throws: FaultRule.Invalid.self) { try FaultRule(parsing: "error-rate=1.5") }
+    #expect(throws: FaultRule.Invalid.self) { try FaultRule(parsing: "status=200") }
+    #expect(throws: FaultRule.Invalid.self) { try FaultRule(parsing: "colour=blue") }
+  }
+
+  @Test("data survives a restart on a file database; the demo seed loads once")
+  func persistenceAndSeed() async throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("qapple-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("qapple.sqlite").path
+    let configuration = ServerConfiguration.testing(seed: .demo, database: .file(path))
+
+    let (postID, counts) = try await withServer(configuration) { h in
+      let signIn = try await h.expect(
+        .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: DemoSeed.adminToken))
+      let admin = try #require(signIn.session)
+      #expect(admin.user.role == .admin)
+      let stats = try await h.expect(
+        .ok, AdminStatsDTO.self, .get, "/admin/stats", token: admin.accessToken)
+      #expect(stats.users == 11)
+      #expect(stats.posts == 40)
+      #expect(stats.questions == 25)
+      #expect(stats.groups == 4)
+      #expect(stats.openReports >= 2)
+      #expect(stats.messages > 0)
+      let post = try await h.post("Written before the restart", token: admin.accessToken)
+      return (post.id, stats)
+    }
+
+    try await withServer(configuration) { h in
+      let signIn = try await h.expect(
+        .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: "demo-1"))
+      let token = try #require(signIn.session?.accessToken)
+      let post = try await h.expect(.ok, PostDTO.self, .get, "/posts/\(postID)", token: token)
+      #expect(post.content == "Written before the restart")
+      let adminSignIn = try await h.expect(
+        .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: DemoSeed.adminToken))
+      let admin = try #require(adminSignIn.session?.accessToken)
+      let stats = try await h.expect(.ok, AdminStatsDTO.self, .get, "/admin/stats", token: admin)
+      // Seeded once: the restart added nothing but the post written above.
+      #expect(stats.users == counts.users)
+      #expect(stats.posts == counts.posts + 1)
+      #expect(stats.questions == counts.questions)
+
+      // demo-1 has not answered today's question yet; the others have.
+      let today = try await h.expect(.ok, QuestionDTO.self, .get, "/questions/today", token: token)
+      #expect(today.myAnswer == nil)
+      #expect(today.answerCount == 9)
+      try await h.expectError(
+        .forbidden, "answer_required", .get, "/questions/\(today.id)/answers", token: token)
+      // One post is a single report away from being hidden.
+      let inbox = try await h.expect(
+        .ok, PageDTO<ReportCaseDTO>.self, .get, "/admin/reports?status=open", token: admin)
+      #expect(
+        inbox.items.contains {
+          $0.reportCount == ModerationPolicy.autoHideThreshold - 1 && !$0.isHidden
+        })
+    }
+  }
+
+  @Test("stop waits, closes the listener and the database; start reports the bound port")
+  func gracefulStop() async throws {
+    let server = try QappleServer(configuration: .testing())
+    let url = try await server.start()
+    #expect(url.host == "127.0.0.1")
+    #expect((url.port ?? 0) > 0)
+    #expect(server.baseURL == url)
+    let port = try #require(url.port)
+    try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+      let response = try await client.get("/nicknames/availability?nickname=Someone")
+      #expect(response.status == .ok)
+    }
+    await server.stop()
+    #expect(server.baseURL == nil)
+    await #expect(throws: (any Error).self) {
+      try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+        _ = try await client.get("/nicknames/availability?nickname=Someone")
+      }
+    }
+    // Stopping twice is harmless.
+    await server.stop()
+  }
+}
