@@ -174,6 +174,9 @@ let testTargets: [Target] = [
     dependencies: [
       "Repositories", "Domain",
       .product(name: "Dependencies", package: "swift-dependencies"),
+      // Linked, not imported: it carries IssueReportingTestSupport, without which an
+      // unimplemented `testValue` endpoint only prints a warning instead of failing the test.
+      .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
     ],
     path: "Tests/RepositoriesTests"
   ),

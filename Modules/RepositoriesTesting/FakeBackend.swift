@@ -108,6 +108,11 @@ public final class FakeBackend: Sendable {
     return try client(signedInAs: user.id)
   }
 
+  /// Several signed-up members at once: `let (a, b) = ...` reads well with `let clients`.
+  public func signedUpClients(_ nicknames: String...) throws -> [FakeClient] {
+    try nicknames.map { try signedUpClient(nickname: $0) }
+  }
+
   /// A new client signed in as an existing user (a second device, or a seeded user).
   public func client(signedInAs userID: User.ID) throws -> FakeClient {
     let client = makeClient()

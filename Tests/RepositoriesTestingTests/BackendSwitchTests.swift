@@ -1,0 +1,152 @@
+import Domain
+import Foundation
+import Repositories
+import RepositoriesTesting
+import Testing
+
+@Suite("Fake pagination")
+struct PaginationTests {
+  @Test("walking every page returns each post once, newest first")
+  func walkAllPosts() async throws {
+    let (backend, alice, bob, _) = try makeCast()
+    for index in 1...45 {
+      // Several posts share a timestamp: the insertion order must break the tie.
+      if index % 3 == 0 { backend.advance(by: 1) }
+      _ = try await alice.board.createPost(PostDraft(content: "post \(index)"))
+    }
+    let all = try await collectAll(limit: 10) { try await bob.board.fetchPosts(page: $0) }
+    #expect(all.count == 45)
+    #expect(Set(all.map(\.id)).count == 45)
+    #expect(all.map(\.content) == (1...45).reversed().map { "post \($0)" })
+  }
+
+  @Test("inserts between pages neither duplicate nor skip older items")
+  func stableUnderInserts() async throws {
+    let (backend, alice, bob, _) = try makeCast()
+    for index in 1...6 {
+      backend.advance(by: 1)
+      _ = try await alice.board.createPost(PostDraft(content: "post \(index)"))
+    }
+    let first = try await bob.board.fetchPosts(page: PageRequest(limit: 3))
+    #expect(first.items.map(\.content) == ["post 6", "post 5", "post 4"])
+    backend.advance(by: 1)
+    _ = try await alice.board.createPost(PostDraft(content: "newer"))
+    let second = try await bob.board.fetchPosts(
+      page: PageRequest(cursor: first.nextCursor, limit: 3))
+    #expect(second.items.map(\.content) == ["post 3", "post 2", "post 1"])
+    #expect(second.nextCursor == nil)
+  }
+
+  @Test("comments page oldest first; limits are clamped; bad cursors are refused")
+  func limitsAndCursors() async throws {
+    let (_, alice, bob, _) = try makeCast()
+    let post = try await alice.board.createPost(PostDraft(content: "Busy thread"))
+    for index in 1...120 {
+      _ = try await bob.board.createComment(on: post.id, draft: CommentDraft(content: "c\(index)"))
+    }
+    let big = try await alice.board.fetchComments(of: post.id, page: PageRequest(limit: 500))
+    #expect(big.items.count == 100)
+    #expect(big.items.first?.content == "c1")
+    let rest = try await alice.board.fetchComments(
+      of: post.id, page: PageRequest(cursor: big.nextCursor, limit: 500))
+    #expect(rest.items.map(\.content) == (101...120).map { "c\($0)" })
+    #expect(
+      try await alice.board.fetchComments(of: post.id, page: PageRequest(limit: 0)).items.count == 1
+    )
+    #expect(
+      await validationField {
+        _ = try await alice.board.fetchPosts(page: PageRequest(cursor: "not-a-cursor"))
+      } == "cursor")
+  }
+
+  @Test("every list walks without duplicates")
+  func otherLists() async throws {
+    let (backend, alice, bob, admin) = try makeCast()
+    for index in 1...7 {
+      _ = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "group \(index)"))
+      _ = try await admin.admin.createQuestion(
+        QuestionDraft(
+          content: "Question \(index)?", publishDate: backend.today.adding(days: -index)))
+    }
+    let post = try await alice.board.createPost(PostDraft(content: "p"))
+    for index in 1...7 {
+      _ = try await bob.board.createComment(on: post.id, draft: CommentDraft(content: "\(index)"))
+    }
+    let groups = try await collectAll(limit: 2) { try await bob.studyGroups.fetchGroups(nil, $0) }
+    #expect(Set(groups.map(\.id)).count == 7)
+    let questions = try await collectAll(limit: 2) {
+      try await bob.questions.fetchQuestions(page: $0)
+    }
+    #expect(questions.map(\.publishDate) == (1...7).map { backend.today.adding(days: -$0) })
+    let notifications = try await collectAll(limit: 2) {
+      try await alice.notifications.fetchNotifications(page: $0)
+    }
+    #expect(notifications.count == 7)
+    let rooms = try await collectAll(limit: 2) { try await alice.chat.fetchRooms(page: $0) }
+    #expect(Set(rooms.map(\.id)).count == 7)
+    let users = try await collectAll(limit: 1) { try await admin.admin.fetchUsers(nil, $0) }
+    #expect(users.map(\.user.nickname.rawValue) == ["moderator1", "bob", "alice"])
+  }
+}
+
+@Suite("Fake backend switches: offline, rate limit, analytics")
+struct BackendSwitchTests {
+  @Test("offline: every call throws offline and changes nothing")
+  func offline() async throws {
+    let (backend, alice, _, _) = try makeCast()
+    backend.isOffline = true
+    await #expect(throws: DomainError.offline) {
+      _ = try await alice.board.createPost(PostDraft(content: "x"))
+    }
+    await #expect(throws: DomainError.offline) {
+      _ = try await alice.board.fetchPosts(page: .first)
+    }
+    await #expect(throws: DomainError.offline) {
+      _ = try await alice.auth.signIn(provider: .dev, token: "alice")
+    }
+    await #expect(throws: DomainError.offline) { try await alice.auth.signOut() }
+    #expect(alice.sessionState != .signedOut)
+    backend.isOffline = false
+    #expect(try await alice.board.fetchPosts(page: .first).items.isEmpty)
+  }
+
+  @Test("the optional rate limit refuses writes over the window and says when to retry")
+  func rateLimit() async throws {
+    let (backend, alice, bob, _) = try makeCast()
+    backend.rateLimit = FakeRateLimit(maximumWrites: 3, per: .seconds(10))
+    for index in 1...3 {
+      _ = try await alice.board.createPost(PostDraft(content: "post \(index)"))
+      backend.advance(by: 1)
+    }
+    await #expect(throws: DomainError.rateLimited(retryAfter: .seconds(7))) {
+      _ = try await alice.board.createPost(PostDraft(content: "one too many"))
+    }
+    // Reads and other users are not affected.
+    #expect(try await alice.board.fetchPosts(page: .first).items.count == 3)
+    _ = try await bob.board.createPost(PostDraft(content: "bob's"))
+    backend.advance(by: 7)
+    _ = try await alice.board.createPost(PostDraft(content: "after the window"))
+    backend.rateLimit = nil
+    for index in 1...5 { _ = try await alice.board.createPost(PostDraft(content: "free \(index)")) }
+  }
+
+  @Test("analytics buffer on the client and upload on flush, in batches, as the signed-in user")
+  func analytics() async throws {
+    let (backend, alice, _, _) = try makeCast()
+    for index in 0..<250 {
+      await alice.analytics.track(
+        try AnalyticsEvent(
+          name: "screen_viewed", properties: ["index": "\(index)"], occurredAt: Fixtures.now))
+    }
+    #expect(backend.analyticsEvents.isEmpty)
+    backend.isOffline = true
+    await #expect(throws: DomainError.offline) { _ = try await alice.analytics.flush() }
+    backend.isOffline = false
+    #expect(try await alice.analytics.flush() == 250)
+    #expect(try await alice.analytics.flush() == 0)
+    let events = backend.analyticsEvents
+    #expect(events.count == 250)
+    #expect(events.allSatisfy { $0.userID == (try? alice.userID) })
+    #expect(events.last?.event.properties["index"] == "249")
+  }
+}

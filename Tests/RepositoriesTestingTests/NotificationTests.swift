@@ -1,0 +1,91 @@
+import Domain
+import Foundation
+import Repositories
+import RepositoriesTesting
+import Testing
+
+@Suite("Fake notifications")
+struct NotificationTests {
+  func kinds(_ client: FakeClient) async throws -> [NotificationKind] {
+    try await client.notifications.fetchNotifications(page: .first).items.map(\.kind)
+  }
+
+  @Test("comments notify the post's author and earlier commenters, never the actor")
+  func commentNotifications() async throws {
+    let (backend, alice, bob, _) = try makeCast()
+    let carol = try backend.signedUpClient(nickname: "carol")
+    let post = try await alice.board.createPost(PostDraft(content: "Question for everyone"))
+    _ = try await alice.board.createComment(on: post.id, draft: CommentDraft(content: "Me first"))
+    #expect(try await kinds(alice).isEmpty)
+
+    let bobs = try await bob.board.createComment(
+      on: post.id, draft: CommentDraft(content: "Bob here"))
+    #expect(try await kinds(alice) == [.commentOnMyPost(post: post.id, comment: bobs.id)])
+    #expect(try await kinds(bob).isEmpty)
+
+    let carols = try await carol.board.createComment(
+      on: post.id, draft: CommentDraft(content: "Carol too"))
+    #expect(
+      try await kinds(alice) == [
+        .commentOnMyPost(post: post.id, comment: carols.id),
+        .commentOnMyPost(post: post.id, comment: bobs.id),
+      ])
+    #expect(try await kinds(bob) == [.replyToMyComment(post: post.id, comment: carols.id)])
+    #expect(try await kinds(carol).isEmpty)
+
+    let notification = try #require(
+      try await alice.notifications.fetchNotifications(page: .first).items.first)
+    #expect(notification.message.contains("Anonymous 3"))
+    #expect(notification.deepLink == .comment(post: post.id, comment: carols.id))
+  }
+
+  @Test("likes notify once per liker and target, and never for one's own content")
+  func likeNotifications() async throws {
+    let (_, alice, bob, _) = try makeCast()
+    let post = try await alice.board.createPost(PostDraft(content: "Like me"))
+    let comment = try await alice.board.createComment(
+      on: post.id, draft: CommentDraft(content: "Mine"))
+    _ = try await alice.board.setPostLike(post.id, true)
+    #expect(try await kinds(alice).isEmpty)
+
+    _ = try await bob.board.setPostLike(post.id, true)
+    _ = try await bob.board.setPostLike(post.id, false)
+    _ = try await bob.board.setPostLike(post.id, true)
+    _ = try await bob.board.setCommentLike(comment.id, true)
+    #expect(
+      try await kinds(alice) == [
+        .likeOnMyComment(post: post.id, comment: comment.id), .likeOnMyPost(post: post.id),
+      ])
+    #expect(try await kinds(bob).isEmpty)
+  }
+
+  @Test("unread count, mark one (own only), mark all")
+  func readState() async throws {
+    let (_, alice, bob, _) = try makeCast()
+    let post = try await alice.board.createPost(PostDraft(content: "Post"))
+    for index in 1...3 {
+      _ = try await bob.board.createComment(on: post.id, draft: CommentDraft(content: "c\(index)"))
+    }
+    #expect(try await alice.notifications.fetchUnreadCount() == 3)
+    let first = try #require(
+      try await alice.notifications.fetchNotifications(page: .first).items.first)
+    await #expect(throws: DomainError.notFound) { try await bob.notifications.markRead(first.id) }
+    try await alice.notifications.markRead(first.id)
+    #expect(try await alice.notifications.fetchUnreadCount() == 2)
+    #expect(
+      try await alice.notifications.fetchNotifications(page: .first).items.map(\.isRead) == [
+        true, false, false,
+      ])
+    try await alice.notifications.markAllRead()
+    #expect(try await alice.notifications.fetchUnreadCount() == 0)
+  }
+
+  @Test("a new question for today reaches everyone except the admin who wrote it")
+  func newQuestion() async throws {
+    let (_, alice, bob, admin) = try makeCast()
+    let questionID = try await publishTodayQuestion(admin)
+    #expect(try await kinds(alice) == [.newQuestion(questionID)])
+    #expect(try await kinds(bob) == [.newQuestion(questionID)])
+    #expect(try await kinds(admin).isEmpty)
+  }
+}
