@@ -14,4 +14,44 @@ struct SharedScenarioTests {
   func adminSchedule(_ kind: BackendKind) async throws {
     try await withBackend(kind, QuestionScenarios.adminSchedule)
   }
+
+  @Test("board: posts, search, anonymous labels, likes, deletion", arguments: BackendKind.allCases)
+  func board(_ kind: BackendKind) async throws {
+    try await withBackend(kind, BoardScenarios.board)
+  }
+
+  @Test("notifications reach the author only", arguments: BackendKind.allCases)
+  func notifications(_ kind: BackendKind) async throws {
+    try await withBackend(kind, NotificationScenarios.notifications)
+  }
+
+  @Test("reports, auto-hide, admin resolutions, ban and unban", arguments: BackendKind.allCases)
+  func reportsAndModeration(_ kind: BackendKind) async throws {
+    try await withBackend(kind, ModerationScenarios.reportsAndModeration)
+  }
+
+  @Test("members are forbidden on admin routes", arguments: BackendKind.allCases)
+  func roles(_ kind: BackendKind) async throws {
+    try await withBackend(kind, ModerationScenarios.roles)
+  }
+
+  @Test("taken nicknames at sign-up and in profile updates", arguments: BackendKind.allCases)
+  func nicknameTaken(_ kind: BackendKind) async throws {
+    try await withBackend(kind, AccountScenarios.nicknameTaken)
+  }
+
+  @Test("study groups: join, count, owner cannot leave", arguments: BackendKind.allCases)
+  func groups(_ kind: BackendKind) async throws {
+    try await withBackend(kind, GroupScenarios.groups)
+  }
+
+  @Test("45 posts walked in pages of 20", arguments: BackendKind.allCases)
+  func pagination(_ kind: BackendKind) async throws {
+    try await withBackend(kind, BoardScenarios.pagination)
+  }
+
+  @Test("session stream: sign-up, sign-out, sign-in, withdrawal", arguments: BackendKind.allCases)
+  func sessionLifecycle(_ kind: BackendKind) async throws {
+    try await withBackend(kind, AccountScenarios.sessionLifecycle)
+  }
 }

@@ -1,0 +1,89 @@
+import Domain
+import Foundation
+import Repositories
+import Testing
+
+/// Sign-up, nicknames, the session stream, sign-out and withdrawal.
+enum AccountScenarios {
+  /// A taken nickname (in any letter case) is refused at sign-up and in a profile update.
+  static func nicknameTaken(_ backend: any ScenarioBackend) async throws {
+    let alice = try await backend.makeMember(nickname: "alice")
+    let bob = try await backend.makeMember(nickname: "bob")
+
+    let newcomer = try await backend.makeClient()
+    await #expect(throws: DomainError.nicknameTaken) {
+      try await backend.signUp(newcomer, nickname: "alice", token: "newcomer")
+    }
+    let other = try await backend.makeClient()
+    await #expect(throws: DomainError.nicknameTaken) {
+      try await backend.signUp(other, nickname: "ALICE", token: "other")
+    }
+    let availability = try await other.auth.checkNickname(try Nickname(validating: "Alice"))
+    #expect(!availability.isAvailable)
+    #expect(try await other.auth.checkNickname(try Nickname(validating: "zoe")).isAvailable)
+
+    await #expect(throws: DomainError.nicknameTaken) {
+      try await bob.profile.updateProfile(
+        ProfileUpdate(nickname: try Nickname(validating: "alice")))
+    }
+    // Keeping one's own nickname (another case of it) is not "taken".
+    let renamed = try await alice.profile.updateProfile(
+      ProfileUpdate(nickname: try Nickname(validating: "Alice")))
+    #expect(renamed.nickname.rawValue == "Alice")
+    let bobRenamed = try await bob.profile.updateProfile(
+      ProfileUpdate(nickname: try Nickname(validating: "bobby")))
+    #expect(bobRenamed.nickname.rawValue == "bobby")
+    #expect(try await bob.profile.fetchMe().nickname.rawValue == "bobby")
+
+    // A fresh nickname works for the newcomer, and its session is theirs.
+    let user = try await backend.signUp(newcomer, nickname: "newcomer", token: "newcomer2")
+    #expect(user.nickname.rawValue == "newcomer")
+    #expect(user.role == .member)
+    #expect(try await newcomer.profile.fetchMe().id == user.id)
+  }
+
+  /// The session stream from first launch to withdrawal: signed out, needs sign-up, signed in,
+  /// signed out, signed in again, and signed out for good after withdrawal (the same dev token
+  /// then needs a new sign-up).
+  static func sessionLifecycle(_ backend: any ScenarioBackend) async throws {
+    let client = try await backend.makeClient()
+    var states = client.auth.sessionStates().makeAsyncIterator()
+    #expect(await states.next() == .signedOut)
+    #expect(await client.auth.currentState() == .signedOut)
+    await #expect(throws: DomainError.signedOut) { try await client.board.fetchPosts(.first) }
+
+    let user = try await backend.signUp(client, nickname: "alice")
+    guard case .needsSignUp = await states.next() else {
+      Issue.record("expected needsSignUp first")
+      return
+    }
+    #expect(await states.next() == .signedIn(user))
+    #expect(await client.auth.currentState() == .signedIn(user))
+
+    try await client.auth.signOut()
+    #expect(await states.next() == .signedOut)
+    await #expect(throws: DomainError.signedOut) { try await client.board.fetchPosts(.first) }
+
+    let again = try await backend.signIn(client, token: "alice", expecting: .member)
+    #expect(again.id == user.id)
+    #expect(await states.next() == .signedIn(again))
+    _ = try await client.board.createPost(
+      PostDraft(content: "Goodbye, everyone", isAnonymous: false))
+
+    try await client.auth.withdraw()
+    #expect(await states.next() == .signedOut)
+    await #expect(throws: DomainError.signedOut) { try await client.board.fetchPosts(.first) }
+
+    // The account is gone: its content stays, shown as withdrawn; the token signs up anew.
+    let witness = try await backend.makeMember(nickname: "bob")
+    let posts = try await witness.board.fetchPosts(.first).items
+    #expect(posts.map(\.content) == ["Goodbye, everyone"])
+    #expect(posts.first?.authorName == "(withdrawn)")
+    guard case .needsSignUp = try await client.auth.signIn(.dev, "alice") else {
+      Issue.record("a withdrawn account signed in again")
+      return
+    }
+    // The nickname is free again.
+    #expect(try await witness.auth.checkNickname(try Nickname(validating: "alice")).isAvailable)
+  }
+}
