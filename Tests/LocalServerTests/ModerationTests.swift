@@ -195,4 +195,56 @@ struct ModerationTests {
       #expect(lifted.bannedUntil == nil)
     }
   }
+
+  @Test("chat messages are reported by room members only; users by anyone but themselves")
+  func reportMessagesAndUsers() async throws {
+    try await withServer { h in
+      let admin = try await h.admin()
+      let sender = try await h.signUp("Shouter")
+      let member = try await h.member("Listener")
+      let outsider = try await h.member("Stranger")
+      let group = try await h.expect(
+        .created, StudyGroupDTO.self, .post, "/groups", token: sender.accessToken,
+        json: CreateGroupRequest(name: "Loud room", description: ""))
+      _ = try await h.expect(
+        .ok, StudyGroupDTO.self, .put, "/groups/\(group.id)/membership", token: member)
+      let rooms = try await h.expect(
+        .ok, PageDTO<ChatRoomDTO>.self, .get, "/chat/rooms", token: member)
+      let room = try #require(rooms.items.first)
+      let id = UUID()
+      let message = try await h.send(
+        .post, "/chat/rooms/\(room.id)/messages", token: sender.accessToken,
+        json: SendMessageRequest(clientMessageId: id, text: "Call me at 010-1234-5678"),
+        headers: [.init("Idempotency-Key")!: id.uuidString]
+      ).decode(ChatMessageDTO.self)
+      let target = ReportTargetRefDTO(type: "chat_message", id: message.id)
+      try await h.expectError(
+        .notFound, "not_found", .post, "/reports", token: outsider,
+        json: CreateReportRequest(target: target, reason: "privacy"))
+      _ = try await h.expect(
+        .created, ReportDTO.self, .post, "/reports", token: member,
+        json: CreateReportRequest(target: target, reason: "privacy"))
+      _ = try await h.expect(
+        .created, ReportDTO.self, .post, "/reports", token: outsider,
+        json: CreateReportRequest(
+          target: ReportTargetRefDTO(type: "user", id: sender.user.id), reason: "abuse"))
+
+      let inbox = try await h.expect(
+        .ok, PageDTO<ReportCaseDTO>.self, .get, "/admin/reports", token: admin)
+      #expect(Set(inbox.items.map(\.target.type)) == ["chat_message", "user"])
+      let messageCase = try #require(inbox.items.first { $0.target.type == "chat_message" })
+      #expect(messageCase.excerpt == "Call me at 010-1234-5678")
+      #expect(messageCase.author?.id == sender.user.id)
+      _ = try await h.expect(
+        .ok, ReportCaseDTO.self, .post, "/admin/reports/\(messageCase.id)/resolve", token: admin,
+        json: ResolveReportRequest(action: "hide_content", note: "Phone number"))
+      let history = try await h.expect(
+        .ok, PageDTO<ChatMessageDTO>.self, .get, "/chat/rooms/\(room.id)/messages",
+        token: member)
+      #expect(history.items.isEmpty)
+      let users = try await h.expect(
+        .ok, PageDTO<AdminUserDTO>.self, .get, "/admin/users?q=shout", token: admin)
+      #expect(users.items.first?.reportCount == 2)
+    }
+  }
 }

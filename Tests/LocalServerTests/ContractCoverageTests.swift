@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+@testable import LocalServer
+
+@Suite("Contract coverage and parsers")
+struct ContractCoverageTests {
+  /// `(METHOD, /path/{param}, operationId)` of every operation in Docs/openapi.yaml.
+  static func contractOperations() throws -> [String] {
+    let url = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Docs/openapi.yaml")
+    let lines = try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n")
+    var operations: [String] = []
+    var path: String?
+    var method: String?
+    let methods: Set<String> = ["get", "put", "post", "patch", "delete"]
+    for line in lines {
+      if line.hasPrefix("components:") { break }
+      let trimmed = line.trimmingCharacters(in: .whitespaces)
+      if line.hasPrefix("  /"), trimmed.hasSuffix(":") {
+        path = String(trimmed.dropLast())
+      } else if line.hasPrefix("    "), !line.hasPrefix("     "), trimmed.hasSuffix(":"),
+        methods.contains(String(trimmed.dropLast()))
+      {
+        method = String(trimmed.dropLast()).uppercased()
+      } else if trimmed.hasPrefix("operationId:"), let path, let method {
+        let id = trimmed.dropFirst("operationId:".count).trimmingCharacters(in: .whitespaces)
+        operations.append("\(method) \(path) \(id)")
+      }
+    }
+    return operations
+  }
+
+  @Test("every operation of openapi.yaml is served with its method and path")
+  func allOperationsImplemented() throws {
+    let contract = Set(try Self.contractOperations())
+    #expect(contract.count == 63)
+    let served = Set(
+      Routes.table(devMode: false).operations
+        .filter { !$0.id.hasPrefix("Avatars.") }
+        .map { operation in
+          let path = operation.segments.map { segment in
+            segment.hasPrefix(":") ? "{\(segment.dropFirst())}" : String(segment)
+          }
+          return "\(operation.method.rawValue) /\(path.joined(separator: "/")) \(operation.id)"
+        })
+    #expect(contract.subtracting(served).isEmpty, "missing: \(contract.subtracting(served))")
+    #expect(
+      served.subtracting(contract).isEmpty, "not in the contract: \(served.subtracting(contract))")
+  }
+
+  @Test("dev endpoints exist only in dev mode")
+  func devRoutes() {
+    #expect(!Routes.table(devMode: false).operations.contains { $0.path.hasPrefix("/_dev") })
+    #expect(Routes.table(devMode: true).operations.contains { $0.path == "/_dev/faults" })
+  }
+
+  @Test("CSV: quotes, escaped quotes, commas and line breaks inside quotes, CRLF, BOM, blank lines")
+  func csv() throws {
+    let text = "\u{FEFF}a,b\r\n1,\"x, y\"\r\n\r\n2,\"say \"\"hi\"\"\nthere\"\n3,\n"
+    let records = try CSV.records(text)
+    #expect(
+      records == [
+        CSV.Record(line: 1, fields: ["a", "b"]),
+        CSV.Record(line: 2, fields: ["1", "x, y"]),
+        CSV.Record(line: 4, fields: ["2", "say \"hi\"\nthere"]),
+        CSV.Record(line: 6, fields: ["3", ""]),
+      ])
+    #expect(throws: CSV.UnterminatedQuote.self) { try CSV.records("a,\"open\n") }
+    #expect(try CSV.records("").isEmpty)
+  }
+
+  @Test("multipart: finds named parts, their filename and type, bytes intact")
+  func multipart() {
+    let body =
+      Data(
+        ("--XyZ\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n"
+          + "--XyZ\r\nContent-Disposition: form-data; name=\"image\"; filename=\"a.png\"\r\n"
+          + "Content-Type: image/png\r\n\r\n").utf8) + Data([0x89, 0x50, 0x0D, 0x0A, 0x00])
+      + Data("\r\n--XyZ--\r\n".utf8)
+    #expect(Multipart.boundary(of: "multipart/form-data; boundary=\"XyZ\"") == "XyZ")
+    let parts = Multipart.parts(of: body, boundary: "XyZ")
+    #expect(parts.map(\.name) == ["note", "image"])
+    #expect(parts[0].data == Data("hello".utf8))
+    #expect(parts[1].filename == "a.png")
+    #expect(parts[1].contentType == "image/png")
+    #expect(parts[1].data == Data([0x89, 0x50, 0x0D, 0x0A, 0x00]))
+  }
+
+  @Test("cursors round-trip and reject foreign text; public ids parse strictly")
+  func cursorsAndIDs() {
+    let cursor = Cursor(key: 1_795_230_000_123, id: 42)
+    #expect(Cursor(cursor.text) == cursor)
+    #expect(Cursor("djE6MTox") == Cursor(key: 1, id: 1))
+    #expect(Cursor("not a cursor") == nil)
+    #expect(PublicID.post.key("p_12") == 12)
+    #expect(PublicID.post.key("c_12") == nil)
+    #expect(PublicID.post.key("p_") == nil)
+    #expect(PublicID.post.key("p_+1") == nil)
+    #expect(PublicID.room(3) == "room_3")
+  }
+
+  @Test("the rate limiter counts per key inside the window")
+  func rateLimiter() {
+    let limiter = RateLimiter(limit: .init(count: 2, window: .seconds(10)))
+    let start = Date(timeIntervalSince1970: 1000)
+    #expect(limiter.admit("a", at: start) == nil)
+    #expect(limiter.admit("a", at: start.addingTimeInterval(1)) == nil)
+    #expect(limiter.admit("a", at: start.addingTimeInterval(2)) == 8)
+    #expect(limiter.admit("b", at: start.addingTimeInterval(2)) == nil)
+    #expect(limiter.admit("a", at: start.addingTimeInterval(10)) == nil)
+  }
+}
