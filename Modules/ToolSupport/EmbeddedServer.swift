@@ -3,6 +3,14 @@ import Foundation
 import LocalServer
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The local server started inside the tool's process on a random loopback port.
 ///
 /// It uses only LocalServer's public starting API (``LocalServer/ServerConfiguration``,
@@ -41,7 +49,7 @@ public final class EmbeddedServer: Sendable {
       // what reaches stderr.
       logLevel: min(.notice, level))
     do {
-      let server = try QappleServer(configuration: configuration, logger: logger)
+      let server = try openServer(configuration: configuration, logger: logger)
       let url = try await server.start()
       return EmbeddedServer(baseURL: url, server: server, sink: sink)
     } catch {
@@ -55,6 +63,35 @@ public final class EmbeddedServer: Sendable {
           + ToolError.oneLine(String(describing: error)),
         exitCode: .failure)
     }
+  }
+
+  /// Creates the server; for a shared file, under an exclusive lock on `<file>.lock`.
+  ///
+  /// Creating the server migrates and seeds the database. Two tools started at the same
+  /// moment on a new file would both try to create the schema, so the second waits for the
+  /// first; once the file is set up the lock is held only for a moment.
+  private static func openServer(
+    configuration: ServerConfiguration, logger: Logger
+  ) throws -> QappleServer {
+    guard case .file(let path) = configuration.database else {
+      return try QappleServer(configuration: configuration, logger: logger)
+    }
+    let lockPath = path + ".lock"
+    let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      throw ToolError(
+        "cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))",
+        exitCode: .failure)
+    }
+    defer { close(descriptor) }
+    while flock(descriptor, LOCK_EX) != 0 {
+      guard errno == EINTR else {
+        throw ToolError(
+          "cannot lock \(lockPath): \(String(cString: strerror(errno)))", exitCode: .failure)
+      }
+    }
+    // Closing the descriptor (deferred above) releases the lock.
+    return try QappleServer(configuration: configuration, logger: logger)
   }
 
   /// The latest e-mail code the server sent to `email`, if any.
