@@ -1,0 +1,178 @@
+import Domain
+import Foundation
+import HTTPTypes
+import NetworkKit
+import Testing
+
+@testable import RepositoriesLive
+
+@Suite("Analytics batching")
+struct AnalyticsTests {
+  static func event(_ index: Int) throws -> AnalyticsEvent {
+    try AnalyticsEvent(
+      name: "screen_viewed", properties: ["index": "\(index)"],
+      occurredAt: Date(timeIntervalSince1970: 1_784_000_000 + Double(index)), sessionID: "s_1")
+  }
+
+  /// Answers uploads with `accepted` = the number of events in the body, after `failures`
+  /// (per call index) decide which uploads fail.
+  static func stubUploads(
+    _ harness: Harness, failing failures: Set<Int> = [], failure: StubResponse = .failure(.offline)
+  ) -> UploadLog {
+    let log = UploadLog()
+    harness.transport.stub(.post, "/analytics/events") { request, body in
+      let index = log.record(request: request, body: body)
+      if failures.contains(index) { return failure }
+      let count = log.eventCounts[index]
+      return .response(
+        status: .accepted, headerFields: [.contentType: "application/json"],
+        body: Data(#"{"accepted": \#(count)}"#.utf8))
+    }
+    return log
+  }
+
+  @Test func twoHundredFiftyEventsGoUpAsHundredHundredFifty() async throws {
+    let harness = Harness()
+    try await harness.signIn()
+    let log = Self.stubUploads(harness)
+    for index in 0..<250 { await harness.repositories.analytics.track(try Self.event(index)) }
+
+    let accepted = try await harness.repositories.analytics.flush()
+
+    #expect(accepted == 250)
+    #expect(log.eventCounts == [100, 100, 50])
+    #expect(log.firstIndexes == [0, 100, 200])
+    #expect(Set(log.keys).count == 3)
+    #expect(await harness.backend.analytics.pendingCount == 0)
+    // Nothing left: a second flush sends nothing.
+    #expect(try await harness.repositories.analytics.flush() == 0)
+    #expect(log.eventCounts.count == 3)
+  }
+
+  @Test func aFailedUploadKeepsItsEventsForTheNextFlush() async throws {
+    let harness = Harness()
+    try await harness.signIn()
+    let log = Self.stubUploads(harness, failing: [1])
+    for index in 0..<250 { await harness.repositories.analytics.track(try Self.event(index)) }
+
+    let error = await domainError { try await harness.repositories.analytics.flush() }
+
+    #expect(error == .offline)
+    #expect(await harness.backend.analytics.pendingCount == 150)
+
+    let accepted = try await harness.repositories.analytics.flush()
+
+    #expect(accepted == 150)
+    #expect(log.eventCounts == [100, 100, 100, 50])
+    // The retried batch is the same batch, under the same Idempotency-Key.
+    #expect(log.keys[2] == log.keys[1])
+    #expect(log.firstIndexes[2] == 100)
+    #expect(log.firstIndexes[3] == 200)
+    #expect(await harness.backend.analytics.pendingCount == 0)
+  }
+
+  @Test func eventsTrackedWhileSignedOutWaitForASession() async throws {
+    let harness = Harness()
+    await harness.repositories.analytics.track(try Self.event(0))
+    let error = await domainError { try await harness.repositories.analytics.flush() }
+    #expect(error == .signedOut)
+    #expect(await harness.backend.analytics.pendingCount == 1)
+
+    try await harness.signIn()
+    let log = Self.stubUploads(harness)
+    #expect(try await harness.repositories.analytics.flush() == 1)
+    #expect(log.eventCounts == [1])
+  }
+
+  @Test func aBatchTheServerRefusesAsInvalidIsDroppedAndReported() async throws {
+    let harness = Harness()
+    try await harness.signIn()
+    let invalid = StubResponse.response(
+      status: .badRequest,
+      body: Data(Fixtures.error(code: "validation_failed", message: "bad", field: "events").utf8))
+    _ = Self.stubUploads(harness, failing: [0], failure: invalid)
+    await harness.repositories.analytics.track(try Self.event(0))
+
+    let error = await domainError { try await harness.repositories.analytics.flush() }
+
+    guard case .validation = error else {
+      Issue.record("expected .validation, got \(String(describing: error))")
+      return
+    }
+    #expect(await harness.backend.analytics.pendingCount == 0)
+  }
+
+  @Test func aFullBatchUploadsOnItsOwn() async throws {
+    let harness = Harness(analytics: AnalyticsOptions(batchSize: 10, flushPolicy: .whenBatchIsFull))
+    try await harness.signIn()
+    let log = Self.stubUploads(harness)
+    for index in 0..<9 { await harness.repositories.analytics.track(try Self.event(index)) }
+    await harness.backend.analytics.waitForAutoFlush()
+    #expect(log.eventCounts.isEmpty)
+
+    await harness.repositories.analytics.track(try Self.event(9))
+    await harness.backend.analytics.waitForAutoFlush()
+
+    #expect(log.eventCounts == [10])
+    #expect(await harness.backend.analytics.pendingCount == 0)
+  }
+
+  @Test func aFailedAutomaticUploadWaitsForAnotherBatch() async throws {
+    let harness = Harness(analytics: AnalyticsOptions(batchSize: 5, flushPolicy: .whenBatchIsFull))
+    try await harness.signIn()
+    let log = Self.stubUploads(harness, failing: [0])
+    for index in 0..<5 { await harness.repositories.analytics.track(try Self.event(index)) }
+    await harness.backend.analytics.waitForAutoFlush()
+    #expect(log.eventCounts == [5])
+    #expect(await harness.backend.analytics.pendingCount == 5)
+
+    // Four more events do not trigger another attempt; the fifth does, and both batches go.
+    for index in 5..<9 { await harness.repositories.analytics.track(try Self.event(index)) }
+    await harness.backend.analytics.waitForAutoFlush()
+    #expect(log.eventCounts == [5])
+    await harness.repositories.analytics.track(try Self.event(9))
+    await harness.backend.analytics.waitForAutoFlush()
+
+    #expect(log.eventCounts == [5, 5, 5])
+    #expect(log.keys[1] == log.keys[0])
+    #expect(await harness.backend.analytics.pendingCount == 0)
+  }
+
+  @Test func theBufferIsBounded() async throws {
+    let harness = Harness(
+      analytics: AnalyticsOptions(batchSize: 2, flushPolicy: .manual, maximumBufferedEvents: 3))
+    for index in 0..<5 { await harness.repositories.analytics.track(try Self.event(index)) }
+    #expect(await harness.backend.analytics.pendingCount == 3)
+    try await harness.signIn()
+    let log = Self.stubUploads(harness)
+    #expect(try await harness.repositories.analytics.flush() == 3)
+    #expect(log.firstIndexes == [2, 4])
+  }
+}
+
+/// What the stubbed analytics endpoint received.
+final class UploadLog: @unchecked Sendable {
+  // Guarded by `lock`.
+  private let lock = NSLock()
+  private var counts: [Int] = []
+  private var firsts: [Int] = []
+  private var idempotencyKeys: [String] = []
+
+  var eventCounts: [Int] { lock.withLock { counts } }
+  /// The `index` property of each upload's first event.
+  var firstIndexes: [Int] { lock.withLock { firsts } }
+  var keys: [String] { lock.withLock { idempotencyKeys } }
+
+  /// Records one upload; returns its 0-based number.
+  func record(request: HTTPRequest, body: Data?) -> Int {
+    let object = body.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+    let events = object?["events"] as? [[String: Any]] ?? []
+    let first = (events.first?["properties"] as? [String: String])?["index"].flatMap(Int.init)
+    return lock.withLock {
+      counts.append(events.count)
+      firsts.append(first ?? -1)
+      idempotencyKeys.append(request.headerFields[RetryPolicy.idempotencyKey] ?? "")
+      return counts.count - 1
+    }
+  }
+}

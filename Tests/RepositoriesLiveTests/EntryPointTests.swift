@@ -1,0 +1,68 @@
+import Dependencies
+import Domain
+import Foundation
+import HTTPTypes
+import NetworkKit
+import Repositories
+import Testing
+
+@testable import RepositoriesLive
+
+@Suite("Entry point")
+struct EntryPointTests {
+  @Test func useLiveInstallsEveryRepository() async throws {
+    let transport = StubTransport()
+    transport.stub(
+      .get, "/nicknames/availability",
+      with: .response(
+        status: .ok,
+        body: Data(#"{"nickname": "swiftie", "available": false, "reason": "taken"}"#.utf8)))
+    let store = InMemoryCredentialStore()
+
+    let availability = try await withDependencies {
+      $0.useLive(baseURL: Harness.baseURL, credentialStore: store) {
+        $0.transport = transport
+        $0.retryPolicy = .never
+      }
+    } operation: {
+      @Dependency(\.authRepository) var auth
+      return try await auth.checkNickname(Nickname(validating: "swiftie"))
+    }
+
+    #expect(
+      availability == NicknameAvailability(nickname: "swiftie", isAvailable: false, reason: "taken")
+    )
+    let request = try #require(transport.receivedRequests.first?.request)
+    #expect(request.scheme == "https")
+    #expect(request.authority == "api.qapple.test")
+    #expect(request.path == "/nicknames/availability?nickname=swiftie")
+  }
+
+  @Test func repositorySetLiveSharesOneSession() async throws {
+    let transport = StubTransport()
+    let set = RepositorySet.live(
+      configuration: LiveConfiguration(
+        baseURL: Harness.baseURL, credentialStore: InMemoryCredentialStore(), transport: transport,
+        retryPolicy: .never))
+    transport.stub(
+      .post, "/auth/sign-in",
+      with: .response(
+        status: .ok, body: Data(Fixtures.signedIn(Fixtures.session(accessToken: "shared")).utf8)))
+    transport.stub(
+      .get, "/notifications/unread-count",
+      with: .response(status: .ok, body: Data(#"{"count": 0}"#.utf8)))
+
+    _ = try await set.auth.signIn(.dev, "alice")
+    _ = try await set.notifications.fetchUnreadCount()
+
+    #expect(
+      transport.receivedRequests.last?.request.headerFields[.authorization] == "Bearer shared")
+  }
+
+  @Test func thePlatformDefaultStoreIsAFileOnLinux() {
+    #if !canImport(Security)
+    let store: FileCredentialStore = .platformDefault(service: "qapple-tests", account: "probe")
+    #expect(store.fileURL.lastPathComponent == "probe.session.json")
+    #endif
+  }
+}

@@ -1,0 +1,165 @@
+import Domain
+import Foundation
+import NetworkKit
+import Testing
+
+@testable import RepositoriesLive
+
+@Suite("FileCredentialStore")
+struct FileCredentialStoreTests {
+  static let credentials = Credentials(
+    accessToken: "a-1", refreshToken: "r-1", expiresAt: Date(timeIntervalSince1970: 1_784_000_000))
+
+  @Test func roundTripsASession() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = FileCredentialStore(fileURL: directory.url.appendingPathComponent("s.json"))
+    #expect(try await store.storedSession() == nil)
+    #expect(try await store.credentials() == nil)
+
+    let session = StoredSession(credentials: Self.credentials, user: Fixtures.domainUser())
+    try await store.saveSession(session)
+
+    #expect(try await store.storedSession() == session)
+    #expect(try await store.credentials() == Self.credentials)
+    // A second store on the same file (a relaunch) reads the same.
+    let relaunched = FileCredentialStore(fileURL: store.fileURL)
+    #expect(try await relaunched.storedSession() == session)
+  }
+
+  @Test func refreshedTokensKeepTheUserSnapshot() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = FileCredentialStore(fileURL: directory.url.appendingPathComponent("s.json"))
+    try await store.saveSession(
+      StoredSession(credentials: Self.credentials, user: Fixtures.domainUser()))
+
+    let rotated = Credentials(accessToken: "a-2", refreshToken: "r-2")
+    try await store.save(rotated)
+    var renamed = Fixtures.domainUser()
+    renamed.nickname = Nickname(trusted: "새이름")
+    try await store.saveUser(renamed)
+
+    #expect(try await store.storedSession() == StoredSession(credentials: rotated, user: renamed))
+  }
+
+  @Test func tokensAloneAreStoredWithoutAUser() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = FileCredentialStore(fileURL: directory.url.appendingPathComponent("s.json"))
+    try await store.saveUser(Fixtures.domainUser())
+    #expect(try await store.storedSession() == nil, "a user without a session is not stored")
+
+    try await store.save(Self.credentials)
+    #expect(
+      try await store.storedSession() == StoredSession(credentials: Self.credentials, user: nil))
+  }
+
+  @Test func clearDeletesTheFile() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let file = directory.url.appendingPathComponent("s.json")
+    let store = FileCredentialStore(fileURL: file)
+    try await store.save(Self.credentials)
+    try await store.clear()
+    #expect(!FileManager.default.fileExists(atPath: file.path))
+    try await store.clear()  // clearing twice is fine
+  }
+
+  @Test func fileIs0600AndNewDirectoriesAre0700() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let nested = directory.url.appendingPathComponent("config/qapple", isDirectory: true)
+    let file = nested.appendingPathComponent("default.session.json")
+    let store = FileCredentialStore(fileURL: file)
+
+    try await store.save(Self.credentials)
+    #expect(try permissions(of: file) == 0o600)
+    #expect(try permissions(of: nested) == 0o700)
+    #expect(try permissions(of: nested.deletingLastPathComponent()) == 0o700)
+
+    // Replacing keeps 0600 and leaves no temporary files behind.
+    try await store.save(Credentials(accessToken: "a-2", refreshToken: "r-2"))
+    #expect(try permissions(of: file) == 0o600)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: nested.path) == [file.lastPathComponent])
+  }
+
+  @Test func aFileOthersCanReadIsTightenedTo0600() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let file = directory.url.appendingPathComponent("s.json")
+    let store = FileCredentialStore(fileURL: file)
+    try await store.save(Self.credentials)
+    try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+
+    #expect(try await store.credentials() == Self.credentials)
+    #expect(try permissions(of: file) == 0o600)
+  }
+
+  @Test func aCorruptFileThrowsATypedErrorAndIsKept() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let file = directory.url.appendingPathComponent("s.json")
+    let garbage = Data(#"{"version": 1, "credentials": 42}"#.utf8)
+    try garbage.write(to: file)
+    let store = FileCredentialStore(fileURL: file)
+
+    await #expect {
+      _ = try await store.storedSession()
+    } throws: { error in
+      guard case .corrupted(let location, let reason) = error as? CredentialStoreError else {
+        return false
+      }
+      return location == file.path && reason.contains("credentials")
+    }
+    // A refresh must not write over data it could not read.
+    await #expect(throws: CredentialStoreError.self) { try await store.save(Self.credentials) }
+    #expect(try Data(contentsOf: file) == garbage)
+
+    // An explicit sign-in replaces it.
+    let session = StoredSession(credentials: Self.credentials, user: Fixtures.domainUser())
+    try await store.saveSession(session)
+    #expect(try await store.storedSession() == session)
+  }
+
+  @Test func anUnknownFormatVersionIsCorruptNotMisread() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let file = directory.url.appendingPathComponent("s.json")
+    try Data(#"{"version": 9, "credentials": {}, "user": null}"#.utf8).write(to: file)
+    await #expect(throws: CredentialStoreError.self) {
+      _ = try await FileCredentialStore(fileURL: file).storedSession()
+    }
+  }
+
+  @Test func anEmptyFileIsCorrupt() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let file = directory.url.appendingPathComponent("s.json")
+    try Data().write(to: file)
+    await #expect(throws: CredentialStoreError.self) {
+      _ = try await FileCredentialStore(fileURL: file).credentials()
+    }
+  }
+
+  @Test func symbolicLinksAreNotFollowed() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let target = directory.url.appendingPathComponent("elsewhere.json")
+    let store = FileCredentialStore(fileURL: target)
+    try await store.save(Self.credentials)
+    let link = directory.url.appendingPathComponent("s.json")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+
+    await #expect(throws: CredentialStoreError.notARegularFile(path: link.path)) {
+      _ = try await FileCredentialStore(fileURL: link).credentials()
+    }
+  }
+
+  @Test func theDefaultLocationIsPerServiceAndAccount() {
+    let url = FileCredentialStore.defaultFileURL(service: "qapple-admin", account: "ops/../x")
+    #expect(url.lastPathComponent == "ops_.._x.session.json")
+    #expect(url.deletingLastPathComponent().lastPathComponent == "qapple-admin")
+  }
+}

@@ -1,0 +1,296 @@
+import DTO
+import Domain
+import Foundation
+import HTTPTypes
+import NetworkKit
+import Testing
+
+@testable import RepositoriesLive
+
+@Suite("Session state")
+struct SessionTests {
+  @Test func startsSignedOutWithAnEmptyStore() async {
+    let harness = Harness()
+    var states = harness.repositories.auth.sessionStates().makeAsyncIterator()
+    #expect(await states.next() == .signedOut)
+    #expect(await harness.repositories.auth.currentState() == .signedOut)
+    #expect(harness.transport.receivedRequests.isEmpty)
+  }
+
+  @Test func signInPublishesSignedInAndStoresTheTokens() async throws {
+    let harness = Harness()
+    var states = harness.repositories.auth.sessionStates().makeAsyncIterator()
+    #expect(await states.next() == .signedOut)
+
+    let user = try await harness.signIn(accessToken: "a-1", refreshToken: "r-1")
+
+    #expect(user == Fixtures.domainUser())
+    #expect(await states.next() == .signedIn(user))
+    #expect(await harness.repositories.auth.currentState() == .signedIn(user))
+    let stored = try await harness.store.credentials()
+    #expect(stored?.accessToken == "a-1")
+    #expect(stored?.refreshToken == "r-1")
+    let request = try #require(harness.transport.receivedRequests.first)
+    #expect(request.request.headerFields[.authorization] == nil)
+    let body = try Harness.jsonBody(request)
+    #expect(body["provider"] as? String == "dev")
+    #expect(body["token"] as? String == "dev-u_01")
+  }
+
+  @Test func bearerRequestsCarryTheAccessToken() async throws {
+    let harness = Harness()
+    try await harness.signIn(accessToken: "token-xyz")
+    harness.stub(.get, "/notifications/unread-count", json: #"{"count": 4}"#)
+    #expect(try await harness.repositories.notifications.fetchUnreadCount() == 4)
+    let sent = try #require(harness.sentRequests.first)
+    #expect(sent.request.headerFields[.authorization] == "Bearer token-xyz")
+  }
+
+  @Test func unknownAccountLeadsToNeedsSignUpThenSignUpSignsIn() async throws {
+    let harness = Harness()
+    var states = harness.repositories.auth.sessionStates().makeAsyncIterator()
+    #expect(await states.next() == .signedOut)
+    harness.stub(.post, "/auth/sign-in", json: Fixtures.needsSignUp("sut_1"))
+
+    let result = try await harness.repositories.auth.signIn(.dev, "newcomer")
+
+    let token = SignUpToken(rawValue: "sut_1")
+    #expect(result == .needsSignUp(token))
+    #expect(await states.next() == .needsSignUp(token))
+
+    harness.stub(
+      .post, "/auth/sign-up", status: .created,
+      json: Fixtures.session(user: Fixtures.user(id: "u_9", nickname: "newbie")))
+    let form = SignUpForm(
+      signUpToken: token, verificationToken: EmailVerificationToken(rawValue: "vt_1"),
+      nickname: try Nickname(validating: "newbie"), agreedTermsVersion: "2026-01")
+    let user = try await harness.repositories.auth.signUp(form)
+
+    #expect(user.id == "u_9")
+    #expect(await states.next() == .signedIn(user))
+    let body = try Harness.jsonBody(try #require(harness.transport.receivedRequests.last))
+    #expect(body["nickname"] as? String == "newbie")
+    #expect(body["agreed_terms_version"] as? String == "2026-01")
+    #expect(body.keys.contains("cohort"))
+  }
+
+  @Test func signOutRevokesTheRefreshTokenAndPublishesSignedOut() async throws {
+    let harness = Harness()
+    var states = harness.repositories.auth.sessionStates().makeAsyncIterator()
+    #expect(await states.next() == .signedOut)
+    let user = try await harness.signIn(refreshToken: "r-42")
+    #expect(await states.next() == .signedIn(user))
+    harness.stub(.post, "/auth/sign-out", status: .noContent, json: "")
+
+    try await harness.repositories.auth.signOut()
+
+    #expect(await states.next() == .signedOut)
+    #expect(try await harness.store.credentials() == nil)
+    let revoke = try #require(harness.sentRequests.last)
+    #expect(revoke.request.path == "/auth/sign-out")
+    #expect(try Harness.jsonBody(revoke)["refresh_token"] as? String == "r-42")
+  }
+
+  @Test func signOutWhileOfflineStillSignsOutHereAndSaysSo() async throws {
+    let harness = Harness()
+    try await harness.signIn()
+    harness.transport.stub(.post, "/auth/sign-out", with: .failure(.offline))
+
+    let error = await domainError { try await harness.repositories.auth.signOut() }
+
+    #expect(error == .offline)
+    #expect(await harness.repositories.auth.currentState() == .signedOut)
+    #expect(try await harness.store.credentials() == nil)
+  }
+
+  @Test func withdrawDeletesTheAccountAndSignsOut() async throws {
+    let harness = Harness()
+    try await harness.signIn()
+    harness.stub(.delete, "/me", status: .noContent, json: "")
+    try await harness.repositories.auth.withdraw()
+    #expect(await harness.repositories.auth.currentState() == .signedOut)
+    #expect(try await harness.store.credentials() == nil)
+    #expect(harness.sentRequests.map(\.request.method) == [.delete])
+  }
+
+  @Test func aFailedWithdrawalKeepsTheSession() async throws {
+    let harness = Harness()
+    let user = try await harness.signIn()
+    harness.stubError(.delete, "/me", status: 403, code: "banned", message: "banned")
+    let error = await domainError { try await harness.repositories.auth.withdraw() }
+    #expect(error == .banned)
+    #expect(await harness.repositories.auth.currentState() == .signedIn(user))
+  }
+
+  @Test func aRevokedRefreshTokenSignsOut() async throws {
+    let harness = Harness()
+    var states = harness.repositories.auth.sessionStates().makeAsyncIterator()
+    #expect(await states.next() == .signedOut)
+    let user = try await harness.signIn(accessToken: "expired", refreshToken: "revoked")
+    #expect(await states.next() == .signedIn(user))
+    harness.stubError(.get, "/posts", status: 401, code: "token_expired", message: "expired")
+    harness.stubError(
+      .post, "/auth/refresh", status: 401, code: "unauthorized", message: "refresh token revoked")
+
+    let error = await domainError { try await harness.repositories.board.fetchPosts(.first) }
+
+    #expect(error == .signedOut)
+    #expect(await states.next() == .signedOut)
+    #expect(try await harness.store.credentials() == nil)
+    let refresh = try #require(harness.sentRequests.first { $0.request.path == "/auth/refresh" })
+    #expect(try Harness.jsonBody(refresh)["refresh_token"] as? String == "revoked")
+    #expect(refresh.request.headerFields[.authorization] == nil)
+  }
+
+  @Test func anExpiredAccessTokenIsRefreshedAndTheRotatedPairStored() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = FileCredentialStore(fileURL: directory.url.appendingPathComponent("s.json"))
+    let harness = Harness(store: store)
+    let user = try await harness.signIn(accessToken: "old", refreshToken: "r-old")
+    harness.transport.stub(.get, "/notifications/unread-count") { request, _ in
+      request.headerFields[.authorization] == "Bearer new"
+        ? .response(status: .ok, body: Data(#"{"count": 2}"#.utf8))
+        : .response(
+          status: .unauthorized,
+          body: Data(Fixtures.error(code: "token_expired", message: "expired").utf8))
+    }
+    harness.stub(
+      .post, "/auth/refresh",
+      json: Fixtures.session(accessToken: "new", refreshToken: "r-new"))
+
+    #expect(try await harness.repositories.notifications.fetchUnreadCount() == 2)
+
+    let stored = try #require(try await store.storedSession())
+    #expect(stored.credentials.accessToken == "new")
+    #expect(stored.credentials.refreshToken == "r-new")
+    #expect(stored.user == user)
+    #expect(await harness.repositories.auth.currentState() == .signedIn(user))
+  }
+
+  @Test func a401EvenAfterRefreshForgetsTheSession() async throws {
+    let harness = Harness()
+    try await harness.signIn()
+    harness.stubError(.get, "/me", status: 401, code: "unauthorized", message: "account gone")
+    harness.stub(.post, "/auth/refresh", json: Fixtures.session(accessToken: "a-2"))
+
+    let error = await domainError { try await harness.repositories.profile.fetchMe() }
+
+    #expect(error == .signedOut)
+    #expect(await harness.repositories.auth.currentState() == .signedOut)
+    #expect(try await harness.store.credentials() == nil)
+  }
+
+  @Test func everySubscriberSeesEveryChange() async throws {
+    let harness = Harness()
+    let first = harness.repositories.auth.sessionStates()
+    let second = harness.repositories.auth.sessionStates()
+    var a = first.makeAsyncIterator()
+    var b = second.makeAsyncIterator()
+    #expect(await a.next() == .signedOut)
+    #expect(await b.next() == .signedOut)
+
+    let user = try await harness.signIn()
+    // A subscriber that arrives late starts from the current state.
+    var late = harness.repositories.auth.sessionStates().makeAsyncIterator()
+    #expect(await late.next() == .signedIn(user))
+
+    harness.stub(.post, "/auth/sign-out", status: .noContent, json: "")
+    try await harness.repositories.auth.signOut()
+
+    #expect(await a.next() == .signedIn(user))
+    #expect(await a.next() == .signedOut)
+    #expect(await b.next() == .signedIn(user))
+    #expect(await b.next() == .signedOut)
+    #expect(await late.next() == .signedOut)
+  }
+
+  @Test func aProfileChangeUpdatesTheSignedInUser() async throws {
+    let harness = Harness()
+    let user = try await harness.signIn()
+    var states = harness.repositories.auth.sessionStates().makeAsyncIterator()
+    #expect(await states.next() == .signedIn(user))
+    harness.stub(.patch, "/me", json: Fixtures.user(nickname: "새이름"))
+
+    let updated = try await harness.repositories.profile.updateProfile(
+      ProfileUpdate(nickname: try Nickname(validating: "새이름")))
+
+    #expect(updated.nickname.rawValue == "새이름")
+    #expect(await states.next() == .signedIn(updated))
+    let body = try Harness.jsonBody(try #require(harness.sentRequests.last))
+    #expect(body["nickname"] as? String == "새이름")
+  }
+}
+
+@Suite("Session restore")
+struct SessionRestoreTests {
+  @Test func aStoredSessionRestoresSignedInWithoutTheNetwork() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = FileCredentialStore(fileURL: directory.url.appendingPathComponent("s.json"))
+    let user = Fixtures.domainUser()
+    try await store.saveSession(
+      StoredSession(credentials: Credentials(accessToken: "a", refreshToken: "r"), user: user))
+
+    let harness = Harness(store: store)
+
+    var states = harness.repositories.auth.sessionStates().makeAsyncIterator()
+    #expect(await states.next() == .signedIn(user))
+    #expect(harness.transport.receivedRequests.isEmpty)
+  }
+
+  @Test func theProfileIsRefreshedAfterRestoring() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = FileCredentialStore(fileURL: directory.url.appendingPathComponent("s.json"))
+    let user = Fixtures.domainUser()
+    try await store.saveSession(
+      StoredSession(credentials: Credentials(accessToken: "a", refreshToken: "r"), user: user))
+    let transport = StubTransport()
+    transport.stub(
+      .get, "/me",
+      with: .response(status: .ok, body: Data(Fixtures.user(answerCount: 43).utf8)))
+
+    let backend = LiveBackend(
+      configuration: LiveConfiguration(
+        baseURL: Harness.baseURL, credentialStore: store, transport: transport,
+        retryPolicy: .never, refreshesProfileOnRestore: true))
+    await backend.session.restore()
+    await backend.session.waitForProfileRefresh()
+
+    var refreshed = user
+    refreshed.answerCount = 43
+    #expect(await backend.session.currentState() == .signedIn(refreshed))
+    #expect(try await store.storedSession()?.user == refreshed)
+    #expect(transport.receivedRequests.first?.request.headerFields[.authorization] == "Bearer a")
+  }
+
+  @Test func tokensWithoutASnapshotAskTheServerWhoTheyBelongTo() async throws {
+    let store = InMemoryCredentialStore(Credentials(accessToken: "a", refreshToken: "r"))
+    let transport = StubTransport()
+    transport.stub(.get, "/me", with: .response(status: .ok, body: Data(Fixtures.user().utf8)))
+    let backend = LiveBackend(
+      configuration: LiveConfiguration(
+        baseURL: Harness.baseURL, credentialStore: store, transport: transport,
+        retryPolicy: .never))
+
+    #expect(await backend.session.currentState() == .signedIn(Fixtures.domainUser()))
+  }
+
+  @Test func aCorruptStoreStartsSignedOutAndKeepsTheFile() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let file = directory.url.appendingPathComponent("s.json")
+    try Data("{not json".utf8).write(to: file)
+    let harness = Harness(store: FileCredentialStore(fileURL: file))
+
+    #expect(await harness.repositories.auth.currentState() == .signedOut)
+    #expect(await harness.backend.session.lastStorageProblem?.contains("unreadable") == true)
+    #expect(try Data(contentsOf: file) == Data("{not json".utf8))
+
+    // Signing in replaces it.
+    let user = try await harness.signIn()
+    let stored = try await FileCredentialStore(fileURL: file).storedSession()
+    #expect(stored?.user == user)
+  }
+}
