@@ -26,15 +26,17 @@ public final class QappleServer: Sendable {
   private let lifecycle = Locked<Lifecycle>(.idle)
   /// Closes the listening socket: no new connections, and the accept loop ends cleanly.
   private let closeListener = Locked<(@Sendable () async -> Void)?>(nil)
+  private let databaseClosed = Locked(false)
 
   private enum Lifecycle {
     case idle
-    /// Running; the task is set when started in the background by `start()`.
-    case running(task: Task<Void, any Error>?, url: URL)
+    /// Started (by `start()` or `run(onStarted:)`); the URL is set once listening.
+    case running(task: Task<Void, any Error>, url: URL?)
     case stopped
   }
 
-  /// Opens (or creates) the database, migrates it and seeds an empty one when asked.
+  /// Opens (or creates) the database, migrates it and seeds an empty one when asked; throws
+  /// `FaultRule.Invalid` for a fault rule out of range and GRDB's errors for the database.
   public init(
     configuration: ServerConfiguration = ServerConfiguration(), logger: Logger? = nil
   )
@@ -43,6 +45,9 @@ public final class QappleServer: Sendable {
     var logger = logger ?? Logger(label: "qapple.server")
     logger.logLevel = configuration.logLevel
     self.configuration = configuration
+    for rule in configuration.faults {
+      _ = try rule.validated()
+    }
     let database = try DatabaseFactory.open(configuration.database)
     core = ServerCore(configuration: configuration, database: database, logger: logger)
     routes = Routes.table(devMode: configuration.devMode)
@@ -74,7 +79,7 @@ public final class QappleServer: Sendable {
     // (e.g. the port is taken).
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: URL.self)
     let application = makeApplication { url in continuation.yield(url) }
-    let task = Task {
+    try launch {
       do {
         try await application.run()
         continuation.finish()
@@ -84,21 +89,42 @@ public final class QappleServer: Sendable {
       }
     }
     var iterator = stream.makeAsyncIterator()
-    guard let url = try await iterator.next() else {
-      throw ServerError.notStarted("The server stopped before it was listening.")
-    }
-    try lifecycle.withLock { state in
-      guard case .idle = state else {
-        task.cancel()
-        throw ServerError.notStarted("This server was already started; create a new one.")
+    do {
+      guard let url = try await iterator.next() else {
+        throw ServerError.notStarted("The server stopped before it was listening.")
       }
-      state = .running(task: task, url: url)
+      core.logger.info("Qapple server listening", metadata: ["url": .string(url.absoluteString)])
+      return url
+    } catch {
+      await stop()
+      throw error
     }
-    core.logger.info("Qapple server listening", metadata: ["url": .string(url.absoluteString)])
-    return url
   }
 
-  /// Stops gracefully: requests in flight finish, then the listener and the database close.
+  /// Runs in the foreground until SIGINT or SIGTERM, ``stop()`` or cancellation, then shuts
+  /// down gracefully and closes the database. `onStarted` gets the base URL once listening.
+  public func run(onStarted: @escaping @Sendable (URL) async -> Void = { _ in }) async throws {
+    let application = makeApplication { url in await onStarted(url) }
+    let task = try launch { try await application.runService() }
+    do {
+      try await withTaskCancellationHandler {
+        try await task.value
+      } onCancel: {
+        task.cancel()
+      }
+    } catch {
+      // Ending by ``stop()`` is a normal end, whatever the service group reports about it.
+      let stopped = lifecycle.withLock { if case .stopped = $0 { true } else { false } }
+      if !stopped {
+        await stop()
+        throw error
+      }
+    }
+    await stop()
+  }
+
+  /// Stops gracefully: no new connections, requests in flight finish, idle connections close,
+  /// then the database closes. Safe to call more than once.
   public func stop() async {
     let task: Task<Void, any Error>? = lifecycle.withLock { state in
       defer { state = .stopped }
@@ -106,7 +132,6 @@ public final class QappleServer: Sendable {
       return nil
     }
     if let task {
-      // Stop accepting first, let answers in flight finish, then end the idle connections.
       await closeListener.withLock { $0 }?()
       await inFlight.waitUntilIdle()
       task.cancel()
@@ -115,25 +140,36 @@ public final class QappleServer: Sendable {
     closeDatabase()
   }
 
-  /// Runs in the foreground until SIGINT or SIGTERM (or cancellation), then shuts down
-  /// gracefully and closes the database. `onStarted` gets the base URL once listening.
-  public func run(onStarted: @escaping @Sendable (URL) async -> Void = { _ in }) async throws {
-    let application = makeApplication { url in
-      self.lifecycle.withLock { state in
-        if case .idle = state {
-          state = .running(task: nil, url: url)
-        }
+  /// Runs `body` as the server's task; a server starts only once.
+  @discardableResult
+  private func launch(
+    _ body: @escaping @Sendable () async throws -> Void
+  ) throws -> Task<
+    Void, any Error
+  > {
+    try lifecycle.withLock { state in
+      guard case .idle = state else {
+        throw ServerError.notStarted("This server was already started; create a new one.")
       }
-      await onStarted(url)
+      let task = Task { try await body() }
+      state = .running(task: task, url: nil)
+      return task
     }
-    defer {
-      lifecycle.withLock { $0 = .stopped }
-      closeDatabase()
+  }
+
+  /// Records the bound URL once the listener is up.
+  private func listening(at url: URL) {
+    lifecycle.withLock { state in
+      if case .running(let task, _) = state { state = .running(task: task, url: url) }
     }
-    try await application.runService()
   }
 
   private func closeDatabase() {
+    let alreadyClosed = databaseClosed.withLock { closed in
+      defer { closed = true }
+      return closed
+    }
+    guard !alreadyClosed else { return }
     do {
       if let pool = core.database as? DatabasePool {
         try pool.close()
@@ -156,10 +192,21 @@ public final class QappleServer: Sendable {
       configuration: .init(
         address: .hostname(host, port: configuration.port), serverName: "qapple-server"),
       onServerRunning: { channel in
-        self.closeListener.withLock { $0 = { try? await channel.close().get() } }
+        let logger = self.core.logger
+        self.closeListener.withLock {
+          $0 = {
+            do {
+              try await channel.close().get()
+            } catch {
+              // Already closed (e.g. the bind failed): nothing left to stop.
+              logger.debug("Closing the listener: \(error)")
+            }
+          }
+        }
         let port = channel.localAddress?.port ?? 0
         let hostPart = host.contains(":") ? "[\(host)]" : host
         guard let url = URL(string: "http://\(hostPart):\(port)") else { return }
+        self.listening(at: url)
         await onListening(url)
       },
       logger: core.logger)

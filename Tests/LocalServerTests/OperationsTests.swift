@@ -208,4 +208,33 @@ struct OperationsTests {
     // Stopping twice is harmless.
     await server.stop()
   }
+
+  @Test("run() serves until stop() and then returns normally")
+  func runUntilStopped() async throws {
+    let server = try QappleServer(configuration: .testing())
+    let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
+    let running = Task { try await server.run { url in continuation.yield(url) } }
+    var iterator = urls.makeAsyncIterator()
+    let url = try #require(await iterator.next())
+    #expect(server.baseURL == url)
+    let port = try #require(url.port)
+    try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+      let response = try await client.get("/nicknames/availability?nickname=Runner")
+      #expect(response.status == .ok)
+    }
+    await server.stop()
+    try await running.value
+    #expect(server.baseURL == nil)
+  }
+
+  @Test("a port that is taken makes start() throw instead of hanging")
+  func portTaken() async throws {
+    try await withServer { h in
+      var configuration = ServerConfiguration.testing()
+      configuration.port = h.port
+      let second = try QappleServer(configuration: configuration)
+      await #expect(throws: (any Error).self) { _ = try await second.start() }
+      await #expect(throws: (any Error).self) { _ = try await second.start() }
+    }
+  }
 }

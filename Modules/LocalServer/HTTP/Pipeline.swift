@@ -40,7 +40,7 @@ struct EndpointResponder: HTTPResponder {
         core, scope: scope, operation: operation.id, key: idempotencyKey)
     {
       var reply = stored
-      reply.headers[.init("Idempotent-Replayed")!] = "true"
+      reply.headers[HeaderName.idempotentReplayed] = "true"
       return reply.response
     }
 
@@ -86,7 +86,7 @@ struct EndpointResponder: HTTPResponder {
   }
 
   private func idempotencyKey(of request: Request) throws -> String? {
-    guard let key = request.headers[.init("Idempotency-Key")!] else { return nil }
+    guard let key = request.headers[HeaderName.idempotencyKey] else { return nil }
     guard (1...255).contains(key.count) else {
       throw APIError.validation(field: "Idempotency-Key", "Idempotency-Key takes 1-255 characters.")
     }

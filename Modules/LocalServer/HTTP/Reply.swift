@@ -44,3 +44,11 @@ struct Reply: Sendable {
       body: body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
   }
 }
+
+/// Header names of the API that HTTPTypes does not predefine.
+enum HeaderName {
+  /// `Idempotency-Key`: makes a write safe to retry (chat sends use the client message id).
+  static let idempotencyKey = HTTPFields.Element.Name("Idempotency-Key")!
+  /// `Idempotent-Replayed: true` marks an answer replayed from an earlier request.
+  static let idempotentReplayed = HTTPFields.Element.Name("Idempotent-Replayed")!
+}

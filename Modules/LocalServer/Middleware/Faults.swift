@@ -165,8 +165,8 @@ public struct FaultRule: Codable, Sendable, Hashable {
     }
     try container.encode(prefix, forKey: .pathPrefix)
     try container.encode(operation, forKey: .operation)
-    let (seconds, attoseconds) = latency.components
-    try container.encode(seconds * 1000 + attoseconds / 1_000_000_000_000_000, forKey: .latencyMs)
+    let millis = (latency.timeInterval * 1000).rounded()
+    try container.encode(Int64(max(min(millis, 9e15), -9e15)), forKey: .latencyMs)
     try container.encode(errorRate, forKey: .errorRate)
     try container.encode(errorStatus, forKey: .errorStatus)
     try container.encode(dropRate, forKey: .dropRate)

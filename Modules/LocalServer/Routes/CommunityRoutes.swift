@@ -157,7 +157,7 @@ extension RouteTable {
       let key = try call.key("room_id", .room, what: "chat room")
       let body = try call.decode(SendMessageRequest.self)
       let clientID = body.clientMessageId.uuidString.lowercased()
-      guard let header = call.request.headers[.init("Idempotency-Key")!] else {
+      guard let header = call.request.headers[HeaderName.idempotencyKey] else {
         throw APIError.validation(
           field: "Idempotency-Key", "Send the client_message_id as the Idempotency-Key header.")
       }

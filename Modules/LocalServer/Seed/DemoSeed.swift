@@ -183,7 +183,7 @@ public enum DemoSeed {
       let comments = try Int64.fetchAll(db, sql: "SELECT id FROM comment ORDER BY id LIMIT 12")
       for (index, comment) in comments.enumerated() {
         let liker = members[(index + 5) % members.count]
-        _ = try? Board.setCommentLike(
+        _ = try Board.setCommentLike(
           db, comment, liked: true, viewer: liker, now: ago(hours: Double(index)))
       }
     }
@@ -197,7 +197,7 @@ public enum DemoSeed {
       let reasons: [ReportReason.Code] = [.spam, .spam, .abuse, .other]
       var reported = 0
       for member in members where reported < ModerationPolicy.autoHideThreshold - 1 {
-        guard !isAuthor(member, of: nearThreshold) else { continue }
+        guard try !isAuthor(member, of: nearThreshold) else { continue }
         let reason = reasons[reported]
         _ = try Moderation.report(
           db, kind: .post, id: nearThreshold.id, reason: reason,
@@ -218,7 +218,7 @@ public enum DemoSeed {
       }
       // A report already dismissed by the admin.
       let dismissed = posts[5]
-      if let reporter = members.first(where: { !isAuthor($0, of: dismissed) }) {
+      if let reporter = try members.first(where: { try !isAuthor($0, of: dismissed) }) {
         _ = try Moderation.report(
           db, kind: .post, id: dismissed.id, reason: .abuse, detail: nil, viewer: reporter,
           now: ago(days: 2))
@@ -233,9 +233,8 @@ public enum DemoSeed {
       }
     }
 
-    func isAuthor(_ viewer: Viewer, of post: PostDTO) -> Bool {
-      guard let key = PublicID.post.key(post.id),
-        let record = try? PostRecord.fetchOne(db, key: key)
+    func isAuthor(_ viewer: Viewer, of post: PostDTO) throws -> Bool {
+      guard let key = PublicID.post.key(post.id), let record = try PostRecord.fetchOne(db, key: key)
       else { return false }
       return record.authorId == viewer.id
     }

@@ -89,6 +89,13 @@ enum Board {
       arguments: [Millis.from(now), key])
   }
 
+  /// Whether the post exists and is neither deleted nor hidden.
+  static func isPostVisible(_ db: Database, _ key: Int64) throws -> Bool {
+    try Int.fetchOne(
+      db, sql: "SELECT COUNT(*) FROM post WHERE id = ? AND deleted_at IS NULL AND NOT hidden",
+      arguments: [key]) ?? 0 > 0
+  }
+
   /// A visible post record, or 404.
   static func visiblePost(_ db: Database, _ key: Int64) throws -> PostRecord {
     guard let post = try PostRecord.fetchOne(db, key: key), post.deletedAt == nil, !post.hidden
@@ -230,7 +237,7 @@ enum Board {
   /// A visible comment on a visible post, or 404.
   static func visibleComment(_ db: Database, _ key: Int64) throws -> CommentRecord {
     guard let comment = try CommentRecord.fetchOne(db, key: key), comment.deletedAt == nil,
-      !comment.hidden, (try? visiblePost(db, comment.postId)) != nil
+      !comment.hidden, try isPostVisible(db, comment.postId)
     else { throw APIError.notFound("No comment with id \(PublicID.comment(key)).") }
     return comment
   }

@@ -83,7 +83,7 @@ enum Moderation {
     switch target.kind {
     case .comment:
       guard let comment = try CommentRecord.fetchOne(db, key: target.key) else { return false }
-      return (try? Board.visiblePost(db, comment.postId)) != nil
+      return try Board.isPostVisible(db, comment.postId)
     case .chatMessage:
       guard let message = try MessageRecord.fetchOne(db, key: target.key) else { return false }
       return try Chat.isMember(db, roomKey: message.roomId, userID: viewer.id)
