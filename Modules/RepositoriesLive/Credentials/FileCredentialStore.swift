@@ -46,17 +46,18 @@ public actor FileCredentialStore: SessionStore {
   )
     -> URL
   {
+    // `NSHomeDirectory()` exists everywhere; `homeDirectoryForCurrentUser` is macOS/Linux only.
+    let home = URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
     let base: URL
     #if canImport(Darwin)
     base =
       FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
-        "Library/Application Support")
+      ?? home.appendingPathComponent("Library/Application Support", isDirectory: true)
     #else
     if let xdg = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
       base = URL(fileURLWithPath: xdg, isDirectory: true)
     } else {
-      base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+      base = home.appendingPathComponent(".config", isDirectory: true)
     }
     #endif
     return base.appendingPathComponent(safeName(service), isDirectory: true)
