@@ -97,3 +97,24 @@ struct ToolProcess: Sendable {
       stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self))
   }
 }
+
+/// Deletes a directory once the suite (or test) it is attached to has finished.
+struct RemovesDirectoryAfterwards: SuiteTrait, TestTrait, TestScoping {
+  let directory: URL
+
+  func provideScope(
+    for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    try await function()
+    if FileManager.default.fileExists(atPath: directory.path) {
+      try FileManager.default.removeItem(at: directory)
+    }
+  }
+}
+
+extension Trait where Self == RemovesDirectoryAfterwards {
+  /// Deletes `directory` after the suite or test.
+  static func removesDirectoryAfterwards(_ directory: URL) -> Self {
+    RemovesDirectoryAfterwards(directory: directory)
+  }
+}

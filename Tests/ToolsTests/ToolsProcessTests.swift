@@ -7,10 +7,13 @@ import Testing
 /// The tools as users and scripts run them: built executables, real processes, the embedded
 /// local server on a shared database (one data directory for the whole suite, so the demo
 /// community is seeded once).
-@Suite("qapple and qapple-admin as processes", .serialized)
+/// The data directory the suite shares (deleted when the suite ends).
+private let sharedHome = ToolProcess.temporaryHome()
+
+@Suite(
+  "qapple and qapple-admin as processes", .serialized, .removesDirectoryAfterwards(sharedHome))
 struct ToolsProcessTests {
-  static let home = ToolProcess.temporaryHome()
-  let tools = ToolProcess(home: ToolsProcessTests.home)
+  let tools = ToolProcess(home: sharedHome)
 
   @Test func demoFinishesAndExitsZero() async throws {
     // The demo has its own throwaway server: a fresh data directory must not matter.
