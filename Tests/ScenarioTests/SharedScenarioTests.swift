@@ -54,4 +54,29 @@ struct SharedScenarioTests {
   func sessionLifecycle(_ kind: BackendKind) async throws {
     try await withBackend(kind, AccountScenarios.sessionLifecycle)
   }
+
+  @Test("moderation edges: comments, answers, hide, reopen, users", arguments: BackendKind.allCases)
+  func moderationEdges(_ kind: BackendKind) async throws {
+    try await withBackend(kind, RuleScenarios.moderationEdges)
+  }
+
+  @Test("a ban with an end lifts by itself", arguments: BackendKind.allCases)
+  func timedBan(_ kind: BackendKind) async throws {
+    try await withBackend(kind, RuleScenarios.timedBan)
+  }
+
+  @Test("questions by day: scheduled, today, past", arguments: BackendKind.allCases)
+  func questionDays(_ kind: BackendKind) async throws {
+    try await withBackend(kind, RuleScenarios.questionDays)
+  }
+
+  @Test("chat over REST: rooms, seq, de-duplication, direct rooms", arguments: BackendKind.allCases)
+  func chat(_ kind: BackendKind) async throws {
+    try await withBackend(kind, RuleScenarios.chat)
+  }
+
+  @Test("sign-up checks: provider, wrong and expired codes", arguments: BackendKind.allCases)
+  func signUpChecks(_ kind: BackendKind) async throws {
+    try await withBackend(kind, RuleScenarios.signUpChecks)
+  }
 }

@@ -29,5 +29,10 @@ struct FakeScenarioBackend: ScenarioBackend {
     return client
   }
 
+  func advanceClock(by duration: Duration) {
+    let (seconds, attoseconds) = duration.components
+    fake.advance(by: TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)
+  }
+
   func shutdown() async {}
 }

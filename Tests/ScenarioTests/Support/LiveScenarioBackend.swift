@@ -11,6 +11,7 @@ import RepositoriesLive
 final class LiveScenarioBackend: ScenarioBackend {
   let server: QappleServer
   let baseURL: URL
+  private let stopped = LockedFlag()
 
   private init(server: QappleServer, baseURL: URL) {
     self.server = server
@@ -58,7 +59,7 @@ final class LiveScenarioBackend: ScenarioBackend {
     var configuration = LiveConfiguration(
       baseURL: baseURL ?? self.baseURL, credentialStore: store, timeout: .seconds(10),
       clock: ImmediateClock(), now: now ?? { serverClock.now })
-    configuration.logger.logLevel = .error
+    configuration.logger.logLevel = .critical
     return LiveBackend(configuration: configuration)
   }
 
@@ -74,8 +75,13 @@ final class LiveScenarioBackend: ScenarioBackend {
     return client
   }
 
+  func advanceClock(by duration: Duration) {
+    clock.advance(by: duration)
+  }
+
+  /// Stops the server once (a test may stop it early to go offline).
   func shutdown() async {
-    await server.stop()
+    if stopped.set() { await server.stop() }
   }
 }
 
@@ -128,5 +134,20 @@ final class ImmediateClock: Clock, @unchecked Sendable {
       if current < deadline { current = deadline }
     }
     await Task.yield()
+  }
+}
+
+/// A flag that is set once; `set()` tells the one caller that set it.
+final class LockedFlag: @unchecked Sendable {
+  // Guarded by `lock`.
+  private let lock = NSLock()
+  private var isSet = false
+
+  /// Sets the flag; `true` for the call that set it, `false` if it was set already.
+  func set() -> Bool {
+    lock.withLock {
+      defer { isSet = true }
+      return !isSet
+    }
   }
 }

@@ -21,6 +21,8 @@ protocol ScenarioBackend: Sendable {
   /// server promotes a signed-up member through its test hook, the fake creates the account).
   /// The dev token is `nickname`.
   func makeAdmin(nickname: String) async throws -> RepositorySet
+  /// Moves the backend's clock forward (tokens, bans, code expiry and "today" follow it).
+  func advanceClock(by duration: Duration)
   /// Releases what the backend holds (stops the server).
   func shutdown() async
 }

@@ -1,0 +1,211 @@
+import Domain
+import Foundation
+import LocalServer
+import NetworkKit
+import Repositories
+import RepositoriesLive
+import Testing
+
+/// What only the live stack does: the server's rate limit, access tokens that expire and are
+/// refreshed, refresh tokens revoked elsewhere, an unreachable server, and a relaunch that
+/// restores the session. The fakes do not model these, so they run against `LocalServer` only.
+@Suite("Live-only scenarios", .timeLimit(.minutes(1)))
+struct LiveOnlyScenarioTests {
+  /// How the expired access token is discovered.
+  enum ExpiryDiscovery: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// The client's clock stands still, so it sends the old token and the server answers 401
+    /// `token_expired`; the authenticator refreshes and retries.
+    case serverRejects
+    /// The client reads the same clock as the server and refreshes before sending.
+    case clientNotices
+
+    var testDescription: String { rawValue }
+  }
+
+  @Test("429 becomes rateLimited(retryAfter:) and the window reopens")
+  func rateLimit() async throws {
+    // 10 writes per 10 s: enough for two sign-ups from one address (4 public writes each).
+    let limit = ServerConfiguration.RateLimit(count: 10, window: .seconds(10))
+    try await withLiveBackend(rateLimit: limit) { backend in
+      let alice = try await backend.makeMember(nickname: "alice")
+      let bob = try await backend.makeMember(nickname: "bob")
+      for number in 1...10 {
+        _ = try await alice.board.createPost(PostDraft(content: "Burst \(number)"))
+      }
+      // The clock stands still, so the oldest write leaves the window in exactly 10 s.
+      await #expect(throws: DomainError.rateLimited(retryAfter: .seconds(10))) {
+        try await alice.board.createPost(PostDraft(content: "One too many"))
+      }
+      let newest = try #require(try await alice.board.fetchPosts(.first).items.first)
+      await #expect(throws: DomainError.rateLimited(retryAfter: .seconds(10))) {
+        try await alice.board.setPostLike(newest.id, true)
+      }
+      // Reads are not limited, refused writes did not happen, other users are not limited.
+      let posts = try await alice.board.fetchPosts(PageRequest(limit: 100))
+      #expect(posts.items.count == 10)
+      #expect(posts.items.allSatisfy { $0.likeCount == 0 })
+      _ = try await bob.board.createPost(PostDraft(content: "Bob is fine"))
+
+      backend.clock.advance(by: .seconds(10))
+      let after = try await alice.board.createPost(PostDraft(content: "Window reopened"))
+      #expect(after.isMine)
+    }
+  }
+
+  @Test(
+    "an expired access token is refreshed once, transparently", arguments: ExpiryDiscovery.allCases)
+  func expiredAccessToken(_ discovery: ExpiryDiscovery) async throws {
+    // Five-minute tokens: outside the client's one-minute refresh leeway right after sign-up.
+    try await withLiveBackend(accessTokenLifetime: .seconds(300)) { backend in
+      let store = RecordingCredentialStore()
+      let frozen = backend.clock.now
+      var clientNow: (@Sendable () -> Date)?
+      if discovery == .serverRejects { clientNow = { frozen } }
+      let client = backend.makeLiveClient(store: store, now: clientNow)
+      let alice = client.repositories
+      let user = try await backend.signUp(alice, nickname: "alice")
+      _ = try await alice.board.createPost(PostDraft(content: "Before the token expires"))
+      let signedUp = try #require(await store.credentials())
+      let savedBefore = await store.saved.count
+      #expect(savedBefore == 1)
+
+      backend.clock.advance(by: .seconds(301))
+      // Three requests at once share one refresh.
+      async let posts = alice.board.fetchPosts(.first)
+      async let me = alice.profile.fetchMe()
+      async let unread = alice.notifications.fetchUnreadCount()
+      let (page, profile, count) = try await (posts, me, unread)
+      #expect(page.items.count == 1)
+      #expect(profile.id == user.id)
+      #expect(count == 0)
+
+      let savedAfter = await store.saved.count
+      #expect(savedAfter == 2, "exactly one refresh")
+      let refreshed = try #require(await store.credentials())
+      #expect(refreshed.accessToken != signedUp.accessToken)
+      #expect(refreshed.refreshToken != signedUp.refreshToken, "refresh tokens rotate")
+      #expect(await alice.auth.currentState() == .signedIn(user))
+      _ = try await alice.board.createPost(PostDraft(content: "After the refresh"))
+      let savedAtEnd = await store.saved.count
+      #expect(savedAtEnd == 2)
+    }
+  }
+
+  @Test("a refresh token revoked by sign-out elsewhere signs the client out")
+  func refreshTokenRevokedBySignOut() async throws {
+    try await withLiveBackend { backend in
+      let store = RecordingCredentialStore()
+      let alice = backend.makeLiveClient(store: store).repositories
+      let user = try await backend.signUp(alice, nickname: "alice")
+      var states = alice.auth.sessionStates().makeAsyncIterator()
+      #expect(await states.next() == .signedIn(user))
+
+      // A second installation holding the same tokens signs out: the server revokes them.
+      let tokens = try #require(await store.credentials())
+      let copy = backend.makeLiveClient(store: RecordingCredentialStore(tokens)).repositories
+      #expect(await copy.auth.currentState() == .signedIn(user))
+      try await copy.auth.signOut()
+      #expect(await copy.auth.currentState() == .signedOut)
+
+      await #expect(throws: DomainError.signedOut) { try await alice.board.fetchPosts(.first) }
+      #expect(await states.next() == .signedOut)
+      #expect(await alice.auth.currentState() == .signedOut)
+      #expect(await store.credentials() == nil)
+      await #expect(throws: DomainError.signedOut) {
+        try await alice.board.createPost(PostDraft(content: "Still here?"))
+      }
+    }
+  }
+
+  @Test("a replayed refresh token ends every session of its family")
+  func refreshTokenReuse() async throws {
+    try await withLiveBackend(accessTokenLifetime: .seconds(300)) { backend in
+      let store = RecordingCredentialStore()
+      let alice = backend.makeLiveClient(store: store).repositories
+      let user = try await backend.signUp(alice, nickname: "alice")
+      let original = try #require(await store.credentials())
+      var states = alice.auth.sessionStates().makeAsyncIterator()
+      #expect(await states.next() == .signedIn(user))
+
+      // Alice's app refreshes (the old refresh token is spent)...
+      backend.clock.advance(by: .seconds(301))
+      _ = try await alice.board.fetchPosts(.first)
+      #expect(await store.saved.count == 2)
+
+      // ...then a copy of the old tokens replays the spent refresh token: refused, and the
+      // server revokes the whole family, alice's fresh tokens included.
+      let thief = backend.makeLiveClient(store: RecordingCredentialStore(original)).repositories
+      await #expect(throws: DomainError.signedOut) { try await thief.board.fetchPosts(.first) }
+      #expect(await thief.auth.currentState() == .signedOut)
+
+      await #expect(throws: DomainError.signedOut) { try await alice.board.fetchPosts(.first) }
+      #expect(await states.next() == .signedOut)
+      #expect(await store.credentials() == nil)
+    }
+  }
+
+  @Test("an unreachable server is offline, and the session survives it")
+  func offline() async throws {
+    try await withLiveBackend { backend in
+      // Nothing listens on port 1.
+      let nowhere = backend.makeLiveClient(baseURL: URL(string: "http://127.0.0.1:1")!)
+      await #expect(throws: DomainError.offline) {
+        try await nowhere.repositories.auth.signIn(.dev, "alice")
+      }
+      #expect(await nowhere.repositories.auth.currentState() == .signedOut)
+
+      let alice = try await backend.makeMember(nickname: "alice")
+      let user = try await alice.profile.fetchMe()
+      await backend.shutdown()
+      await #expect(throws: DomainError.offline) { try await alice.board.fetchPosts(.first) }
+      await #expect(throws: DomainError.offline) {
+        try await alice.board.createPost(PostDraft(content: "Into the void"))
+      }
+      // A transient failure never signs anyone out.
+      #expect(await alice.auth.currentState() == .signedIn(user))
+    }
+  }
+
+  @Test("a relaunch restores the session from the store; after sign-out it starts signed out")
+  func relaunch() async throws {
+    try await withLiveBackend { backend in
+      let store = RecordingCredentialStore()
+      let firstLaunch = backend.makeLiveClient(store: store).repositories
+      let user = try await backend.signUp(firstLaunch, nickname: "alice")
+      _ = try await firstLaunch.board.createPost(PostDraft(content: "Hello from launch one"))
+
+      let secondLaunch = backend.makeLiveClient(store: store).repositories
+      var states = secondLaunch.auth.sessionStates().makeAsyncIterator()
+      #expect(await states.next() == .signedIn(user))
+      let posts = try await secondLaunch.board.fetchPosts(.first)
+      #expect(posts.items.map(\.isMine) == [true])
+
+      try await secondLaunch.auth.signOut()
+      #expect(await states.next() == .signedOut)
+      #expect(await store.credentials() == nil)
+      let thirdLaunch = backend.makeLiveClient(store: store).repositories
+      #expect(await thirdLaunch.auth.currentState() == .signedOut)
+      // The first launch's tokens were revoked on the server by the sign-out.
+      await #expect(throws: DomainError.signedOut) {
+        try await firstLaunch.board.fetchPosts(.first)
+      }
+    }
+  }
+}
+
+/// Runs `body` against a fresh live backend and stops its server afterwards.
+func withLiveBackend(
+  rateLimit: ServerConfiguration.RateLimit? = nil,
+  accessTokenLifetime: Duration = .seconds(15 * 60),
+  _ body: (LiveScenarioBackend) async throws -> Void
+) async throws {
+  let backend = try await LiveScenarioBackend.start(
+    rateLimit: rateLimit, accessTokenLifetime: accessTokenLifetime)
+  do {
+    try await body(backend)
+  } catch {
+    await backend.shutdown()
+    throw error
+  }
+  await backend.shutdown()
+}
