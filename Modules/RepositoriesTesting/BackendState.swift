@@ -37,8 +37,9 @@ struct BackendState: Sendable {
   var rooms: [ChatRoom.ID: RoomRecord] = [:]
   var directRooms: [Set<User.ID>: ChatRoom.ID] = [:]
   var analyticsEvents: [RecordedAnalyticsEvent] = []
-  /// Write times per user, for the optional rate limiter.
-  var writeLog: [User.ID: [Date]] = [:]
+  /// Write times per user (`user:<id>`) or signed-out client (`client:<n>`), for the optional
+  /// rate limiter.
+  var writeLog: [String: [Date]] = [:]
 
   // Counters.
   private var counters: [String: Int] = [:]

@@ -1,6 +1,7 @@
-/// A small RFC 4180 reader: quoted fields may hold commas, doubled quotes and line breaks;
-/// records end with CRLF or LF. Each record remembers the line it starts on, and a malformed
-/// record is reported with that line instead of stopping the whole file.
+/// A small RFC 4180 reader, lenient like the server's: quoted fields may hold commas, doubled
+/// quotes and line breaks; records end with CRLF or LF; a quote inside an unquoted field is kept
+/// as text. Each record remembers the line it starts on; a leading byte-order mark is ignored and
+/// blank lines yield no record.
 enum CSV {
   /// One record of the file.
   struct Record: Equatable {
@@ -8,31 +9,38 @@ enum CSV {
     var line: Int
     /// The fields, unquoted.
     var fields: [String]
-    /// Why the record could not be read, if it could not.
-    var error: String?
   }
 
-  /// Splits `text` into records; blank lines are skipped.
-  static func records(in text: String) -> [Record] {
-    let scalars = Array(text.unicodeScalars)
+  /// A quoted field that never closes: the rest of the file cannot be read.
+  struct UnterminatedQuote: Error, Equatable {
+    /// The line of the record with the open quote.
+    var line: Int
+  }
+
+  /// Splits `text` into records.
+  static func records(in text: String) throws(UnterminatedQuote) -> [Record] {
+    var scalars = Array(text.unicodeScalars)
+    if scalars.first == "\u{FEFF}" { scalars.removeFirst() }
     var records: [Record] = []
     var fields: [String] = []
     var field = String.UnicodeScalarView()
     var inQuotes = false
-    var closedQuote = false
-    var error: String?
+    var fieldWasQuoted = false
+    var hasContent = false
     var line = 1
     var recordLine = 1
     var index = 0
 
-    func endRecord() {
+    func endField() {
       fields.append(String(field))
-      let isBlank = fields.count == 1 && fields[0].isEmpty && !closedQuote && error == nil
-      if !isBlank { records.append(Record(line: recordLine, fields: fields, error: error)) }
-      fields = []
       field = String.UnicodeScalarView()
-      closedQuote = false
-      error = nil
+      fieldWasQuoted = false
+    }
+    func endRecord() {
+      endField()
+      if hasContent || fields.count > 1 { records.append(Record(line: recordLine, fields: fields)) }
+      fields = []
+      hasContent = false
     }
 
     while index < scalars.count {
@@ -45,7 +53,6 @@ enum CSV {
             index += 1
           } else {
             inQuotes = false
-            closedQuote = true
           }
         } else {
           if scalar == "\n" { line += 1 }
@@ -54,16 +61,13 @@ enum CSV {
         continue
       }
       switch scalar {
-      case "\"":
-        if field.isEmpty && !closedQuote {
-          inQuotes = true
-        } else if error == nil {
-          error = "a quote inside an unquoted field; put the field in quotes and double its quotes"
-        }
+      case "\"" where field.isEmpty && !fieldWasQuoted:
+        inQuotes = true
+        fieldWasQuoted = true
+        hasContent = true
       case ",":
-        fields.append(String(field))
-        field = String.UnicodeScalarView()
-        closedQuote = false
+        endField()
+        hasContent = true
       case "\r" where index < scalars.count && scalars[index] == "\n":
         break  // The "\n" that follows ends the record.
       case "\n", "\r":
@@ -71,19 +75,12 @@ enum CSV {
         line += 1
         recordLine = line
       default:
-        if closedQuote, error == nil {
-          error = "text after a closing quote; quote the whole field"
-        } else if !closedQuote {
-          field.append(scalar)
-        }
+        if !scalar.properties.isWhitespace { hasContent = true }
+        field.append(scalar)
       }
     }
-    if inQuotes {
-      error = "a quoted field is not closed before the end of the file"
-      endRecord()
-    } else if !field.isEmpty || !fields.isEmpty || closedQuote || error != nil {
-      endRecord()
-    }
+    if inQuotes { throw UnterminatedQuote(line: recordLine) }
+    endRecord()
     return records
   }
 }

@@ -138,7 +138,7 @@ public final class FakeBackend: Sendable {
       }
       guard !state.isNicknameTaken(valid.rawValue) else { throw .nicknameTaken }
       let record = state.insertUser(
-        nickname: valid.rawValue, role: role, cohort: cohort,
+        nickname: valid.rawValue, role: role, cohort: try BackendState.validCohort(cohort),
         providerKey: BackendState.providerKey(.dev, nickname))
       return state.userView(record)
     }
@@ -195,20 +195,23 @@ public final class FakeBackend: Sendable {
 
   // MARK: - Running calls
 
-  /// What a call needs from its caller.
+  /// What a call needs from its caller, like the server's operation table.
   enum Access {
-    /// A signed-in user reading.
+    /// A signed-in user reading (GET): never rate-limited, allowed while banned.
     case read
-    /// A signed-in user writing: refused while banned, counted by the rate limiter.
+    /// A signed-in user changing something the server does not block for banned users
+    /// (leaving a group, read cursors, withdrawal, analytics): rate-limited.
+    case action
+    /// A signed-in user writing content: rate-limited, refused while banned.
     case write
     /// An admin reading.
     case adminRead
-    /// An admin writing.
+    /// An admin writing: rate-limited.
     case adminWrite
   }
 
-  /// Runs one repository call for `client` under the lock: offline check, clock, due questions,
-  /// authentication, role, ban and rate limit, then `body` with the caller's user id.
+  /// Runs one repository call for `client` under the lock, in the server's order: offline,
+  /// clock, authentication, admin role, rate limit, ban; then `body` with the caller's id.
   func perform<Result>(
     _ client: FakeClient.ID, _ access: Access,
     _ body: (inout BackendState, User.ID) throws -> Result
@@ -217,35 +220,29 @@ public final class FakeBackend: Sendable {
     return try state.withLock { state in
       guard !state.isOffline else { throw DomainError.offline }
       state.now = date
-      state.announceDueQuestions()
       let userID = try state.authenticate(client)
-      switch access {
-      case .read:
-        break
-      case .write:
-        try state.checkWriter(userID)
-      case .adminRead:
-        try state.checkAdmin(userID)
-      case .adminWrite:
-        try state.checkAdmin(userID)
-        try state.checkWriter(userID)
+      if access == .adminRead || access == .adminWrite { try state.checkAdmin(userID) }
+      if access != .read && access != .adminRead { try state.admitWrite(by: "user:\(userID)") }
+      if access == .write, state.users[userID]?.isBanned(at: date) == true {
+        throw DomainError.banned
       }
       return try body(&state, userID)
     }
   }
 
-  /// Runs a call that needs no sign-in (sign-in, sign-up, nickname check).
+  /// Runs a call that needs no sign-in (sign-in, sign-up, nickname check); writes among them
+  /// are rate-limited per client, as the server limits them per address.
   ///
   /// Bodies throw only `DomainError`; the signature is untyped because closures cannot yet
   /// infer a typed `throws` from context.
   func performPublic<Result>(
-    _ client: FakeClient.ID, _ body: (inout BackendState) throws -> Result
+    _ client: FakeClient.ID, isWrite: Bool = true, _ body: (inout BackendState) throws -> Result
   ) throws -> Result {
     let date = now()
     return try state.withLock { state in
       guard !state.isOffline else { throw DomainError.offline }
       state.now = date
-      state.announceDueQuestions()
+      if isWrite { try state.admitWrite(by: "client:\(client.rawValue)") }
       return try body(&state)
     }
   }
@@ -267,20 +264,18 @@ extension BackendState {
     throw .signedOut
   }
 
-  /// Refuses writes of banned users and applies the optional rate limit.
-  mutating func checkWriter(_ userID: User.ID) throws(DomainError) {
-    guard let user = users[userID] else { throw .signedOut }
-    if user.isBanned(at: now) { throw .banned }
+  /// Applies the optional rate limit to one write of `key` (a user or an anonymous client):
+  /// a sliding window; the refusal says when the oldest write leaves it, in whole seconds.
+  mutating func admitWrite(by key: String) throws(DomainError) {
     guard let rateLimit else { return }
-    let windowStart = now.addingTimeInterval(-rateLimit.windowSeconds)
-    var log = writeLog[userID, default: []].filter { $0 > windowStart }
+    let window = rateLimit.windowSeconds
+    var log = writeLog[key, default: []].filter { now.timeIntervalSince($0) < window && $0 <= now }
+    defer { writeLog[key] = log.isEmpty ? nil : log }
     if log.count >= rateLimit.maximumWrites, let oldest = log.first {
-      let wait = oldest.addingTimeInterval(rateLimit.windowSeconds).timeIntervalSince(now)
-      writeLog[userID] = log
-      throw .rateLimited(retryAfter: .milliseconds(Int64((wait * 1000).rounded(.up))))
+      let wait = window - now.timeIntervalSince(oldest)
+      throw .rateLimited(retryAfter: .seconds(max(1, Int64(wait.rounded(.up)))))
     }
     log.append(now)
-    writeLog[userID] = log
   }
 
   /// Refuses members on admin routes.

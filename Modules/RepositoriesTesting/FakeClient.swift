@@ -87,7 +87,7 @@ extension AuthRepository {
         }
       },
       checkNickname: { nickname in
-        try backend.performPublic(id) { $0.nicknameAvailability(nickname) }
+        try backend.performPublic(id, isWrite: false) { $0.nicknameAvailability(nickname) }
       },
       signUp: { form in
         try backend.performPublic(id) { try $0.signUp(client: id, form: form) }
@@ -96,7 +96,7 @@ extension AuthRepository {
         try backend.performPublic(id) { $0.endSession(of: id) }
       },
       withdraw: {
-        try backend.perform(id, .read) { $0.withdraw(client: id, userID: $1) }
+        try backend.perform(id, .action) { $0.withdraw(client: id, userID: $1) }
       })
   }
 }
@@ -217,10 +217,10 @@ extension NotificationRepository {
         try backend.perform(id, .read) { $0.unreadCount(of: $1) }
       },
       markRead: { notificationID in
-        try backend.perform(id, .read) { try $0.markNotificationRead(notificationID, by: $1) }
+        try backend.perform(id, .action) { try $0.markNotificationRead(notificationID, by: $1) }
       },
       markAllRead: {
-        try backend.perform(id, .read) { $0.markAllNotificationsRead(of: $1) }
+        try backend.perform(id, .action) { $0.markAllNotificationsRead(of: $1) }
       })
   }
 }
@@ -247,7 +247,7 @@ extension StudyGroupRepository {
         try backend.perform(id, .write) { try $0.joinGroup(groupID, by: $1) }
       },
       leaveGroup: { groupID in
-        try backend.perform(id, .write) { try $0.leaveGroup(groupID, by: $1) }
+        try backend.perform(id, .action) { try $0.leaveGroup(groupID, by: $1) }
       },
       fetchMembers: { groupID, page in
         try backend.perform(id, .read) { state, _ in try state.fetchMembers(of: groupID, page: page)
@@ -263,7 +263,7 @@ extension ChatRepository {
         try backend.perform(id, .read) { try $0.fetchRooms(viewer: $1, page: page) }
       },
       openDirectRoom: { peer in
-        try backend.perform(id, .read) { try $0.openDirectRoom(with: peer, viewer: $1) }
+        try backend.perform(id, .write) { try $0.openDirectRoom(with: peer, viewer: $1) }
       },
       fetchMessages: { roomID, afterSeq, beforeSeq, limit in
         try backend.perform(id, .read) {
@@ -277,7 +277,7 @@ extension ChatRepository {
         }
       },
       markRead: { roomID, seq in
-        try backend.perform(id, .read) { try $0.markRoomRead(roomID, seq: seq, viewer: $1) }
+        try backend.perform(id, .action) { try $0.markRoomRead(roomID, seq: seq, viewer: $1) }
       })
   }
 }
@@ -289,7 +289,7 @@ extension AnalyticsRepository {
         backend.state.withLock { $0.track(event, on: id) }
       },
       flush: {
-        try backend.perform(id, .read) { $0.flushAnalytics(of: id, userID: $1) }
+        try backend.perform(id, .action) { $0.flushAnalytics(of: id, userID: $1) }
       })
   }
 }

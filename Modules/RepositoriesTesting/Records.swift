@@ -49,7 +49,7 @@ struct ClientRecord: Sendable {
 /// A provider account waiting for sign-up.
 struct SignUpRecord: Sendable {
   var providerKey: String
-  var verifiedEmail: String?
+  var expiresAt: Date
 }
 
 /// A code sent to an email address during sign-up.
@@ -74,8 +74,6 @@ struct QuestionRecord: Sendable {
   var publishDate: CalendarDay
   var createdAt: Date
   var order: Int
-  /// Whether `new_question` notifications went out (on the day it is published).
-  var isAnnounced = false
 }
 
 struct AnswerRecord: Sendable {
@@ -173,8 +171,6 @@ struct RoomRecord: Sendable {
   var readSeq: [User.ID: Int64] = [:]
   var messages: [MessageRecord] = []
 
-  /// The newest activity, for ordering the room list.
-  var lastActivity: Date { messages.last?.createdAt ?? createdAt }
 }
 
 struct MessageRecord: Sendable {

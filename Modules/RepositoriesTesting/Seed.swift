@@ -5,8 +5,8 @@ import Foundation
 /// are relative to the backend's clock, days relative to its "today".
 ///
 /// Seeding writes straight into the tables: it sends no notifications for the history it
-/// creates (except `new_question` for today's question, sent on the first call of the day like
-/// any question whose day comes).
+/// creates, except `new_question` for today's question (to every account, as the server's demo
+/// seed does).
 public struct Seed: Sendable {
   /// An account.
   public struct UserSeed: Sendable {
@@ -213,7 +213,8 @@ extension BackendState {
       }
       guard !isNicknameTaken(nickname.rawValue) else { throw DomainError.nicknameTaken }
       let record = insertUser(
-        nickname: nickname.rawValue, role: user.role, cohort: user.cohort,
+        nickname: nickname.rawValue, role: user.role,
+        cohort: try Self.validCohort(user.cohort),
         providerKey: Self.providerKey(.dev, user.nickname))
       data.users[user.nickname] = record.id
     }
@@ -235,9 +236,9 @@ extension BackendState {
       guard !isDayTaken(draft.publishDate) else { throw Self.dayTaken(draft.publishDate) }
       let record = QuestionRecord(
         id: makeID("q"), content: draft.content, publishDate: draft.publishDate,
-        createdAt: now.addingTimeInterval(-86_400 * 30), order: nextOrder(),
-        isAnnounced: draft.publishDate < today)
+        createdAt: now.addingTimeInterval(-86_400 * 30), order: nextOrder())
       questions[record.id] = record
+      if record.publishDate == today { announce(record) }
       data.questions.append(record.id)
       for (offset, answer) in question.answers.enumerated() {
         let text = try validating { () throws(ValidationError) in

@@ -25,19 +25,13 @@ extension BackendState {
     .conflict("There is already a question for \(day). Choose another day.")
   }
 
-  /// Stores a question; a question for today is announced at once (to everyone but its
-  /// author), one for a past day never, a future one on its day.
-  mutating func insertQuestion(
-    content: String, publishDate: CalendarDay, author: User.ID?
-  ) -> QuestionRecord {
-    var question = QuestionRecord(
+  /// Stores a question; a question for today is announced at once.
+  mutating func insertQuestion(content: String, publishDate: CalendarDay) -> QuestionRecord {
+    let question = QuestionRecord(
       id: makeID("q"), content: content, publishDate: publishDate, createdAt: now,
       order: nextOrder())
-    if publishDate <= today {
-      question.isAnnounced = true
-      if publishDate == today { notifyNewQuestion(question, excluding: author) }
-    }
     questions[question.id] = question
+    if publishDate == today { announce(question) }
     return question
   }
 
@@ -58,7 +52,7 @@ extension BackendState {
     let valid = try validating { () throws(ValidationError) in try draft.validated() }
     guard !isDayTaken(valid.publishDate) else { throw Self.dayTaken(valid.publishDate) }
     return scheduledView(
-      insertQuestion(content: valid.content, publishDate: valid.publishDate, author: admin))
+      insertQuestion(content: valid.content, publishDate: valid.publishDate))
   }
 
   /// Published questions with answers are history and cannot change.
@@ -76,11 +70,7 @@ extension BackendState {
     let valid = try validating { () throws(ValidationError) in try draft.validated() }
     guard !isDayTaken(valid.publishDate, except: id) else { throw Self.dayTaken(valid.publishDate) }
     question.content = valid.content
-    if question.publishDate != valid.publishDate {
-      question.publishDate = valid.publishDate
-      question.isAnnounced = valid.publishDate <= today
-      if valid.publishDate == today { notifyNewQuestion(question, excluding: admin) }
-    }
+    question.publishDate = valid.publishDate
     questions[id] = question
     return scheduledView(question)
   }
@@ -93,48 +83,56 @@ extension BackendState {
   }
 
   /// Imports `publish_date,content` rows: good rows are added, each bad one is reported with
-  /// its line number; an empty file or a wrong header refuses the whole file.
+  /// its line number. A file the server cannot read at all (not UTF-8, empty, an unclosed
+  /// quote, a wrong header) is refused whole, as the server's `malformed_request` reaches the
+  /// live repositories: a validation error on the field "request".
   mutating func importQuestions(
     _ data: Data, admin: User.ID
   ) throws(DomainError) -> QuestionImportResult {
-    guard var text = String(data: data, encoding: .utf8) else {
-      throw .validation(.invalidFormat(field: "file", expected: "UTF-8 text"))
+    func malformed(_ expected: String) -> DomainError {
+      .validation(.invalidFormat(field: "request", expected: expected))
     }
-    if text.unicodeScalars.first == "\u{FEFF}" { text.unicodeScalars.removeFirst() }
-    var records = CSV.records(in: text)
-    guard !records.isEmpty else { throw .validation(.empty(field: "file")) }
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw malformed("a CSV file in UTF-8")
+    }
+    guard !text.trimmingCharacters(in: .whitespacesAndNewlines.union(["\u{FEFF}"])).isEmpty
+    else { throw malformed("a CSV file with the header row publish_date,content") }
+    var records: [CSV.Record]
+    do {
+      records = try CSV.records(in: text)
+    } catch {
+      throw malformed("a CSV file whose quotes close (the quote on line \(error.line) does not)")
+    }
+    guard !records.isEmpty else {
+      throw malformed("a CSV file with the header row publish_date,content")
+    }
     let header = records.removeFirst()
-    let columns = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-    guard header.error == nil, columns == ["publish_date", "content"] else {
-      throw .validation(
-        .invalidFormat(field: "file", expected: "CSV whose first row is publish_date,content"))
+    let columns = header.fields.map {
+      $0.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+    guard columns == ["publish_date", "content"] else {
+      throw malformed("a CSV file whose first row is the header publish_date,content")
     }
     var imported = 0
     var errors: [QuestionImportResult.LineError] = []
     for record in records {
-      if let error = record.error {
-        errors.append(
-          .init(line: record.line, message: error.prefix(1).uppercased() + error.dropFirst() + "."))
-        continue
-      }
       guard record.fields.count == 2 else {
         errors.append(
           .init(
             line: record.line,
-            message:
-              "Expected 2 fields (publish_date,content), found \(record.fields.count)."))
+            message: "Expected 2 fields (publish_date,content), found \(record.fields.count)."))
         continue
       }
       do throws(ValidationError) {
         let day = try CalendarDay(
-          iso8601: record.fields[0].trimmingCharacters(in: .whitespaces))
+          iso8601: record.fields[0].trimmingCharacters(in: .whitespacesAndNewlines))
         let draft = try QuestionDraft(content: record.fields[1], publishDate: day).validated()
         guard !isDayTaken(day) else {
           errors.append(
-            .init(line: record.line, message: "\(day) already has a question."))
+            .init(line: record.line, message: "publish_date \(day) already has a question."))
           continue
         }
-        _ = insertQuestion(content: draft.content, publishDate: day, author: admin)
+        _ = insertQuestion(content: draft.content, publishDate: day)
         imported += 1
       } catch {
         errors.append(.init(line: record.line, message: error.description))

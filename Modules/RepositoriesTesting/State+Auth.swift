@@ -8,6 +8,10 @@ extension BackendState {
   static let emailCodeLifetime: TimeInterval = 10 * 60
   /// Wrong attempts after which a code stops working.
   static let emailCodeAttempts = 5
+  /// How long a sign-up token from sign-in stays valid.
+  static let signUpTokenLifetime: TimeInterval = 60 * 60
+  /// The longest cohort text.
+  static let cohortLength = 30
 
   /// The key of a provider account: the same token signs in to the same account.
   static func providerKey(_ provider: AuthProvider, _ token: String) -> String {
@@ -68,7 +72,8 @@ extension BackendState {
     }
     endSession(of: client)
     let signUpToken = SignUpToken(rawValue: makeToken("signup"))
-    signUps[signUpToken.rawValue] = SignUpRecord(providerKey: key)
+    signUps[signUpToken.rawValue] = SignUpRecord(
+      providerKey: key, expiresAt: now.addingTimeInterval(Self.signUpTokenLifetime))
     setState(.needsSignUp(signUpToken), of: client)
     return .needsSignUp(signUpToken)
   }
@@ -77,7 +82,7 @@ extension BackendState {
   mutating func requestEmailCode(
     signUpToken: SignUpToken, email: EmailAddress
   ) throws(DomainError) -> Date {
-    guard signUps[signUpToken.rawValue] != nil else { throw .signedOut }
+    _ = try liveSignUp(signUpToken)
     let code = String(Int.random(in: 0...999_999)).leftPadded(to: 6)
     let expiresAt = now.addingTimeInterval(Self.emailCodeLifetime)
     emailCodes[Self.codeKey(signUpToken, email)] = EmailCodeRecord(
@@ -90,7 +95,7 @@ extension BackendState {
   mutating func verifyEmailCode(
     signUpToken: SignUpToken, email: EmailAddress, code: VerificationCode
   ) throws(DomainError) -> EmailVerificationToken {
-    guard signUps[signUpToken.rawValue] != nil else { throw .signedOut }
+    _ = try liveSignUp(signUpToken)
     let key = Self.codeKey(signUpToken, email)
     guard var record = emailCodes[key], !record.isUsed else {
       throw .validation(
@@ -136,26 +141,24 @@ extension BackendState {
 
   /// `POST /auth/sign-up`: creates the account and signs the client in.
   mutating func signUp(client: FakeClient.ID, form: SignUpForm) throws(DomainError) -> User {
-    guard let signUp = signUps[form.signUpToken.rawValue] else { throw .signedOut }
+    let signUp = try liveSignUp(form.signUpToken)
+    // Like the server: a verification token of another sign-up is 401, so sign in again.
     guard let verification = verifications[form.verificationToken.rawValue],
       verification.signUpToken == form.signUpToken.rawValue
-    else {
-      throw .validation(
-        .invalidFormat(
-          field: "verification_token", expected: "the token from verifying your email"))
-    }
+    else { throw .signedOut }
     let nickname = try validating { () throws(ValidationError) in
       try Nickname(validating: form.nickname.rawValue)
     }
-    guard !isNicknameTaken(nickname.rawValue) else { throw .nicknameTaken }
     guard Self.trimmedOrNil(form.agreedTermsVersion) != nil else {
       throw .validation(.empty(field: "agreed_terms_version"))
     }
+    let cohort = try Self.validCohort(form.cohort)
+    guard !isNicknameTaken(nickname.rawValue) else { throw .nicknameTaken }
     guard !users.values.contains(where: { $0.providerKey == signUp.providerKey }) else {
       throw .conflict("This sign-in account already has a Qapple account. Sign in instead.")
     }
     let record = insertUser(
-      nickname: nickname.rawValue, role: .member, cohort: form.cohort,
+      nickname: nickname.rawValue, role: .member, cohort: cohort,
       providerKey: signUp.providerKey, email: verification.email)
     signUps[form.signUpToken.rawValue] = nil
     verifications[form.verificationToken.rawValue] = nil
@@ -188,7 +191,7 @@ extension BackendState {
       guard !isNicknameTaken(valid.rawValue, except: userID) else { throw .nicknameTaken }
       record.nickname = valid.rawValue
     }
-    if let cohort = update.cohort { record.cohort = Self.trimmedOrNil(cohort) }
+    if let cohort = update.cohort { record.cohort = try Self.validCohort(cohort) }
     users[userID] = record
     let user = userView(record)
     setState(.signedIn(user), of: client)
@@ -222,6 +225,21 @@ extension BackendState {
   }
 
   // MARK: - Helpers
+
+  /// The sign-up of `token` if it exists and has not expired; otherwise 401 (sign in again).
+  func liveSignUp(_ token: SignUpToken) throws(DomainError) -> SignUpRecord {
+    guard let record = signUps[token.rawValue], record.expiresAt > now else { throw .signedOut }
+    return record
+  }
+
+  /// A cohort as the server keeps it: trimmed, empty means none, at most 30 characters.
+  static func validCohort(_ text: String?) throws(DomainError) -> String? {
+    guard let trimmed = text.flatMap(trimmedOrNil) else { return nil }
+    guard trimmed.count <= cohortLength else {
+      throw .validation(.tooLong(field: "cohort", maximum: cohortLength, actual: trimmed.count))
+    }
+    return trimmed
+  }
 
   static func codeKey(_ token: SignUpToken, _ email: EmailAddress) -> String {
     "\(token.rawValue)|\(email.rawValue)"

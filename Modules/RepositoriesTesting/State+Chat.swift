@@ -56,10 +56,10 @@ extension BackendState {
 
   // MARK: - Endpoints
 
-  /// The user's rooms, most recent activity first.
+  /// The user's rooms, newest room first (a stable order, like the server's).
   func fetchRooms(viewer: User.ID, page: PageRequest) throws(DomainError) -> Page<ChatRoom> {
     try paginate(
-      rooms.values.filter { canAccess($0, viewer) }, by: { .date($0.lastActivity, $0.order) },
+      rooms.values.filter { canAccess($0, viewer) }, by: { .date($0.createdAt, $0.order) },
       .descending, page
     ).map { roomView($0, viewer: viewer) }
   }
@@ -83,8 +83,9 @@ extension BackendState {
     return roomView(room, viewer: viewer)
   }
 
-  /// After `afterSeq`: the oldest `limit` newer messages; before `beforeSeq` (or neither): the
-  /// newest `limit` older ones. Always ascending by `seq`. Hidden messages are left out.
+  /// After `afterSeq`: the oldest `limit` newer messages; otherwise the newest `limit` before
+  /// `beforeSeq` (or of all). Always ascending by `seq`; hidden messages are left out. Both
+  /// bounds at once are refused, as by the server.
   func fetchMessages(
     in roomID: ChatRoom.ID, afterSeq: Int64?, beforeSeq: Int64?, limit: Int, viewer: User.ID
   ) throws(DomainError) -> [ChatMessage] {
@@ -92,32 +93,40 @@ extension BackendState {
       throw .validation(
         .outOfRange(field: "limit", range: 1...PageRequest.maximumLimit, actual: limit))
     }
-    let room = try accessibleRoom(roomID, viewer)
-    let candidates = room.messages.filter { message in
-      !message.isHidden && (afterSeq.map { message.seq > $0 } ?? true)
-        && (beforeSeq.map { message.seq < $0 } ?? true)
+    guard afterSeq == nil || beforeSeq == nil else {
+      throw .validation(
+        .invalidFormat(field: "before_seq", expected: "absent when after_seq is given"))
     }
-    let chosen =
-      afterSeq != nil && beforeSeq == nil ? candidates.prefix(limit) : candidates.suffix(limit)
-    return chosen.map(messageView)
+    let room = try accessibleRoom(roomID, viewer)
+    let visible = room.messages.filter { !$0.isHidden }
+    if let afterSeq {
+      return visible.filter { $0.seq > afterSeq }.prefix(limit).map(messageView)
+    }
+    return visible.filter { $0.seq < (beforeSeq ?? .max) }.suffix(limit).map(messageView)
   }
 
-  /// Sends once per `clientMessageID`: a retry returns the original message.
+  /// Sends once per client message id: a retry returns the original message; the same id in
+  /// another room is a conflict. One's own message counts as read.
   mutating func sendMessage(
     _ text: String, to roomID: ChatRoom.ID, clientMessageID: UUID, sender: User.ID
   ) throws(DomainError) -> ChatMessage {
+    let text = try validating { () throws(ValidationError) in try ChatMessage.validate(text: text) }
     var room = try accessibleRoom(roomID, sender)
-    if let original = room.messages.first(where: {
+    if let original = rooms.values.lazy.flatMap(\.messages).first(where: {
       $0.clientMessageID == clientMessageID && $0.senderID == sender
     }) {
+      guard original.roomID == roomID else {
+        throw .conflict(
+          "This client message id was already used in another room; make a new one per message.")
+      }
       return messageView(original)
     }
-    let text = try validating { () throws(ValidationError) in try ChatMessage.validate(text: text) }
     room.lastSeq += 1
     let message = MessageRecord(
       id: makeID("m"), roomID: roomID, seq: room.lastSeq, clientMessageID: clientMessageID,
       senderID: sender, text: text, createdAt: now)
     room.messages.append(message)
+    room.readSeq[sender] = max(room.readSeq[sender] ?? 0, message.seq)
     rooms[roomID] = room
     return messageView(message)
   }

@@ -33,24 +33,14 @@ extension BackendState {
     return question
   }
 
-  /// Sends `new_question` for the question of today once (seeded or scheduled questions are
-  /// announced on the first call of their day; earlier days are skipped silently).
-  mutating func announceDueQuestions() {
-    let today = today
-    for id in questions.keys {
-      guard let question = questions[id], !question.isAnnounced, question.publishDate <= today
-      else { continue }
-      questions[id]?.isAnnounced = true
-      if question.publishDate == today { notifyNewQuestion(question, excluding: nil) }
-    }
-  }
-
-  /// Tells every user but `excluding` that `question` is out.
-  mutating func notifyNewQuestion(_ question: QuestionRecord, excluding: User.ID?) {
-    for user in users.values.sorted(by: { $0.order < $1.order }) where user.id != excluding {
+  /// Tells every account that `question` is today's question, like the server does when an
+  /// admin creates (or imports, or seeds) a question for today. The announcement is an event
+  /// of the service, not of the admin, so the admin who wrote it hears of it too. Questions
+  /// scheduled for later are not announced when their day comes (the server does not either).
+  mutating func announce(_ question: QuestionRecord) {
+    for user in users.values.sorted(by: { $0.order < $1.order }) {
       notify(
-        user.id, .newQuestion(question.id), message: "Today's question is here: \(question.content)"
-      )
+        user.id, .newQuestion(question.id), message: "Today's question is out: \(question.content)")
     }
   }
 

@@ -32,8 +32,8 @@ extension BackendState {
       else { throw .notFound }
       return TargetInfo(excerpt: message.text, authorID: message.senderID)
     case .user(let id):
-      guard users[id] != nil else { throw .notFound }
-      return TargetInfo(excerpt: nil, authorID: id)
+      guard let user = users[id] else { throw .notFound }
+      return TargetInfo(excerpt: user.nickname, authorID: id)
     }
   }
 
@@ -55,7 +55,7 @@ extension BackendState {
         return TargetInfo(excerpt: message.text, authorID: message.senderID)
       }
     case .user(let id):
-      return TargetInfo(excerpt: nil, authorID: id)
+      if let user = users[id] { return TargetInfo(excerpt: user.nickname, authorID: id) }
     }
     return TargetInfo(excerpt: reportCase.excerpt, authorID: reportCase.authorID)
   }
@@ -143,8 +143,11 @@ extension BackendState {
       id: makeID("r"), reporterID: reporter, target: target, reason: reason, status: .open,
       createdAt: now, caseID: reportCase.id, order: nextOrder())
     reports[record.id] = record
-    let reporters = Set(reports.values.filter { $0.caseID == reportCase.id }.map(\.reporterID))
-    if reporters.count >= ModerationPolicy.autoHideThreshold { setHidden(target, true) }
+    // Only reports since the case was last resolved count: a dismissed target needs five new
+    // reporters to be hidden again.
+    let openReporters = Set(
+      reports.values.filter { $0.caseID == reportCase.id && $0.status == .open }.map(\.reporterID))
+    if openReporters.count >= ModerationPolicy.autoHideThreshold { setHidden(target, true) }
     return reportView(record)
   }
 
@@ -162,7 +165,7 @@ extension BackendState {
   ) throws(DomainError) -> Page<ReportCase> {
     try paginate(
       cases.values.filter { status == nil || $0.status == status },
-      by: { .date($0.lastReportedAt, $0.order) }, .descending, page
+      by: { .date($0.firstReportedAt, $0.order) }, .descending, page
     ).map(caseView)
   }
 

@@ -78,31 +78,51 @@ struct AdminTests {
       ])
   }
 
-  @Test("CSV import: BOM and CRLF, taken days, field counts, stray quotes")
+  @Test("CSV import: BOM and CRLF, taken days, field counts, quotes kept as text")
   func csvImportErrors() async throws {
-    let (backend, _, _, admin) = try makeCast()
+    let (backend, alice, _, admin) = try makeCast()
     _ = try await admin.admin.createQuestion(
       QuestionDraft(content: "Already there", publishDate: backend.today))
     let csv =
       "\u{FEFF}publish_date,content\r\n\(backend.today),Taken day?\r\n2026-05-01,Fine question\r\n"
-      + "2026-05-01,Same day twice\r\n2026-05-02\r\n2026-05-03,bad \"quote\" here\r\n\r\n"
-      + "2026-05-04,\"unclosed\r\n"
+      + "2026-05-01,Same day twice\r\n2026-05-02\r\n2026-05-03,a \"quoted\" word\r\n  \r\n"
+      + "2026-05-04,\"Last, with comma\"\r\n"
     let result = try await admin.admin.importQuestions(Data(csv.utf8))
-    #expect(result.imported == 1)
-    #expect(result.errors.map(\.line) == [2, 4, 5, 6, 8])
+    #expect(result.imported == 3)
+    #expect(result.errors.map(\.line) == [2, 4, 5])
+    let imported = try await admin.admin.fetchQuestions(.scheduled, .first).items.map(\.content)
+    #expect(imported == ["Last, with comma", "a \"quoted\" word", "Fine question"])
+    // Only the question created for today was announced; imported future rows are not.
+    #expect(try await alice.notifications.fetchUnreadCount() == 1)
   }
 
-  @Test("CSV import refuses empty files and wrong headers")
+  @Test("CSV import announces a row for today like a created question")
+  func csvImportAnnouncesToday() async throws {
+    let (backend, alice, _, admin) = try makeCast()
+    let csv = "publish_date,content\n\(backend.today),Today via CSV?\n"
+    #expect(try await admin.admin.importQuestions(Data(csv.utf8)).imported == 1)
+    let today = try await alice.questions.fetchToday()
+    let kinds = try await alice.notifications.fetchNotifications(page: .first).items.map(\.kind)
+    #expect(kinds == [.newQuestion(today.id)])
+  }
+
+  @Test("CSV import refuses unreadable files whole: empty, unclosed quote, wrong header")
   func csvImportRefusals() async throws {
     let (_, _, _, admin) = try makeCast()
-    #expect(await validationField { _ = try await admin.admin.importQuestions(Data()) } == "file")
+    func field(_ text: String) async -> String? {
+      await validationField { _ = try await admin.admin.importQuestions(Data(text.utf8)) }
+    }
     #expect(
-      await validationField { _ = try await admin.admin.importQuestions(Data("\u{FEFF}\n\n".utf8)) }
-        == "file")
+      await validationField { _ = try await admin.admin.importQuestions(Data()) } == "request")
+    #expect(await field("\u{FEFF}\n \n") == "request")
+    #expect(await field("date,text\n2026-05-01,Question?\n") == "request")
     #expect(
-      await validationField {
-        _ = try await admin.admin.importQuestions(Data("date,text\n2026-05-01,Question?\n".utf8))
-      } == "file")
+      await field("publish_date,content\n2026-05-01,Fine one\n2026-05-02,\"unclosed\n") == "request"
+    )
+    #expect(
+      await validationField { _ = try await admin.admin.importQuestions(Data([0xFF, 0xFE, 0x00])) }
+        == "request")
+    #expect(try await admin.admin.fetchQuestions(nil, .first).items.isEmpty)
     #expect(
       try await admin.admin.importQuestions(Data("publish_date,content\n".utf8)).imported == 0)
   }

@@ -101,6 +101,29 @@ struct AuthTests {
       } == "code")
   }
 
+  @Test("sign-up tokens last an hour; a verification token of another sign-up is refused")
+  func tokenLifetimes() async throws {
+    let backend = makeBackend()
+    let first = backend.makeClient()
+    let second = backend.makeClient()
+    let token = try await startSignUp(first, token: "t3")
+    let otherToken = try await startSignUp(second, token: "t4")
+    let email = try EmailAddress(validating: "t4@academy.example")
+    _ = try await second.auth.requestEmailCode(signUpToken: otherToken, email: email)
+    let verified = try await second.auth.verifyEmailCode(
+      signUpToken: otherToken, email: email, code: try #require(backend.lastEmailCode(for: email)))
+    await #expect(throws: DomainError.signedOut) {
+      _ = try await first.auth.signUp(
+        SignUpForm(
+          signUpToken: token, verificationToken: verified, nickname: Nickname(trusted: "thief"),
+          agreedTermsVersion: "1"))
+    }
+    backend.advance(by: 3601)
+    await #expect(throws: DomainError.signedOut) {
+      _ = try await first.auth.requestEmailCode(signUpToken: token, email: email)
+    }
+  }
+
   @Test("sign-up refuses taken (case-insensitive) and reserved nicknames and empty terms")
   func signUpRules() async throws {
     let backend = makeBackend()
@@ -124,6 +147,9 @@ struct AuthTests {
     #expect(
       await validationField { _ = try await client.auth.signUp(form("carol", terms: " ")) }
         == "agreed_terms_version")
+    var longCohort = form("carol")
+    longCohort.cohort = String(repeating: "c", count: 31)
+    #expect(await validationField { _ = try await client.auth.signUp(longCohort) } == "cohort")
     let carol = try await client.auth.signUp(form("carol"))
     #expect(carol.nickname.rawValue == "carol")
   }

@@ -49,7 +49,7 @@ struct FixtureTests {
     #expect(algorithms.unreadCount == 2)
   }
 
-  @Test("today's seeded question is announced to everyone on the first call")
+  @Test("today's seeded question is announced to every account when it is seeded")
   func seededQuestionAnnounced() async throws {
     let backend = makeBackend()
     let data = try backend.seed(Fixtures.community)

@@ -118,6 +118,16 @@ struct ChatTests {
     #expect(
       await validationField { _ = try await alice.chat.sendMessage("  ", room.id, UUID()) }
         == "text")
+
+    // The same client message id in another room is a conflict, not a silent duplicate.
+    let group = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Elsewhere"))
+    let groupRoom = try #require(
+      try await alice.chat.fetchRooms(page: .first).items.first { $0.kind == .group(group.id) })
+    await #expect {
+      _ = try await alice.chat.sendMessage("Hello", groupRoom.id, id)
+    } throws: { error in
+      if case DomainError.conflict = error { true } else { false }
+    }
   }
 
   @Test("one direct room per pair, from either side; not with oneself")
@@ -153,6 +163,21 @@ struct ChatTests {
     #expect(try await seqs(10, nil, 50) == [])
     #expect(await validationField { _ = try await seqs(nil, nil, 0) } == "limit")
     #expect(await validationField { _ = try await seqs(nil, nil, 101) } == "limit")
+    #expect(await validationField { _ = try await seqs(2, 8, 10) } == "before_seq")
+  }
+
+  @Test("rooms are listed newest room first, whatever their activity")
+  func roomOrder() async throws {
+    let (backend, alice, bob, _) = try makeCast()
+    let group = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Older room"))
+    backend.advance(by: 60)
+    let direct = try await alice.chat.openDirectRoom(with: try bob.userID)
+    backend.advance(by: 60)
+    let groupRoom = try #require(
+      try await alice.chat.fetchRooms(page: .first).items.first { $0.kind == .group(group.id) })
+    _ = try await alice.chat.sendMessage("activity in the older room", groupRoom.id, UUID())
+    let rooms = try await alice.chat.fetchRooms(page: .first).items.map(\.id)
+    #expect(rooms == [direct.id, groupRoom.id])
   }
 
   @Test("read cursors drive unread counts; the room list shows the last message")
@@ -166,7 +191,10 @@ struct ChatTests {
     var bobsRoom = try #require(try await bob.chat.fetchRooms(page: .first).items.first)
     #expect(bobsRoom.unreadCount == 3)
     #expect(bobsRoom.lastMessage?.text == "m3")
-    #expect(try await alice.chat.fetchRooms(page: .first).items.first?.unreadCount == 0)
+    // One's own messages count as read.
+    let alicesRoom = try #require(try await alice.chat.fetchRooms(page: .first).items.first)
+    #expect(alicesRoom.unreadCount == 0)
+    #expect(alicesRoom.lastReadSeq == 3)
 
     try await bob.chat.markRead(room.id, 2)
     bobsRoom = try #require(try await bob.chat.fetchRooms(page: .first).items.first)

@@ -137,6 +137,44 @@ struct ModerationTests {
     #expect(reopened.reports.map(\.status) == [.resolved, .open])
   }
 
+  @Test("after a dismissal, only five new reporters hide the content again")
+  func reHideNeedsNewReports() async throws {
+    let (backend, alice, _, admin) = try makeCast()
+    let first = try makeMembers(5, on: backend, prefix: "early")
+    let later = try makeMembers(5, on: backend, prefix: "late")
+    let post = try await alice.board.createPost(PostDraft(content: "Controversial"))
+    for reporter in first { _ = try await reporter.reports.report(.post(post.id), .abuse) }
+    let caseID = try #require(
+      try await admin.admin.fetchReportCases(status: .open, page: .first).items.first
+    ).id
+    _ = try await admin.admin.resolveReportCase(caseID, .dismiss, nil)
+    for reporter in later.prefix(4) {
+      _ = try await reporter.reports.report(.post(post.id), .abuse)
+    }
+    #expect(backend.isHidden(.post(post.id)) == false)
+    let reopened = try await admin.admin.fetchReportCase(caseID).reportCase
+    #expect(reopened.reportCount == 9)
+    #expect(reopened.status == .open)
+    _ = try await later[4].reports.report(.post(post.id), .abuse)
+    #expect(backend.isHidden(.post(post.id)))
+  }
+
+  @Test("the inbox lists the most recently opened case first")
+  func inboxOrder() async throws {
+    let (backend, alice, bob, admin) = try makeCast()
+    let older = try await alice.board.createPost(PostDraft(content: "First reported"))
+    let newer = try await alice.board.createPost(PostDraft(content: "Second reported"))
+    _ = try await bob.reports.report(.post(older.id), .spam)
+    backend.advance(by: 60)
+    _ = try await bob.reports.report(.post(newer.id), .spam)
+    backend.advance(by: 60)
+    let carol = try backend.signedUpClient(nickname: "carol")
+    _ = try await carol.reports.report(.post(older.id), .spam)
+    let inbox = try await admin.admin.fetchReportCases(status: nil, page: .first).items
+    #expect(inbox.map(\.target) == [.post(newer.id), .post(older.id)])
+    #expect(inbox.last?.lastReportedAt == Fixtures.now.addingTimeInterval(120))
+  }
+
   @Test("hide_content keeps the content hidden")
   func hideContent() async throws {
     let (_, alice, bob, admin) = try makeCast()
@@ -197,10 +235,20 @@ struct ModerationTests {
     await #expect(throws: DomainError.banned) {
       _ = try await alice.profile.updateProfile(ProfileUpdate(cohort: "x"))
     }
-    let room = try await alice.chat.openDirectRoom(with: try bob.userID)
+    await #expect(throws: DomainError.banned) {
+      _ = try await alice.chat.openDirectRoom(with: try bob.userID)
+    }
+    let room = try await bob.chat.openDirectRoom(with: try alice.userID)
     await #expect(throws: DomainError.banned) {
       _ = try await alice.chat.sendMessage("hi", room.id, UUID())
     }
+    // Leaving a group and read cursors are not blocked, as on the server.
+    let group = try await bob.studyGroups.createGroup(StudyGroupDraft(name: "Bob's group"))
+    await #expect(throws: DomainError.banned) {
+      _ = try await alice.studyGroups.joinGroup(group.id)
+    }
+    try await alice.studyGroups.leaveGroup(group.id)
+    try await alice.notifications.markAllRead()
   }
 
   @Test("members cannot use admin routes")
@@ -230,5 +278,7 @@ struct ModerationTests {
     let cases = try await admin.admin.fetchReportCases(status: .open, page: .first).items
     #expect(Set(cases.map(\.target)) == [.chatMessage(message.id), .user(try alice.userID)])
     #expect(cases.first { $0.target == .chatMessage(message.id) }?.excerpt == "rude words")
+    let aliceID = try alice.userID
+    #expect(cases.first { $0.target == .user(aliceID) }?.excerpt == "alice")
   }
 }
