@@ -13,7 +13,7 @@ struct Today: AsyncParsableCommand {
 
   func run() async throws {
     try await server.withConnection(tool: .member) { connection in
-      let question = try await connection.repositories.questions.fetchToday()
+      let question = try await Today.fetch(connection)
       try ToolOutput(output).emit(QuestionOutput(question)) {
         var lines = [
           "Today's question (\(question.publishDate), id \(question.id)):",
@@ -29,6 +29,20 @@ struct Today: AsyncParsableCommand {
         }
         return lines.joined(separator: "\n")
       }
+    }
+  }
+}
+
+extension Today {
+  /// Today's question; "not found" says that no question is out today.
+  static func fetch(_ connection: ToolConnection) async throws -> Question {
+    do {
+      return try await connection.repositories.questions.fetchToday()
+    } catch DomainError.notFound {
+      throw ToolError(
+        "not found: there is no question for today yet (admins schedule them with "
+          + "`qapple-admin questions add`)",
+        exitCode: .notFound)
     }
   }
 }
@@ -57,7 +71,7 @@ struct AnswerCommand: AsyncParsableCommand {
     try await server.withConnection(tool: .member) { connection in
       let questions = connection.repositories.questions
       let questionID =
-        if let question { Question.ID(question) } else { try await questions.fetchToday().id }
+        if let question { Question.ID(question) } else { try await Today.fetch(connection).id }
       let answer = try await questions.submitAnswer(questionID, content)
       try ToolOutput(output).emit(AnswerOutput(answer)) {
         "Answered (answer \(answer.id)). See the others with `qapple answers`."
@@ -99,7 +113,7 @@ struct Answers: AsyncParsableCommand {
           if let question {
             Question.ID(question)
           } else {
-            try await repositories.questions.fetchToday().id
+            try await Today.fetch(connection).id
           }
         answers = try await repositories.questions.fetchAnswers(id, page.request)
       }
