@@ -23,6 +23,7 @@ struct Harness {
     store: any CredentialStore = InMemoryCredentialStore(),
     refreshesProfileOnRestore: Bool = false,
     analytics: AnalyticsOptions = AnalyticsOptions(flushPolicy: .manual),
+    retryPolicy: RetryPolicy = .never,
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.store = store
@@ -30,7 +31,7 @@ struct Harness {
       configuration: LiveConfiguration(
         baseURL: Self.baseURL, credentialStore: store, transport: transport,
         logger: Logger(label: "RepositoriesLiveTests") { _ in SwiftLogNoOpLogHandler() },
-        retryPolicy: .never, now: now,
+        retryPolicy: retryPolicy, now: now,
         analytics: analytics, refreshesProfileOnRestore: refreshesProfileOnRestore))
   }
 

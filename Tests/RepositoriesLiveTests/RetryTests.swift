@@ -1,0 +1,74 @@
+import DTO
+import Domain
+import Endpoints
+import Foundation
+import HTTPTypes
+import NetworkKit
+import Testing
+
+@testable import RepositoriesLive
+
+@Suite("Retried writes")
+struct RetryTests {
+  /// Two attempts without waiting, so the test needs no clock.
+  static let immediateRetry = RetryPolicy(maxAttempts: 2, baseDelay: .zero, random: { _ in 0 })
+
+  @Test func aRetriedCreateReusesItsIdempotencyKey() async throws {
+    let harness = Harness(retryPolicy: Self.immediateRetry)
+    try await harness.signIn()
+    let attempts = Counter()
+    harness.transport.stub(.post, "/posts") { _, _ in
+      attempts.next() == 0
+        ? .response(status: .serviceUnavailable, body: Data())
+        : .response(
+          status: .created,
+          body: BoardAPI.create(CreatePostRequest(content: "x", isAnonymous: true))
+            .sampleData)
+    }
+
+    let post = try await harness.repositories.board.createPost(PostDraft(content: "hello"))
+
+    #expect(post.id == "p_0415")
+    let keys = harness.sentRequests.map { $0.request.headerFields[RetryPolicy.idempotencyKey] }
+    #expect(keys.count == 2)
+    #expect(keys[0] != nil && keys[0] == keys[1])
+  }
+
+  @Test func twoCreatesUseDifferentKeys() async throws {
+    let harness = Harness()
+    try await harness.signIn()
+    harness.stubSample(
+      BoardAPI.create(CreatePostRequest(content: "x", isAnonymous: true)), status: .created)
+    _ = try await harness.repositories.board.createPost(PostDraft(content: "one"))
+    _ = try await harness.repositories.board.createPost(PostDraft(content: "two"))
+    let keys = Set(
+      harness.sentRequests.compactMap { $0.request.headerFields[RetryPolicy.idempotencyKey] })
+    #expect(keys.count == 2)
+  }
+
+  @Test func aFailedWriteWithoutAKeyIsNotRetried() async throws {
+    let harness = Harness(retryPolicy: Self.immediateRetry)
+    try await harness.signIn()
+    harness.stubError(.patch, "/me", status: 503, code: "internal", message: "busy")
+    let error = await domainError {
+      try await harness.repositories.profile.updateProfile(ProfileUpdate(cohort: "2026"))
+    }
+    #expect(error == .server("MeAPI.updateProfile: HTTP 503 internal: busy"))
+    #expect(harness.sentRequests.count == 1)
+  }
+}
+
+/// Counts calls across concurrent stub handlers.
+final class Counter: @unchecked Sendable {
+  // Guarded by `lock`.
+  private let lock = NSLock()
+  private var value = 0
+
+  /// The number of earlier calls.
+  func next() -> Int {
+    lock.withLock {
+      defer { value += 1 }
+      return value
+    }
+  }
+}
