@@ -172,10 +172,14 @@ public final class QappleServer: Sendable {
     guard !alreadyClosed else { return }
     do {
       if let pool = core.database as? DatabasePool {
+        // Fold the WAL into the main file first: GRDB closes the writer before the readers, so
+        // SQLite's own checkpoint-on-close does not run and the -wal file would stay behind.
+        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         try pool.close()
       } else if let queue = core.database as? DatabaseQueue {
         try queue.close()
       }
+      core.logger.info("Database closed")
     } catch {
       core.logger.error("Closing the database failed: \(error)")
     }

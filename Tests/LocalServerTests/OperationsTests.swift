@@ -153,6 +153,10 @@ struct OperationsTests {
       return (post.id, stats)
     }
 
+    // Stopping folded the write-ahead log into the database file.
+    let wal = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int
+    #expect((wal ?? 0) == 0)
+
     try await withServer(configuration) { h in
       let signIn = try await h.expect(
         .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
