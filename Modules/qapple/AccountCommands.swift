@@ -106,7 +106,7 @@ struct SignUp: AsyncParsableCommand {
           codeExpiresAt: expiry))
       let whereToLook =
         connection.embeddedServer != nil
-        ? "printed above by the local server" : "in the server's log (dev server)"
+        ? "printed above by the local server" : "a dev server writes it to its log"
       StandardStreams.write(
         """
         A 6-digit code was sent to \(email) (\(whereToLook)); it expires at \
