@@ -89,6 +89,12 @@ struct ValidationTests {
     ) {
       _ = try await $0.profile.uploadAvatar(Data([1]), "a.gif", "image/gif")
     },
+    RefusedCall(
+      "avatar that says PNG but is not one",
+      .invalidFormat(field: "image", expected: "a JPEG or PNG image")
+    ) {
+      _ = try await $0.profile.uploadAvatar(Data("not a picture".utf8), "fake.png", "image/png")
+    },
     RefusedCall("empty avatar", .empty(field: "image")) {
       _ = try await $0.profile.uploadAvatar(Data(), "a.png", "image/png")
     },

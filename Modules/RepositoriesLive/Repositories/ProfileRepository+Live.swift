@@ -7,6 +7,11 @@ import Repositories
 extension ProfileRepository {
   /// The image types the server takes for avatars.
   static let avatarMimeTypes: Set<String> = ["image/jpeg", "image/png"]
+  /// The first bytes of each accepted image type.
+  static let signatures: [String: [UInt8]] = [
+    "image/jpeg": [0xFF, 0xD8, 0xFF],
+    "image/png": [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],
+  ]
 
   /// Profiles over `/me` and `/users`; every fresh own profile updates the session state.
   static func live(client: APIClient, session: SessionController) -> ProfileRepository {
@@ -30,6 +35,12 @@ extension ProfileRepository {
             .invalidFormat(field: "image", expected: "a JPEG or PNG image"))
         }
         guard !imageData.isEmpty else { throw DomainError.validation(.empty(field: "image")) }
+        // The server checks the bytes too; refusing here saves uploading a file that says it
+        // is a picture but is not one.
+        guard imageData.starts(with: Self.signatures[mimeType] ?? []) else {
+          throw DomainError.validation(
+            .invalidFormat(field: "image", expected: "a JPEG or PNG image"))
+        }
         let name =
           fileName.isEmpty ? (mimeType == "image/png" ? "avatar.png" : "avatar.jpg") : fileName
         let user = try await client.fetch(
