@@ -149,6 +149,10 @@ struct AdminTests {
       #expect(second.headers[.init("Idempotent-Replayed")!] == "true")
       let list = try await h.expect(.ok, PageDTO<PostDTO>.self, .get, "/posts", token: token)
       #expect(list.items.count == 1)
+      // The same key with a different request is refused, not replayed.
+      try await h.expectError(
+        .conflict, "conflict", .post, "/posts", token: token,
+        json: CreatePostRequest(content: "Something else", isAnonymous: true), headers: headers)
     }
   }
 

@@ -75,6 +75,14 @@ struct RobustnessTests {
         .methodNotAllowed, "malformed_request", .patch, "/posts", token: token)
       #expect(wrong.headers[.allow]?.contains("GET") == true)
       #expect(wrong.headers[.allow]?.contains("POST") == true)
+      // The literal route wins, as in the router: /posts/search is GET only.
+      let search = try await h.expectError(
+        .methodNotAllowed, "malformed_request", .delete, "/posts/search", token: token)
+      #expect(search.headers[.allow] == "GET")
+      // PATCH fields may be left out, not nulled.
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "nickname", .patch, "/me", token: token,
+        raw: Data(#"{"nickname": null}"#.utf8), contentType: "application/json")
       // Ids that are not ours are 404, never 500.
       try await h.expectError(.notFound, "not_found", .get, "/posts/12", token: token)
       try await h.expectError(

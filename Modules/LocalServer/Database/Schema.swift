@@ -16,6 +16,12 @@ enum Schema {
       try createGroupsAndChat(db)
       try createMisc(db)
     }
+    migrator.registerMigration("v2: idempotency request fingerprint") { db in
+      // Lets a reused Idempotency-Key with a different request be refused instead of replayed.
+      try db.alter(table: "idempotency") { t in
+        t.add(column: "request_hash", .text)
+      }
+    }
     return migrator
   }
 

@@ -112,6 +112,19 @@ struct Call: Sendable {
     }
   }
 
+  /// Refuses an explicit `null` for fields that may be left out but not nulled (PATCH bodies:
+  /// leaving a field out keeps it, `null` is not a value it can take).
+  func rejectNulls(_ fields: [String]) throws(APIError) {
+    // `decode` already proved the body is a JSON object; anything else has no field to check.
+    guard
+      let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]
+    else { return }
+    for field in fields where object[field] is NSNull {
+      throw APIError.validation(
+        field: field, "\(field) cannot be null; leave it out to keep the current value.")
+    }
+  }
+
   /// Maps a decoding failure to `malformed_request` (not JSON, not an object) or
   /// `validation_failed` with the wire path of the field at fault.
   static func apiError(for error: DecodingError) -> APIError {

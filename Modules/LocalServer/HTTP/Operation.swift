@@ -61,9 +61,15 @@ struct RouteTable: Sendable {
 
   var operations: [Operation] { entries.map(\.operation) }
 
-  /// The methods registered for paths that match `path` (for 405 answers).
+  /// The methods of the route `path` resolves to (for 405 answers). Like the router, the
+  /// pattern with the most literal segments wins (`/posts/search` over `/posts/:post_id`).
   func allowedMethods(for path: String) -> [String] {
-    let methods = operations.filter { $0.matches(path: path) }.map(\.method.rawValue)
+    let matching = operations.filter { $0.matches(path: path) }
+    func literals(_ operation: Operation) -> Int {
+      operation.segments.filter { !$0.hasPrefix(":") }.count
+    }
+    guard let best = matching.max(by: { literals($0) < literals($1) }) else { return [] }
+    let methods = matching.filter { $0.path == best.path }.map(\.method.rawValue)
     var seen = Set<String>()
     return methods.filter { seen.insert($0).inserted }
   }

@@ -35,11 +35,18 @@ struct EndpointResponder: HTTPResponder {
 
     let idempotencyKey = try operation.idempotent ? self.idempotencyKey(of: request) : nil
     let scope = viewer.map { PublicID.user($0.id) } ?? "anyone"
+    let fingerprint = Idempotency.fingerprint(request.uri.string, body)
     if let idempotencyKey,
       let stored = try await Idempotency.lookup(
         core, scope: scope, operation: operation.id, key: idempotencyKey)
     {
-      var reply = stored
+      // A key names one request: reusing it for another one is a client bug, not a retry.
+      if let hash = stored.fingerprint, hash != fingerprint {
+        throw APIError.conflict(
+          "Idempotency-Key \(idempotencyKey) was already used for a different request; "
+            + "send a new key for a new request.")
+      }
+      var reply = stored.reply
       reply.headers[HeaderName.idempotentReplayed] = "true"
       return reply.response
     }
@@ -51,7 +58,8 @@ struct EndpointResponder: HTTPResponder {
 
     if let idempotencyKey, (200..<300).contains(reply.status.code) {
       try await Idempotency.store(
-        core, scope: scope, operation: operation.id, key: idempotencyKey, reply: reply)
+        core, scope: scope, operation: operation.id, key: idempotencyKey,
+        fingerprint: fingerprint, reply: reply)
     }
     return reply.response
   }
@@ -94,37 +102,61 @@ struct EndpointResponder: HTTPResponder {
   }
 }
 
-/// The stored first answers of writes sent with an `Idempotency-Key`.
+/// The stored first answers of writes sent with an `Idempotency-Key`, with a fingerprint of
+/// the request they answered.
 enum Idempotency {
+  /// FNV-1a (64 bit) of the target and body: enough to tell a retry from a different request.
+  static func fingerprint(_ target: String, _ body: ByteBuffer) -> String {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    func mix(_ byte: UInt8) {
+      hash ^= UInt64(byte)
+      hash &*= 0x0000_0100_0000_01B3
+    }
+    for byte in target.utf8 { mix(byte) }
+    mix(0)
+    body.withUnsafeReadableBytes { bytes in
+      for byte in bytes { mix(byte) }
+    }
+    return String(hash, radix: 16)
+  }
+
   static func lookup(
     _ core: ServerCore, scope: String, operation: String, key: String
-  ) async throws -> Reply? {
+  ) async throws -> (reply: Reply, fingerprint: String?)? {
     try await core.read { db in
       guard
         let row = try Row.fetchOne(
           db,
-          sql: "SELECT status, body FROM idempotency WHERE scope = ? AND operation = ? AND key = ?",
+          sql: """
+            SELECT status, body, request_hash FROM idempotency
+            WHERE scope = ? AND operation = ? AND key = ?
+            """,
           arguments: [scope, operation, key])
       else { return nil }
       let status: Int = row["status"]
       let body: Data = row["body"]
       var headers = HTTPFields()
       if !body.isEmpty { headers[.contentType] = "application/json; charset=utf-8" }
-      return Reply(status: HTTPResponse.Status(code: status), headers: headers, body: body)
+      return (
+        Reply(status: HTTPResponse.Status(code: status), headers: headers, body: body),
+        row["request_hash"]
+      )
     }
   }
 
   static func store(
-    _ core: ServerCore, scope: String, operation: String, key: String, reply: Reply
+    _ core: ServerCore, scope: String, operation: String, key: String, fingerprint: String,
+    reply: Reply
   ) async throws {
     let now = Millis.from(core.now)
     try await core.write { db in
       try db.execute(
         sql: """
-          INSERT OR IGNORE INTO idempotency (scope, operation, key, status, body, created_at)
-          VALUES (?, ?, ?, ?, ?, ?)
+          INSERT OR IGNORE INTO idempotency
+            (scope, operation, key, status, body, created_at, request_hash)
+          VALUES (?, ?, ?, ?, ?, ?, ?)
           """,
-        arguments: [scope, operation, key, reply.status.code, reply.body, now])
+        arguments: [scope, operation, key, reply.status.code, reply.body, now, fingerprint])
     }
   }
 }

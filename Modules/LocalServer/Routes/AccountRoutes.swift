@@ -54,6 +54,7 @@ extension RouteTable {
     }
     add("MeAPI.updateProfile", .patch, "/me", blockedWhenBanned: true) { call in
       let patch = try call.decode(ProfilePatch.self)
+      try call.rejectNulls(["nickname"])
       return try .json(try await Profiles.update(call.me, patch, core: call.core))
     }
     add("MeAPI.uploadAvatar", .put, "/me/avatar", blockedWhenBanned: true) { call in

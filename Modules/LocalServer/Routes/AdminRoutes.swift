@@ -40,6 +40,7 @@ extension RouteTable {
       call in
       let key = try call.key("question_id", .question, what: "question")
       let body = try call.decode(UpdateQuestionRequest.self)
+      try call.rejectNulls(["content", "publish_date"])
       let content = try body.content.map { text in
         try validate { () throws(ValidationError) in try TextRule.question.validate(text) }
       }

@@ -82,6 +82,7 @@ extension RouteTable {
       let me = try call.me
       let key = try call.key("group_id", .group, what: "group")
       let body = try call.decode(UpdateGroupRequest.self)
+      try call.rejectNulls(["name", "description"])
       let name = try body.name.map { text in
         try validate { () throws(ValidationError) in try TextRule.groupName.validate(text) }
       }
