@@ -79,4 +79,14 @@ struct SharedScenarioTests {
   func signUpChecks(_ kind: BackendKind) async throws {
     try await withBackend(kind, RuleScenarios.signUpChecks)
   }
+
+  @Test("profile: cohort, public profile, avatars", arguments: BackendKind.allCases)
+  func profile(_ kind: BackendKind) async throws {
+    try await withBackend(kind, ProfileScenarios.profile)
+  }
+
+  @Test("withdrawal keeps content and ends every session", arguments: BackendKind.allCases)
+  func withdrawal(_ kind: BackendKind) async throws {
+    try await withBackend(kind, ProfileScenarios.withdrawal)
+  }
 }

@@ -1,0 +1,93 @@
+import Domain
+import Foundation
+import Repositories
+import Testing
+
+/// Profiles, avatars and withdrawal.
+enum ProfileScenarios {
+  /// The first bytes of a PNG file: enough for a server that checks what it stores.
+  static let pngBytes = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+
+  /// Cohorts are trimmed, cleared with an empty text and limited in length; avatars must be
+  /// JPEG or PNG pictures; other members' public profiles can be read.
+  static func profile(_ backend: any ScenarioBackend) async throws {
+    let alice = try await backend.makeMember(nickname: "alice")
+    let bob = try await backend.makeMember(nickname: "bob")
+    let aliceID = try await alice.profile.fetchMe().id
+
+    let moved = try await alice.profile.updateProfile(ProfileUpdate(cohort: "  2026 Evening  "))
+    #expect(moved.cohort == "2026 Evening")
+    #expect(moved.nickname.rawValue == "alice")
+    let cleared = try await alice.profile.updateProfile(ProfileUpdate(cohort: ""))
+    #expect(cleared.cohort == nil)
+    await expectValidation(field: "cohort") {
+      try await alice.profile.updateProfile(
+        ProfileUpdate(cohort: String(repeating: "c", count: 31)))
+    }
+
+    let seen = try await bob.profile.fetchUser(aliceID)
+    #expect(seen.id == aliceID)
+    #expect(seen.nickname.rawValue == "alice")
+    await #expect(throws: DomainError.notFound) { try await bob.profile.fetchUser("u_999999") }
+
+    let withAvatar = try await alice.profile.uploadAvatar(pngBytes, "me.png", "image/png")
+    #expect(withAvatar.avatarURL != nil)
+    #expect(try await bob.profile.fetchUser(aliceID).avatarURL == withAvatar.avatarURL)
+    await expectValidation(field: "image") {
+      try await alice.profile.uploadAvatar(Data("%PDF-1.7".utf8), "cv.pdf", "application/pdf")
+    }
+    // A file that says it is a PNG but is not one: the server reads the bytes and refuses it.
+    await withKnownDrift(
+      on: .fake, of: backend,
+      Testing.Comment(
+        rawValue: "Drift: FakeBackend.uploadAvatar checks only the declared MIME type and "
+          + "stores any bytes; LocalServer (Avatars.image) refuses bytes that are not a JPEG "
+          + "or PNG (400 image).")
+    ) {
+      await expectValidation(field: "image") {
+        try await alice.profile.uploadAvatar(Data("not a picture".utf8), "fake.png", "image/png")
+      }
+    }
+  }
+
+  /// Withdrawal ends every session of the account, keeps its content (named content shows
+  /// "(withdrawn)", anonymous content stays anonymous) and its public profile is gone.
+  static func withdrawal(_ backend: any ScenarioBackend) async throws {
+    let admin = try await backend.makeAdmin()
+    let question = try await backend.publishTodayQuestion(by: admin)
+    let alice = try await backend.makeMember(nickname: "alice")
+    let aliceElsewhere = try await backend.makeClient()
+    _ = try await backend.signIn(aliceElsewhere, token: "alice", expecting: .member)
+    let bob = try await backend.makeMember(nickname: "bob")
+    let aliceID = try await alice.profile.fetchMe().id
+
+    let named = try await alice.board.createPost(
+      PostDraft(content: "Signed post", isAnonymous: false))
+    let anonymous = try await alice.board.createPost(PostDraft(content: "Anonymous post"))
+    let namedComment = try await alice.board.createComment(
+      named.id, CommentDraft(content: "Signed comment", isAnonymous: false))
+    let anonymousComment = try await alice.board.createComment(
+      named.id, CommentDraft(content: "Anonymous comment"))
+    _ = try await alice.questions.submitAnswer(question.id, "My last answer")
+    _ = try await bob.questions.submitAnswer(question.id, "Bob's answer")
+
+    try await alice.auth.withdraw()
+    #expect(await alice.auth.currentState() == .signedOut)
+    await #expect(throws: DomainError.signedOut) {
+      try await aliceElsewhere.board.fetchPosts(.first)
+    }
+    #expect(await aliceElsewhere.auth.currentState() == .signedOut)
+
+    let posts = try await bob.board.fetchPosts(.first).items
+    #expect(posts.map(\.id) == [anonymous.id, named.id])
+    #expect(posts.map(\.authorName) == ["Anonymous", "(withdrawn)"])
+    let comments = try await bob.board.fetchComments(named.id, .first).items
+    #expect(comments.map(\.id) == [namedComment.id, anonymousComment.id])
+    #expect(comments.map(\.authorName) == ["(withdrawn)", "Anonymous 1"])
+    let answers = try await bob.questions.fetchAnswers(question.id, .first).items
+    #expect(answers.map(\.authorNickname) == ["bob", "(withdrawn)"])
+    #expect(try await bob.questions.fetchToday().answerCount == 2)
+    await #expect(throws: DomainError.notFound) { try await bob.profile.fetchUser(aliceID) }
+    #expect(try await admin.admin.fetchStats().users == 2)
+  }
+}
