@@ -151,7 +151,7 @@ struct AdminTests {
       #expect(list.items.count == 1)
       // The same key with a different request is refused, not replayed.
       try await h.expectError(
-        .conflict, "conflict", .post, "/posts", token: token,
+        .badRequest, "validation_failed", field: "Idempotency-Key", .post, "/posts", token: token,
         json: CreatePostRequest(content: "Something else", isAnonymous: true), headers: headers)
     }
   }

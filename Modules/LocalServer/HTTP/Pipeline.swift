@@ -42,7 +42,8 @@ struct EndpointResponder: HTTPResponder {
     {
       // A key names one request: reusing it for another one is a client bug, not a retry.
       if let hash = stored.fingerprint, hash != fingerprint {
-        throw APIError.conflict(
+        throw APIError.validation(
+          field: "Idempotency-Key",
           "Idempotency-Key \(idempotencyKey) was already used for a different request; "
             + "send a new key for a new request.")
       }
