@@ -89,4 +89,34 @@ struct SharedScenarioTests {
   func withdrawal(_ kind: BackendKind) async throws {
     try await withBackend(kind, ProfileScenarios.withdrawal)
   }
+
+  @Test("CSV import corners", arguments: BackendKind.allCases)
+  func csvImport(_ kind: BackendKind) async throws {
+    try await withBackend(kind, DetailScenarios.csvImport)
+  }
+
+  @Test("editing and deleting scheduled and published questions", arguments: BackendKind.allCases)
+  func questionEdits(_ kind: BackendKind) async throws {
+    try await withBackend(kind, DetailScenarios.questionEdits)
+  }
+
+  @Test("search text is literal and case-insensitive", arguments: BackendKind.allCases)
+  func searchText(_ kind: BackendKind) async throws {
+    try await withBackend(kind, DetailScenarios.searchText)
+  }
+
+  @Test("a deleted answer frees the question", arguments: BackendKind.allCases)
+  func answerDeletion(_ kind: BackendKind) async throws {
+    try await withBackend(kind, DetailScenarios.answerDeletion)
+  }
+
+  @Test("report status for reporters, report and case order", arguments: BackendKind.allCases)
+  func reportStatusAndOrder(_ kind: BackendKind) async throws {
+    try await withBackend(kind, DetailScenarios.reportStatusAndOrder)
+  }
+
+  @Test("comments, notifications and groups page cleanly", arguments: BackendKind.allCases)
+  func listPaging(_ kind: BackendKind) async throws {
+    try await withBackend(kind, DetailScenarios.listPaging)
+  }
 }
