@@ -28,6 +28,8 @@ enum Routes {
   ) -> Router<QappleRequestContext> {
     let router = Router(context: QappleRequestContext.self)
     router.add(middleware: InFlightMiddleware(inFlight: inFlight))
+    // Every request at debug level (`--log-level debug`); tokens never reach the log.
+    router.add(middleware: LogRequestsMiddleware(.debug))
     router.add(
       middleware: ErrorEnvelopeMiddleware(
         routes: table, maxBodySize: core.configuration.maxBodySize, logger: core.logger))
