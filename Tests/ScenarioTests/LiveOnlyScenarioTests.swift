@@ -166,6 +166,84 @@ struct LiveOnlyScenarioTests {
     }
   }
 
+  @Test("a refresh token past its lifetime signs the client out")
+  func refreshTokenExpiry() async throws {
+    try await withLiveBackend { backend in
+      let store = RecordingCredentialStore()
+      let alice = backend.makeLiveClient(store: store).repositories
+      let user = try await backend.signUp(alice, nickname: "alice")
+      var states = alice.auth.sessionStates().makeAsyncIterator()
+      #expect(await states.next() == .signedIn(user))
+
+      // Refresh tokens last 30 days unused.
+      backend.clock.advance(by: .seconds(31 * 86_400))
+      await #expect(throws: DomainError.signedOut) { try await alice.board.fetchPosts(.first) }
+      #expect(await states.next() == .signedOut)
+      #expect(await store.credentials() == nil)
+      // Signing in again works.
+      _ = try await backend.signIn(alice, token: "alice", expecting: .member)
+      #expect(await states.next() == .signedIn(user))
+    }
+  }
+
+  @Test("5xx answers are retried, then become .server; the session stays")
+  func serverErrors() async throws {
+    let faults = [
+      FaultRule(target: .operation("BoardAPI.posts"), errorRate: 1, errorStatus: 503),
+      FaultRule(target: .operation("BoardAPI.create"), errorRate: 1, errorStatus: 500),
+    ]
+    try await withLiveBackend(faults: faults) { backend in
+      let retryClock = ImmediateClock()
+      let alice = backend.makeLiveClient(retryClock: retryClock).repositories
+      let user = try await backend.signUp(alice, nickname: "alice")
+      #expect(retryClock.now.offset == .zero)
+
+      let listing = await #expect(throws: DomainError.self) {
+        try await alice.board.fetchPosts(.first)
+      }
+      #expect(listing.map(Self.isServerError) == true, "\(String(describing: listing))")
+      // The GET was retried after waiting (on the immediate clock).
+      let waited = retryClock.now.offset
+      #expect(waited > .zero)
+
+      // A write with an Idempotency-Key is retried too.
+      let writing = await #expect(throws: DomainError.self) {
+        try await alice.board.createPost(PostDraft(content: "Does this stick?"))
+      }
+      #expect(writing.map(Self.isServerError) == true, "\(String(describing: writing))")
+      #expect(retryClock.now.offset > waited)
+
+      // Unaffected routes work, and nobody was signed out.
+      #expect(try await alice.profile.fetchMe().id == user.id)
+      #expect(await alice.auth.currentState() == .signedIn(user))
+    }
+  }
+
+  /// Whether `error` is `.server`.
+  static func isServerError(_ error: DomainError) -> Bool {
+    if case .server = error { return true }
+    return false
+  }
+
+  @Test("a relaunch with tokens revoked meanwhile starts signed out")
+  func relaunchWithRevokedTokens() async throws {
+    try await withLiveBackend { backend in
+      let store = RecordingCredentialStore()
+      let alice = backend.makeLiveClient(store: store).repositories
+      _ = try await backend.signUp(alice, nickname: "alice")
+      let tokens = try #require(await store.credentials())
+      try await alice.auth.signOut()
+
+      let stale = RecordingCredentialStore(tokens)
+      let relaunched = backend.makeLiveClient(store: stale).repositories
+      var states = relaunched.auth.sessionStates().makeAsyncIterator()
+      #expect(await states.next() == .signedOut)
+      await #expect(throws: DomainError.signedOut) {
+        try await relaunched.board.fetchPosts(.first)
+      }
+    }
+  }
+
   @Test("a relaunch restores the session from the store; after sign-out it starts signed out")
   func relaunch() async throws {
     try await withLiveBackend { backend in
@@ -196,11 +274,11 @@ struct LiveOnlyScenarioTests {
 /// Runs `body` against a fresh live backend and stops its server afterwards.
 func withLiveBackend(
   rateLimit: ServerConfiguration.RateLimit? = nil,
-  accessTokenLifetime: Duration = .seconds(15 * 60),
+  accessTokenLifetime: Duration = .seconds(15 * 60), faults: [FaultRule] = [],
   _ body: (LiveScenarioBackend) async throws -> Void
 ) async throws {
   let backend = try await LiveScenarioBackend.start(
-    rateLimit: rateLimit, accessTokenLifetime: accessTokenLifetime)
+    rateLimit: rateLimit, accessTokenLifetime: accessTokenLifetime, faults: faults)
   do {
     try await body(backend)
   } catch {

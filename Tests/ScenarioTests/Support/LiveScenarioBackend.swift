@@ -18,15 +18,17 @@ final class LiveScenarioBackend: ScenarioBackend {
     self.baseURL = baseURL
   }
 
-  /// Starts a server; the shared scenarios use no rate limit (the live-only suite sets one).
+  /// Starts a server; the shared scenarios use no rate limit and no faults (the live-only
+  /// suite sets them).
   static func start(
     rateLimit: ServerConfiguration.RateLimit? = nil,
-    accessTokenLifetime: Duration = .seconds(15 * 60)
+    accessTokenLifetime: Duration = .seconds(15 * 60),
+    faults: [FaultRule] = []
   ) async throws -> LiveScenarioBackend {
     let configuration = ServerConfiguration(
-      host: "127.0.0.1", port: 0, database: .inMemory, seed: .none,
-      accessTokenLifetime: accessTokenLifetime, rateLimit: rateLimit, logLevel: .error,
-      clock: ServerClock(fixed: scenarioEpoch))
+      host: "127.0.0.1", port: 0, database: .inMemory, seed: .none, devMode: !faults.isEmpty,
+      accessTokenLifetime: accessTokenLifetime, rateLimit: rateLimit, logLevel: .critical,
+      faults: faults, clock: ServerClock(fixed: scenarioEpoch))
     let server = try QappleServer(configuration: configuration)
     let baseURL = try await server.start()
     return LiveScenarioBackend(server: server, baseURL: baseURL)
@@ -51,14 +53,15 @@ final class LiveScenarioBackend: ScenarioBackend {
   ///   - baseURL: Where it connects (this server by default).
   ///   - now: The client's wall clock (the server's clock by default, so both agree on when a
   ///     token expires).
+  ///   - retryClock: Measures the waits between retries (they return at once).
   func makeLiveClient(
     store: RecordingCredentialStore = RecordingCredentialStore(), baseURL: URL? = nil,
-    now: (@Sendable () -> Date)? = nil
+    now: (@Sendable () -> Date)? = nil, retryClock: ImmediateClock = ImmediateClock()
   ) -> LiveBackend {
     let serverClock = clock
     var configuration = LiveConfiguration(
       baseURL: baseURL ?? self.baseURL, credentialStore: store, timeout: .seconds(10),
-      clock: ImmediateClock(), now: now ?? { serverClock.now })
+      clock: retryClock, now: now ?? { serverClock.now })
     configuration.logger.logLevel = .critical
     return LiveBackend(configuration: configuration)
   }
