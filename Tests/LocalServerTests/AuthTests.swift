@@ -273,4 +273,39 @@ struct AuthTests {
       #expect(cleared.object?["cohort"] is NSNull)
     }
   }
+
+  @Test("avatar upload: multipart part image, JPEG or PNG, served back at avatar_url")
+  func avatarUpload() async throws {
+    try await withServer { h in
+      let token = try await h.member("Pictured")
+      let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 4])
+      func multipart(_ name: String, _ bytes: Data) -> Data {
+        Data(
+          ("--b0undary\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"a.png\"\r\n"
+            + "Content-Type: image/png\r\n\r\n").utf8) + bytes + Data("\r\n--b0undary--\r\n".utf8)
+      }
+      let type = "multipart/form-data; boundary=b0undary"
+      let uploaded = try await h.send(
+        .put, "/me/avatar", token: token, raw: multipart("image", png), contentType: type)
+      #expect(uploaded.status == .ok)
+      let user = try uploaded.decode(UserDTO.self)
+      let avatar = try #require(user.avatarUrl.flatMap(URL.init(string:)))
+      #expect(avatar.host == "127.0.0.1")
+      let query = avatar.query.map { "?\($0)" } ?? ""
+      let image = try await h.send(.get, avatar.path + query)
+      #expect(image.status == .ok)
+      #expect(image.headers[.contentType] == "image/png")
+      #expect(image.body == png)
+
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "image", .put, "/me/avatar", token: token,
+        raw: multipart("image", Data("not a picture".utf8)), contentType: type)
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "image", .put, "/me/avatar", token: token,
+        raw: multipart("photo", png), contentType: type)
+      try await h.expectError(
+        .badRequest, "malformed_request", .put, "/me/avatar", token: token, raw: png,
+        contentType: "image/png")
+    }
+  }
 }

@@ -72,6 +72,13 @@ struct OperationsTests {
       try await h.expectError(
         .badRequest, "validation_failed", field: "rules[0].error_rate", .put, "/_dev/faults",
         raw: Data(#"{"rules":[{"error_rate":2}]}"#.utf8), contentType: "application/json")
+      // Added latency is shown back in milliseconds and the request still succeeds.
+      let slow = #"{"rules":[{"operation":"MeAPI.me","latency_ms":5}]}"#
+      let shown = try await h.send(
+        .put, "/_dev/faults", raw: Data(slow.utf8), contentType: "application/json")
+      let shownRules = try #require(shown.object?["rules"] as? [[String: Any]])
+      #expect(shownRules.first?["latency_ms"] as? Int == 5)
+      _ = try await h.expect(.ok, UserDTO.self, .get, "/me", token: token)
       #expect(try await h.send(.delete, "/_dev/faults").status == .noContent)
       _ = try await h.expect(
         .ok, UnreadCountDTO.self, .get, "/notifications/unread-count", token: token)
