@@ -119,4 +119,9 @@ struct SharedScenarioTests {
   func listPaging(_ kind: BackendKind) async throws {
     try await withBackend(kind, DetailScenarios.listPaging)
   }
+
+  @Test("the write limit per user", arguments: BackendKind.allCases)
+  func writeLimit(_ kind: BackendKind) async throws {
+    try await withBackend(kind, writeLimit: (10, .seconds(10)), RuleScenarios.writeLimit)
+  }
 }

@@ -296,4 +296,29 @@ enum RuleScenarios {
     #expect(user.nickname.rawValue == "newbie")
     #expect(await client.auth.currentState() == .signedIn(user))
   }
+
+  /// The write limit (10 per 10 s here) counts each user's writes: the eleventh is refused
+  /// with the wait until the oldest leaves the window, reads and other users go on, and the
+  /// window reopens. Every non-GET request is a write (server-rules: "writes per user").
+  static func writeLimit(_ backend: any ScenarioBackend) async throws {
+    let alice = try await backend.makeMember(nickname: "alice")
+    let bob = try await backend.makeMember(nickname: "bob")
+    for number in 1...10 {
+      _ = try await alice.board.createPost(PostDraft(content: "Burst \(number)"))
+    }
+    await #expect(throws: DomainError.rateLimited(retryAfter: .seconds(10))) {
+      try await alice.board.createPost(PostDraft(content: "One too many"))
+    }
+    #expect(try await alice.board.fetchPosts(PageRequest(limit: 100)).items.count == 10)
+    _ = try await bob.board.createPost(PostDraft(content: "Bob is not limited"))
+    backend.advanceClock(by: .seconds(10))
+    _ = try await alice.board.createPost(PostDraft(content: "The window reopened"))
+
+    // Marking notifications read is a write too (POST /notifications/read-all).
+    backend.advanceClock(by: .seconds(10))
+    for _ in 1...10 { try await alice.notifications.markAllRead() }
+    await #expect(throws: DomainError.rateLimited(retryAfter: .seconds(10))) {
+      try await alice.board.createPost(PostDraft(content: "After ten mark-reads"))
+    }
+  }
 }

@@ -36,20 +36,32 @@ enum BackendKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
   var testDescription: String { rawValue }
 
-  /// A fresh, empty backend of this kind.
-  func makeBackend() async throws -> any ScenarioBackend {
+  /// A fresh, empty backend of this kind; with `writeLimit`, each user may make that many
+  /// writes per window (the server's limiter, or the fake's optional model of it).
+  func makeBackend(
+    writeLimit: (count: Int, window: Duration)? = nil
+  ) async throws -> any ScenarioBackend {
     switch self {
-    case .fake: FakeScenarioBackend()
-    case .live: try await LiveScenarioBackend.start()
+    case .fake:
+      let backend = FakeScenarioBackend()
+      if let writeLimit {
+        backend.fake.rateLimit = FakeRateLimit(
+          maximumWrites: writeLimit.count, per: writeLimit.window)
+      }
+      return backend
+    case .live:
+      return try await LiveScenarioBackend.start(
+        rateLimit: writeLimit.map { .init(count: $0.count, window: $0.window) })
     }
   }
 }
 
 /// Runs `body` against a fresh backend of `kind` and shuts it down afterwards, also on failure.
 func withBackend(
-  _ kind: BackendKind, _ body: (any ScenarioBackend) async throws -> Void
+  _ kind: BackendKind, writeLimit: (count: Int, window: Duration)? = nil,
+  _ body: (any ScenarioBackend) async throws -> Void
 ) async throws {
-  let backend = try await kind.makeBackend()
+  let backend = try await kind.makeBackend(writeLimit: writeLimit)
   do {
     try await body(backend)
   } catch {
