@@ -67,6 +67,31 @@ enum AccountScenarios {
     let again = try await backend.signIn(client, token: "alice", expecting: .member)
     #expect(again.id == user.id)
     #expect(await states.next() == .signedIn(again))
+
+    // Switching accounts on a signed-in client goes straight to the other account, or
+    // straight to sign-up for an unknown one (no signed-out screen flashes in between).
+    let bob = try await backend.makeMember(nickname: "bob")
+    let bobUser = try await bob.profile.fetchMe()
+    let asBob = try await backend.signIn(client, token: "bob", expecting: .member)
+    #expect(asBob.id == bobUser.id)
+    #expect(await states.next() == .signedIn(asBob))
+    guard case .needsSignUp(let pending) = try await client.auth.signIn(.dev, "stranger") else {
+      Issue.record("an unknown dev token signed in")
+      return
+    }
+    await withKnownDrift(
+      on: .fake, of: backend,
+      Testing.Comment(
+        rawValue: "Drift: FakeBackend's signIn ends the old session with a `.signedOut` "
+          + "state before `.needsSignUp`; the live SessionController goes from `.signedIn` "
+          + "straight to `.needsSignUp`.")
+    ) {
+      #expect(await states.next() == .needsSignUp(pending))
+    }
+    #expect(await client.auth.currentState() == .needsSignUp(pending))
+    await #expect(throws: DomainError.signedOut) { try await client.board.fetchPosts(.first) }
+    _ = try await backend.signIn(client, token: "alice", expecting: .member)
+    while let state = await states.next(), state != .signedIn(again) {}
     _ = try await client.board.createPost(
       PostDraft(content: "Goodbye, everyone", isAnonymous: false))
 
@@ -75,7 +100,7 @@ enum AccountScenarios {
     await #expect(throws: DomainError.signedOut) { try await client.board.fetchPosts(.first) }
 
     // The account is gone: its content stays, shown as withdrawn; the token signs up anew.
-    let witness = try await backend.makeMember(nickname: "bob")
+    let witness = try await backend.makeMember(nickname: "carol")
     let posts = try await witness.board.fetchPosts(.first).items
     #expect(posts.map(\.content) == ["Goodbye, everyone"])
     #expect(posts.first?.authorName == "(withdrawn)")
