@@ -124,4 +124,9 @@ struct SharedScenarioTests {
   func writeLimit(_ kind: BackendKind) async throws {
     try await withBackend(kind, writeLimit: (10, .seconds(10)), RuleScenarios.writeLimit)
   }
+
+  @Test("the session state follows the own profile", arguments: BackendKind.allCases)
+  func sessionFollowsProfile(_ kind: BackendKind) async throws {
+    try await withBackend(kind, AccountScenarios.sessionFollowsProfile)
+  }
 }

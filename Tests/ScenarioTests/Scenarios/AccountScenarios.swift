@@ -111,4 +111,72 @@ enum AccountScenarios {
     // The nickname is free again.
     #expect(try await witness.auth.checkNickname(try Nickname(validating: "alice")).isAvailable)
   }
+
+  /// The session state carries the freshest own profile: a profile update or a fresh
+  /// `fetchMe` (new answer count, a ban) shows up in it; an update that changes nothing does not
+  /// repeat the state.
+  static func sessionFollowsProfile(_ backend: any ScenarioBackend) async throws {
+    let admin = try await backend.makeAdmin()
+    let question = try await backend.publishTodayQuestion(by: admin)
+    let alice = try await backend.makeClient()
+    let user = try await backend.signUp(alice, nickname: "alice")
+    var states = alice.auth.sessionStates().makeAsyncIterator()
+    #expect(await states.next() == .signedIn(user))
+
+    let moved = try await alice.profile.updateProfile(ProfileUpdate(cohort: "2026 Evening"))
+    #expect(await states.next() == .signedIn(moved))
+    let unchanged = try await alice.profile.updateProfile(ProfileUpdate(cohort: "2026 Evening"))
+    #expect(unchanged == moved)
+    // Nothing changed, so the next state is the sign-out, not a repeat.
+    try await alice.auth.signOut()
+    let afterSignOut = await states.next()
+    await withKnownDrift(
+      on: .fake, of: backend,
+      Testing.Comment(
+        rawValue: "Drift: FakeBackend publishes `.signedIn(user)` again after every profile "
+          + "update, also when nothing changed; the live SessionController publishes changes "
+          + "only.")
+    ) {
+      #expect(afterSignOut == .signedOut)
+    }
+    if afterSignOut != .signedOut {
+      while let state = await states.next(), state != .signedOut {}
+    }
+
+    _ = try await backend.signIn(alice, token: "alice", expecting: .member)
+    #expect(await states.next() == .signedIn(moved))
+    _ = try await alice.questions.submitAnswer(question.id, "An answer changes my count")
+    let counted = try await alice.profile.fetchMe()
+    #expect(counted.answerCount == 1)
+    await expectSessionState(of: alice, backend, is: counted, next: &states)
+
+    _ = try await admin.admin.banUser(user.id, "Testing", nil)
+    let banned = try await alice.profile.fetchMe()
+    #expect(banned.isBanned)
+    await expectSessionState(of: alice, backend, is: banned, next: &states)
+  }
+
+  /// Expects the session state (and the stream's next element) to show `user`, as the live
+  /// session controller does after every fresh own profile.
+  private static func expectSessionState(
+    of client: RepositorySet, _ backend: any ScenarioBackend, is user: User,
+    next states: inout AsyncStream<SessionState>.Iterator,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    let current = await client.auth.currentState()
+    await withKnownDrift(
+      on: .fake, of: backend,
+      Testing.Comment(
+        rawValue: "Drift: FakeBackend's fetchMe does not refresh the session state; the live "
+          + "repositories publish `.signedIn(freshUser)` whenever GET /me shows a change "
+          + "(answer count, ban, role)."),
+      sourceLocation: sourceLocation
+    ) {
+      #expect(current == .signedIn(user), sourceLocation: sourceLocation)
+    }
+    // Only where the state changed is a new element waiting in the stream.
+    if current == .signedIn(user) {
+      #expect(await states.next() == .signedIn(user), sourceLocation: sourceLocation)
+    }
+  }
 }
