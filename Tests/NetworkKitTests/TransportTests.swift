@@ -12,8 +12,9 @@ struct TransportTests {
     let id = uniqueID()
     let provider = NetworkProvider<TestTarget>(
       transport: transport.transport, retryPolicy: .never, timeout: .seconds(10))
-    // The target's timeout overrides the provider's.
-    let target = TestTarget(.get, "/slow/\(id)", on: server.baseURL, timeout: .milliseconds(300))
+    // The target's timeout overrides the provider's. The route never answers, so the deadline
+    // only needs to outlast connection set-up on a loaded 2-core machine (300 ms did not).
+    let target = TestTarget(.get, "/slow/\(id)", on: server.baseURL, timeout: .milliseconds(1500))
     let error = await #expect(throws: NetworkError.self) {
       try await provider.response(target)
     }
