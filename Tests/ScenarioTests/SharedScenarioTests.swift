@@ -129,4 +129,9 @@ struct SharedScenarioTests {
   func sessionFollowsProfile(_ kind: BackendKind) async throws {
     try await withBackend(kind, AccountScenarios.sessionFollowsProfile)
   }
+
+  @Test("analytics: buffered, batched, counted once", arguments: BackendKind.allCases)
+  func analytics(_ kind: BackendKind) async throws {
+    try await withBackend(kind, ProfileScenarios.analytics)
+  }
 }

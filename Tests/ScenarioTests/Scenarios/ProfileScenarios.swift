@@ -90,4 +90,29 @@ enum ProfileScenarios {
     await #expect(throws: DomainError.notFound) { try await bob.profile.fetchUser(aliceID) }
     #expect(try await admin.admin.fetchStats().users == 2)
   }
+
+  /// Analytics events are buffered until a flush; a flush uploads them in batches and returns
+  /// the accepted count; nothing is counted twice; a signed-out flush keeps the events.
+  static func analytics(_ backend: any ScenarioBackend) async throws {
+    let client = try await backend.makeClient()
+    let opened = try AnalyticsEvent(
+      name: "app_opened", properties: ["screen": "today"], occurredAt: scenarioEpoch)
+    await client.analytics.track(opened)
+    await #expect(throws: DomainError.signedOut) { try await client.analytics.flush() }
+
+    _ = try await backend.signUp(client, nickname: "alice")
+    for index in 0..<149 {
+      await client.analytics.track(
+        try AnalyticsEvent(
+          name: "post_viewed", properties: ["index": "\(index)"],
+          occurredAt: scenarioEpoch.addingTimeInterval(Double(index))))
+    }
+    let uploaded = try await client.analytics.flush()
+    #expect(uploaded == 150)
+    let again = try await client.analytics.flush()
+    #expect(again == 0)
+    await client.analytics.track(
+      try AnalyticsEvent(name: "answer_submitted", occurredAt: scenarioEpoch))
+    #expect(try await client.analytics.flush() == 1)
+  }
 }

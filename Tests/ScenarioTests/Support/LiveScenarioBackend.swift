@@ -63,6 +63,9 @@ final class LiveScenarioBackend: ScenarioBackend {
       baseURL: baseURL ?? self.baseURL, credentialStore: store, timeout: .seconds(10),
       clock: retryClock, now: now ?? { serverClock.now })
     configuration.logger.logLevel = .critical
+    // The fakes upload analytics only on `flush()`; background uploads of full batches are
+    // RepositoriesLive's own policy (its tests cover it) and would make `flush()` counts racy.
+    configuration.analytics = AnalyticsOptions(flushPolicy: .manual)
     return LiveBackend(configuration: configuration)
   }
 
