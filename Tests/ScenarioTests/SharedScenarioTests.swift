@@ -134,4 +134,14 @@ struct SharedScenarioTests {
   func analytics(_ kind: BackendKind) async throws {
     try await withBackend(kind, ProfileScenarios.analytics)
   }
+
+  @Test("many members at once", arguments: BackendKind.allCases)
+  func concurrency(_ kind: BackendKind) async throws {
+    try await withBackend(kind, DetailScenarios.concurrency)
+  }
+
+  @Test("characters as people see them; Hangul nicknames", arguments: BackendKind.allCases)
+  func unicode(_ kind: BackendKind) async throws {
+    try await withBackend(kind, DetailScenarios.unicode)
+  }
 }

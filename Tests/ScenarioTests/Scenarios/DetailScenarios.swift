@@ -204,3 +204,79 @@ enum DetailScenarios {
     #expect(groupPages.flatMap(\.items).count == 12)
   }
 }
+
+extension DetailScenarios {
+  /// Many members at once: anonymous labels stay distinct and stable, counts exact, and the
+  /// same chat message sent twice at once is stored once.
+  static func concurrency(_ backend: any ScenarioBackend) async throws {
+    let alice = try await backend.makeMember(nickname: "alice")
+    var members: [RepositorySet] = []
+    for number in 1...10 {
+      members.append(try await backend.makeMember(nickname: "member\(number)"))
+    }
+    let post = try await alice.board.createPost(PostDraft(content: "Everyone, say hi"))
+    let group = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Crowd"))
+
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+      for member in members {
+        tasks.addTask {
+          _ = try await member.board.createComment(post.id, CommentDraft(content: "hi"))
+          _ = try await member.board.setPostLike(post.id, true)
+          _ = try await member.studyGroups.joinGroup(group.id)
+          _ = try await member.board.createComment(post.id, CommentDraft(content: "again"))
+        }
+      }
+      try await tasks.waitForAll()
+    }
+    let seen = try await alice.board.fetchPost(post.id)
+    #expect(seen.likeCount == 10)
+    #expect(seen.commentCount == 20)
+    let comments = try await alice.board.fetchComments(post.id, PageRequest(limit: 100)).items
+    let labels = Set(comments.map(\.authorName))
+    #expect(labels == Set((1...10).map { Comment.anonymousLabel(ordinal: $0) }))
+    // Each member kept one label for both comments.
+    for label in labels {
+      #expect(comments.filter { $0.authorName == label }.count == 2, "\(label)")
+    }
+    #expect(try await alice.studyGroups.fetchGroup(group.id).memberCount == 11)
+
+    let room = try #require(
+      try await alice.chat.fetchRooms(.first).items.first { $0.kind == .group(group.id) })
+    let messageID = UUID()
+    let sender = members[0]
+    async let first = sender.chat.sendMessage("Sent twice at once", room.id, messageID)
+    async let second = sender.chat.sendMessage("Sent twice at once", room.id, messageID)
+    let (one, two) = try await (first, second)
+    #expect(one.id == two.id)
+    #expect(one.seq == two.seq)
+    #expect(try await alice.chat.fetchMessages(room.id, nil, nil, 50).count == 1)
+  }
+
+  /// Text is measured in characters as people see them: 250 emoji with skin tones make a valid
+  /// answer, a Hangul nickname signs up and is found taken, Hangul round-trips everywhere.
+  static func unicode(_ backend: any ScenarioBackend) async throws {
+    let admin = try await backend.makeAdmin()
+    let question = try await backend.publishTodayQuestion("오늘 가장 기억에 남는 코드 리뷰는?", by: admin)
+    let haneul = try await backend.makeClient()
+    let user = try await backend.signUp(haneul, nickname: "하늘", token: "haneul")
+    #expect(user.nickname.rawValue == "하늘")
+    let other = try await backend.makeClient()
+    #expect(try await other.auth.checkNickname(try Nickname(validating: "하늘")).isAvailable == false)
+    await #expect(throws: DomainError.nicknameTaken) {
+      try await backend.signUp(other, nickname: "하늘", token: "other")
+    }
+
+    let thumbs = String(repeating: "👍🏽", count: 250)
+    let answer = try await haneul.questions.submitAnswer(question.id, thumbs)
+    #expect(answer.content == thumbs)
+    #expect(answer.authorNickname == "하늘")
+    #expect(try await haneul.questions.fetchToday().content == "오늘 가장 기억에 남는 코드 리뷰는?")
+
+    let family = String(repeating: "👨‍👩‍👧‍👦", count: 1000)
+    let post = try await haneul.board.createPost(PostDraft(content: family, isAnonymous: false))
+    #expect(post.content == family)
+    #expect(post.authorName == "하늘")
+    let found = try await haneul.board.searchPosts("👨‍👩‍👧‍👦", .first).items
+    #expect(found.map(\.id) == [post.id])
+  }
+}
