@@ -102,10 +102,22 @@ struct BackendState: Sendable {
 
   // MARK: - Session state
 
-  /// Changes a client's session state and tells its subscribers.
+  /// Changes a client's session state and tells its subscribers; like the live session
+  /// controller, a state equal to the current one is not published again.
   mutating func setState(_ state: SessionState, of client: FakeClient.ID) {
+    guard clients[client, default: ClientRecord()].state != state else { return }
     clients[client, default: ClientRecord()].state = state
     hub.yield(state, to: client)
+  }
+
+  /// A fresh own profile (from `GET /me`, `PATCH /me` or an avatar upload): like the live
+  /// session controller, it replaces the user in `client`'s state only when that state is
+  /// signed in as the same user and the profile changed.
+  mutating func userUpdated(_ user: User, on client: FakeClient.ID) {
+    guard case .signedIn(let current) = clients[client]?.state, current.id == user.id else {
+      return
+    }
+    setState(.signedIn(user), of: client)
   }
 
   /// Revokes every session of `user` (withdrawal): their clients find out on the next call.

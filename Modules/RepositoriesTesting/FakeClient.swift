@@ -105,7 +105,11 @@ extension ProfileRepository {
   static func fake(_ id: FakeClient.ID, _ backend: FakeBackend) -> Self {
     ProfileRepository(
       fetchMe: {
-        try backend.perform(id, .read) { try $0.fetchUser($1) }
+        try backend.perform(id, .read) { state, userID in
+          let user = try state.fetchUser(userID)
+          state.userUpdated(user, on: id)
+          return user
+        }
       },
       updateProfile: { update in
         try backend.perform(id, .write) {

@@ -12,6 +12,11 @@ extension BackendState {
   static let signUpTokenLifetime: TimeInterval = 60 * 60
   /// The longest cohort text.
   static let cohortLength = 30
+  /// The first bytes of each accepted avatar type, by file extension.
+  static let imageSignatures: [String: [UInt8]] = [
+    "jpg": [0xFF, 0xD8, 0xFF],
+    "png": [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],
+  ]
 
   /// The key of a provider account: the same token signs in to the same account.
   static func providerKey(_ provider: AuthProvider, _ token: String) -> String {
@@ -49,9 +54,15 @@ extension BackendState {
 
   /// Ends `client`'s session, if any, and tells its subscribers.
   mutating func endSession(of client: FakeClient.ID) {
+    dropSession(of: client)
+    setState(.signedOut, of: client)
+  }
+
+  /// Revokes `client`'s session, if any, without touching its state: the caller publishes
+  /// the next one (sign-in of an unknown account goes straight to `.needsSignUp`).
+  mutating func dropSession(of client: FakeClient.ID) {
     if let token = clients[client]?.accessToken { sessions[token] = nil }
     clients[client]?.accessToken = nil
-    if clients[client]?.state != .signedOut { setState(.signedOut, of: client) }
   }
 
   /// `POST /auth/sign-in`: only the dev provider works; an unknown account needs sign-up.
@@ -70,7 +81,9 @@ extension BackendState {
     if let user = users.values.first(where: { $0.providerKey == key }) {
       return .signedIn(startSession(for: user.id, on: client))
     }
-    endSession(of: client)
+    // Like the live session controller: the old session ends, but no `.signedOut` state
+    // flashes between `.signedIn` and `.needsSignUp`.
+    dropSession(of: client)
     let signUpToken = SignUpToken(rawValue: makeToken("signup"))
     signUps[signUpToken.rawValue] = SignUpRecord(
       providerKey: key, expiresAt: now.addingTimeInterval(Self.signUpTokenLifetime))
@@ -194,7 +207,7 @@ extension BackendState {
     if let cohort = update.cohort { record.cohort = try Self.validCohort(cohort) }
     users[userID] = record
     let user = userView(record)
-    setState(.signedIn(user), of: client)
+    userUpdated(user, on: client)
     return user
   }
 
@@ -207,6 +220,11 @@ extension BackendState {
       throw .validation(.invalidFormat(field: "image", expected: "a JPEG or PNG image"))
     }
     guard !data.isEmpty else { throw .validation(.empty(field: "image")) }
+    // Like the live repository (and the server, which reads the bytes): the data must start
+    // with the signature of the declared type.
+    guard data.starts(with: Self.imageSignatures[fileExtension] ?? []) else {
+      throw .validation(.invalidFormat(field: "image", expected: "a JPEG or PNG image"))
+    }
     guard var record = users[userID] else { throw .signedOut }
     let version = nextOrder()
     record.avatarURL = URL(
@@ -214,7 +232,7 @@ extension BackendState {
     record.avatarData = data
     users[userID] = record
     let user = userView(record)
-    setState(.signedIn(user), of: client)
+    userUpdated(user, on: client)
     return user
   }
 

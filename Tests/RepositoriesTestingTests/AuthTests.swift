@@ -254,7 +254,7 @@ struct ProfileTests {
     await #expect(throws: DomainError.notFound) { _ = try await bob.profile.fetchUser("u_404") }
   }
 
-  @Test("avatars must be JPEG or PNG")
+  @Test("avatars must be JPEG or PNG, by MIME type and by their bytes")
   func avatar() async throws {
     let (_, alice, _, _) = try makeCast()
     #expect(
@@ -265,7 +265,17 @@ struct ProfileTests {
       await validationField {
         _ = try await alice.profile.uploadAvatar(Data(), "a.png", "image/png")
       } == "image")
-    let user = try await alice.profile.uploadAvatar(Data([0x89, 0x50]), "a.png", "image/png")
+    // The bytes must be a picture of the declared type, as the server reads them.
+    #expect(
+      await validationField {
+        _ = try await alice.profile.uploadAvatar(Data("not a picture".utf8), "a.png", "image/png")
+      } == "image")
+    #expect(
+      await validationField {
+        _ = try await alice.profile.uploadAvatar(Data([0x89, 0x50]), "a.png", "image/png")
+      } == "image")
+    let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+    let user = try await alice.profile.uploadAvatar(png, "a.png", "image/png")
     let url = try #require(user.avatarURL)
     #expect(url.pathExtension == "png")
   }

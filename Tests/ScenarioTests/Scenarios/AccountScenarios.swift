@@ -79,15 +79,7 @@ enum AccountScenarios {
       Issue.record("an unknown dev token signed in")
       return
     }
-    await withKnownDrift(
-      on: .fake, of: backend,
-      Testing.Comment(
-        rawValue: "Drift: FakeBackend's signIn ends the old session with a `.signedOut` "
-          + "state before `.needsSignUp`; the live SessionController goes from `.signedIn` "
-          + "straight to `.needsSignUp`.")
-    ) {
-      #expect(await states.next() == .needsSignUp(pending))
-    }
+    #expect(await states.next() == .needsSignUp(pending))
     #expect(await client.auth.currentState() == .needsSignUp(pending))
     await #expect(throws: DomainError.signedOut) { try await client.board.fetchPosts(.first) }
     _ = try await backend.signIn(client, token: "alice", expecting: .member)
@@ -129,54 +121,29 @@ enum AccountScenarios {
     #expect(unchanged == moved)
     // Nothing changed, so the next state is the sign-out, not a repeat.
     try await alice.auth.signOut()
-    let afterSignOut = await states.next()
-    await withKnownDrift(
-      on: .fake, of: backend,
-      Testing.Comment(
-        rawValue: "Drift: FakeBackend publishes `.signedIn(user)` again after every profile "
-          + "update, also when nothing changed; the live SessionController publishes changes "
-          + "only.")
-    ) {
-      #expect(afterSignOut == .signedOut)
-    }
-    if afterSignOut != .signedOut {
-      while let state = await states.next(), state != .signedOut {}
-    }
+    #expect(await states.next() == .signedOut)
 
     _ = try await backend.signIn(alice, token: "alice", expecting: .member)
     #expect(await states.next() == .signedIn(moved))
     _ = try await alice.questions.submitAnswer(question.id, "An answer changes my count")
     let counted = try await alice.profile.fetchMe()
     #expect(counted.answerCount == 1)
-    await expectSessionState(of: alice, backend, is: counted, next: &states)
+    await expectSessionState(of: alice, is: counted, next: &states)
 
     _ = try await admin.admin.banUser(user.id, "Testing", nil)
     let banned = try await alice.profile.fetchMe()
     #expect(banned.isBanned)
-    await expectSessionState(of: alice, backend, is: banned, next: &states)
+    await expectSessionState(of: alice, is: banned, next: &states)
   }
 
   /// Expects the session state (and the stream's next element) to show `user`, as the live
   /// session controller does after every fresh own profile.
   private static func expectSessionState(
-    of client: RepositorySet, _ backend: any ScenarioBackend, is user: User,
+    of client: RepositorySet, is user: User,
     next states: inout AsyncStream<SessionState>.Iterator,
     sourceLocation: SourceLocation = #_sourceLocation
   ) async {
-    let current = await client.auth.currentState()
-    await withKnownDrift(
-      on: .fake, of: backend,
-      Testing.Comment(
-        rawValue: "Drift: FakeBackend's fetchMe does not refresh the session state; the live "
-          + "repositories publish `.signedIn(freshUser)` whenever GET /me shows a change "
-          + "(answer count, ban, role)."),
-      sourceLocation: sourceLocation
-    ) {
-      #expect(current == .signedIn(user), sourceLocation: sourceLocation)
-    }
-    // Only where the state changed is a new element waiting in the stream.
-    if current == .signedIn(user) {
-      #expect(await states.next() == .signedIn(user), sourceLocation: sourceLocation)
-    }
+    #expect(await client.auth.currentState() == .signedIn(user), sourceLocation: sourceLocation)
+    #expect(await states.next() == .signedIn(user), sourceLocation: sourceLocation)
   }
 }
