@@ -15,8 +15,21 @@ extension ServerRecord {
   static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .convertToSnakeCase }
 }
 
+/// A record whose primary key is SQLite's auto-incremented row id.
+protocol RowIDRecord: ServerRecord {
+  /// The row id; `nil` until the record is inserted.
+  var id: Int64? { get set }
+}
+
+extension RowIDRecord {
+  /// Keeps the row id SQLite assigned.
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+  /// The row id of an inserted record.
+  var key: Int64 { id ?? 0 }
+}
+
 /// A row of `user`.
-struct UserRecord: ServerRecord, Sendable {
+struct UserRecord: RowIDRecord, Sendable {
   static let databaseTableName = "user"
   static let withdrawnName = "(withdrawn)"
 
@@ -35,9 +48,6 @@ struct UserRecord: ServerRecord, Sendable {
   var banReason: String?
   var withdrawnAt: Int64?
 
-  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-
-  var key: Int64 { id ?? 0 }
   var isAdmin: Bool { role == "admin" }
   var isWithdrawn: Bool { withdrawnAt != nil }
   /// The name shown on the user's content: the nickname, or "(withdrawn)".
@@ -83,7 +93,7 @@ struct AuthTokenRecord: ServerRecord, Sendable {
 }
 
 /// A row of `question`.
-struct QuestionRecord: ServerRecord, Sendable {
+struct QuestionRecord: RowIDRecord, Sendable {
   static let databaseTableName = "question"
 
   var id: Int64?
@@ -91,12 +101,10 @@ struct QuestionRecord: ServerRecord, Sendable {
   var publishDate: String
   var createdAt: Int64
 
-  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-  var key: Int64 { id ?? 0 }
 }
 
 /// A row of `answer`.
-struct AnswerRecord: ServerRecord, Sendable {
+struct AnswerRecord: RowIDRecord, Sendable {
   static let databaseTableName = "answer"
 
   var id: Int64?
@@ -107,12 +115,10 @@ struct AnswerRecord: ServerRecord, Sendable {
   var hidden: Bool = false
   var deletedAt: Int64?
 
-  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-  var key: Int64 { id ?? 0 }
 }
 
 /// A row of `post`.
-struct PostRecord: ServerRecord, Sendable {
+struct PostRecord: RowIDRecord, Sendable {
   static let databaseTableName = "post"
 
   var id: Int64?
@@ -123,12 +129,10 @@ struct PostRecord: ServerRecord, Sendable {
   var hidden: Bool = false
   var deletedAt: Int64?
 
-  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-  var key: Int64 { id ?? 0 }
 }
 
 /// A row of `comment`.
-struct CommentRecord: ServerRecord, Sendable {
+struct CommentRecord: RowIDRecord, Sendable {
   static let databaseTableName = "comment"
 
   var id: Int64?
@@ -140,12 +144,10 @@ struct CommentRecord: ServerRecord, Sendable {
   var hidden: Bool = false
   var deletedAt: Int64?
 
-  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-  var key: Int64 { id ?? 0 }
 }
 
 /// A row of `report_case`: every report of one target.
-struct ReportCaseRecord: ServerRecord, Sendable {
+struct ReportCaseRecord: RowIDRecord, Sendable {
   static let databaseTableName = "report_case"
 
   var id: Int64?
@@ -159,12 +161,10 @@ struct ReportCaseRecord: ServerRecord, Sendable {
   var lastReportedAt: Int64
   var resolvedAt: Int64?
 
-  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-  var key: Int64 { id ?? 0 }
 }
 
 /// A row of `report`.
-struct ReportRecord: ServerRecord, Sendable {
+struct ReportRecord: RowIDRecord, Sendable {
   static let databaseTableName = "report"
 
   var id: Int64?
@@ -177,12 +177,10 @@ struct ReportRecord: ServerRecord, Sendable {
   var status: String
   var createdAt: Int64
 
-  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-  var key: Int64 { id ?? 0 }
 }
 
 /// A row of `notification`.
-struct NotificationRecord: ServerRecord, Sendable {
+struct NotificationRecord: RowIDRecord, Sendable {
   static let databaseTableName = "notification"
 
   var id: Int64?
@@ -198,12 +196,10 @@ struct NotificationRecord: ServerRecord, Sendable {
   var roomId: String?
   var actorId: Int64?
 
-  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-  var key: Int64 { id ?? 0 }
 }
 
 /// A row of `study_group`.
-struct GroupRecord: ServerRecord, Sendable {
+struct GroupRecord: RowIDRecord, Sendable {
   static let databaseTableName = "study_group"
 
   var id: Int64?
@@ -212,12 +208,10 @@ struct GroupRecord: ServerRecord, Sendable {
   var ownerId: Int64
   var createdAt: Int64
 
-  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-  var key: Int64 { id ?? 0 }
 }
 
 /// A row of `chat_room`.
-struct RoomRecord: ServerRecord, Sendable {
+struct RoomRecord: RowIDRecord, Sendable {
   static let databaseTableName = "chat_room"
 
   var id: Int64?
@@ -228,12 +222,10 @@ struct RoomRecord: ServerRecord, Sendable {
   var createdAt: Int64
   var lastSeq: Int64 = 0
 
-  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-  var key: Int64 { id ?? 0 }
 }
 
 /// A row of `chat_message`.
-struct MessageRecord: ServerRecord, Sendable {
+struct MessageRecord: RowIDRecord, Sendable {
   static let databaseTableName = "chat_message"
 
   var id: Int64?
@@ -245,6 +237,4 @@ struct MessageRecord: ServerRecord, Sendable {
   var createdAt: Int64
   var hidden: Bool = false
 
-  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-  var key: Int64 { id ?? 0 }
 }
