@@ -74,15 +74,24 @@ let implementationTargets: [Target] = [
   ),
 ]
 
+// MARK: - The service engine: every rule of the service, once (server, fakes, previews)
+
+let engineTargets: [Target] = [
+  .target(
+    name: "ServiceEngine",
+    dependencies: ["Domain", .product(name: "GRDB", package: "GRDB.swift")],
+    path: "Modules/ServiceEngine"
+  )
+]
+
 // MARK: - Local server (development, demos, integration tests)
 
 let serverTargets: [Target] = [
   .target(
     name: "LocalServer",
     dependencies: [
-      "DTO", "Domain",
+      "ServiceEngine", "DTO", "Domain",
       .product(name: "Hummingbird", package: "hummingbird"),
-      .product(name: "GRDB", package: "GRDB.swift"),
       .product(name: "Logging", package: "swift-log"),
     ],
     path: "Modules/LocalServer"
@@ -95,7 +104,7 @@ let toolTargets: [Target] = [
   .target(
     name: "ToolSupport",
     dependencies: [
-      "Repositories", "RepositoriesLive", "LocalServer", "Domain",
+      "Repositories", "RepositoriesLive", "LocalServer", "ServiceEngine", "Domain",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
     ],
@@ -112,7 +121,7 @@ let executableTargets: [Target] = [
   .executableTarget(
     name: "qapple-server",
     dependencies: [
-      "LocalServer",
+      "LocalServer", "ServiceEngine",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
     ],
@@ -189,9 +198,14 @@ let testTargets: [Target] = [
     path: "Tests/RepositoriesTestingTests"
   ),
   .testTarget(
+    name: "ServiceEngineTests",
+    dependencies: ["ServiceEngine", "Domain", .product(name: "GRDB", package: "GRDB.swift")],
+    path: "Tests/ServiceEngineTests"
+  ),
+  .testTarget(
     name: "LocalServerTests",
     dependencies: [
-      "LocalServer", "DTO", "Domain",
+      "LocalServer", "ServiceEngine", "DTO", "Domain",
       .product(name: "Hummingbird", package: "hummingbird"),
       .product(name: "HummingbirdTesting", package: "hummingbird"),
       .product(name: "Logging", package: "swift-log"),
@@ -229,8 +243,8 @@ let testTargets: [Target] = [
 ]
 
 let library =
-  domainTargets + wireTargets + apiTargets + repositoryTargets + implementationTargets
-  + serverTargets + toolTargets
+  domainTargets + wireTargets + apiTargets + repositoryTargets + engineTargets
+  + implementationTargets + serverTargets + toolTargets
 
 let package = Package(
   name: "Qapple",

@@ -1,3 +1,5 @@
+import Domain
+
 /// A string enum of the wire that keeps values this SDK version does not know as
 /// `.unknown(String)` instead of failing to decode: a server that adds a value must not break
 /// every list that contains it. `toDomain()` decides per field whether an unknown value is kept
@@ -124,12 +126,13 @@ public enum NotificationKindDTO: OpenStringEnum {
   case commentOnMyPost, replyToMyComment, likeOnMyPost, likeOnMyComment, newQuestion
   case groupInvite, groupMessage, reportResolved, unknown(String)
   /// The wire strings of the known cases.
+  /// Spelled once, by `NotificationKind.Code` in Domain.
   public static let wireValues: [(value: Self, wire: String)] = [
-    (.commentOnMyPost, "comment_on_my_post"), (.replyToMyComment, "reply_to_my_comment"),
-    (.likeOnMyPost, "like_on_my_post"), (.likeOnMyComment, "like_on_my_comment"),
-    (.newQuestion, "new_question"), (.groupInvite, "group_invite"),
-    (.groupMessage, "group_message"), (.reportResolved, "report_resolved"),
-  ]
+    (.commentOnMyPost, .commentOnMyPost), (.replyToMyComment, .replyToMyComment),
+    (.likeOnMyPost, .likeOnMyPost), (.likeOnMyComment, .likeOnMyComment),
+    (.newQuestion, .newQuestion), (.groupInvite, .groupInvite),
+    (.groupMessage, .groupMessage), (.reportResolved, .reportResolved),
+  ].map { (value: Self, code: NotificationKind.Code) in (value, code.rawValue) }
   /// The kept text of `.unknown`.
   public var unknownRawValue: String? { if case .unknown(let text) = self { text } else { nil } }
 }

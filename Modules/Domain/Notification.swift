@@ -112,6 +112,41 @@ public enum NotificationKind: Hashable, Sendable {
   /// A kind this SDK version does not know; shown as plain text without a link.
   case unknown(String)
 
+  /// The kind without its identifiers, named as on the wire and in storage.
+  public enum Code: String, CaseIterable, Hashable, Sendable {
+    /// ``NotificationKind/commentOnMyPost(post:comment:)``.
+    case commentOnMyPost = "comment_on_my_post"
+    /// ``NotificationKind/replyToMyComment(post:comment:)``.
+    case replyToMyComment = "reply_to_my_comment"
+    /// ``NotificationKind/likeOnMyPost(post:)``.
+    case likeOnMyPost = "like_on_my_post"
+    /// ``NotificationKind/likeOnMyComment(post:comment:)``.
+    case likeOnMyComment = "like_on_my_comment"
+    /// ``NotificationKind/newQuestion(_:)``.
+    case newQuestion = "new_question"
+    /// ``NotificationKind/groupInvite(_:)``.
+    case groupInvite = "group_invite"
+    /// ``NotificationKind/groupMessage(_:)``.
+    case groupMessage = "group_message"
+    /// ``NotificationKind/reportResolved``.
+    case reportResolved = "report_resolved"
+  }
+
+  /// The kind's code, or `nil` for ``unknown(_:)``.
+  public var code: Code? {
+    switch self {
+    case .commentOnMyPost: .commentOnMyPost
+    case .replyToMyComment: .replyToMyComment
+    case .likeOnMyPost: .likeOnMyPost
+    case .likeOnMyComment: .likeOnMyComment
+    case .newQuestion: .newQuestion
+    case .groupInvite: .groupInvite
+    case .groupMessage: .groupMessage
+    case .reportResolved: .reportResolved
+    case .unknown: nil
+    }
+  }
+
   /// Where tapping the notification goes, or `nil` when it only informs.
   public var deepLink: DeepLink? {
     switch self {

@@ -1,9 +1,9 @@
 import DTO
 import Domain
 import Foundation
-import GRDB
 import Hummingbird
 import Logging
+import ServiceEngine
 
 /// The Qapple reference server: the whole REST contract on SQLite, for development, demos and
 /// integration tests.
@@ -48,11 +48,26 @@ public final class QappleServer: Sendable {
     for rule in configuration.faults {
       _ = try rule.validated()
     }
-    let database = try DatabaseFactory.open(configuration.database)
-    core = ServerCore(configuration: configuration, database: database, logger: logger)
+    let clock = configuration.clock
+    let storage: ServiceEngine.Configuration.Storage =
+      switch configuration.database {
+      case .inMemory: .inMemory
+      case .file(let path): .file(path: path)
+      }
+    let engine = try ServiceEngine(
+      configuration: .init(
+        storage: storage, accessTokenLifetime: configuration.accessTokenLifetime.timeInterval,
+        refreshTokenLifetime: configuration.refreshTokenLifetime.timeInterval),
+      now: { clock.now })
+    core = ServerCore(configuration: configuration, engine: engine, logger: logger)
     routes = Routes.table(devMode: configuration.devMode)
-    if configuration.seed == .demo {
-      try DemoSeed.loadIfEmpty(core)
+    if configuration.seed == .demo, try DemoSeed.loadIfEmpty(engine) {
+      logger.notice(
+        "Loaded the demo data set",
+        metadata: [
+          "admin": "provider dev, token \(DemoSeed.adminToken)",
+          "members": "provider dev, tokens demo-1 ... demo-10",
+        ])
     }
   }
 
@@ -171,14 +186,7 @@ public final class QappleServer: Sendable {
     }
     guard !alreadyClosed else { return }
     do {
-      if let pool = core.database as? DatabasePool {
-        // Fold the WAL into the main file first: GRDB closes the writer before the readers, so
-        // SQLite's own checkpoint-on-close does not run and the -wal file would stay behind.
-        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
-        try pool.close()
-      } else if let queue = core.database as? DatabaseQueue {
-        try queue.close()
-      }
+      try core.engine.close()
       core.logger.info("Database closed")
     } catch {
       core.logger.error("Closing the database failed: \(error)")
@@ -221,28 +229,20 @@ public final class QappleServer: Sendable {
   /// The latest e-mail code sent to `email` that is still waiting to be verified (the dev
   /// server "sends" codes by logging them).
   public func lastEmailCode(for email: String) async throws -> String? {
-    let address = (try? EmailAddress(validating: email))?.rawValue ?? email.lowercased()
-    return try await core.read { db in
-      try String.fetchOne(
-        db,
-        sql: """
-          SELECT code FROM sign_up WHERE email = ? AND code IS NOT NULL
-          ORDER BY code_expires_at DESC LIMIT 1
-          """,
-        arguments: [address])
-    }
+    try core.engine.lastEmailCode(for: email)
   }
 
   /// Makes the account with `nickname` an admin (tests and seeding; there is no API for it).
   public func promoteToAdmin(nickname: String) async throws {
-    let key = UserRecord.key(forNickname: nickname)
-    let changed = try await core.write { db in
-      try db.execute(
-        sql: #"UPDATE "user" SET role = 'admin' WHERE nickname_key = ?"#, arguments: [key])
-      return db.changesCount
+    do {
+      try core.engine.promoteToAdmin(nickname: nickname)
+    } catch .notFound {
+      throw ServerError.unknownUser(nickname)
     }
-    guard changed > 0 else { throw ServerError.unknownUser(nickname) }
   }
+
+  /// The engine behind the server, for tests and tools that seed or inspect it directly.
+  public var engine: ServiceEngine { core.engine }
 
   /// Errors of the server's own API (not HTTP errors).
   public enum ServerError: Error, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceEngine
 import Logging
 
 /// How a ``QappleServer`` runs: where it listens, where it stores data, which rules it bends.

@@ -1,38 +1,30 @@
 import Domain
 import Foundation
-import GRDB
 import Logging
+import ServiceEngine
 
 /// Everything a request handler needs, shared by all requests of one running server: the
-/// database, the clock, the limits and the log. Handlers get it through `Call`.
+/// engine (which owns the database, the clock and every rule), the limits and the log.
 final class ServerCore: Sendable {
   let configuration: ServerConfiguration
-  let database: any DatabaseWriter
+  let engine: ServiceEngine
   let logger: Logger
   let faults: FaultInjector
   let rateLimiter: RateLimiter?
 
-  init(configuration: ServerConfiguration, database: any DatabaseWriter, logger: Logger) {
+  init(configuration: ServerConfiguration, engine: ServiceEngine, logger: Logger) {
     self.configuration = configuration
-    self.database = database
+    self.engine = engine
     self.logger = logger
     faults = FaultInjector(rules: configuration.faults, seed: configuration.faultSeed)
-    rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
+    rateLimiter = configuration.rateLimit.map {
+      RateLimiter(count: $0.count, window: $0.window.timeInterval)
+    }
   }
 
   /// The server's "now".
-  var now: Date { configuration.clock.now }
+  var now: Date { engine.now }
 
-  /// Today in Seoul, where the academy decides which question is today's.
-  var today: CalendarDay { CalendarDay(containing: now, in: .seoul) }
-
-  /// Runs `body` in one write transaction (rolled back when it throws).
-  func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-    try await database.write(body)
-  }
-
-  /// Runs `body` on a consistent snapshot.
-  func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-    try await database.read(body)
-  }
+  /// Today in the engine's time zone (Seoul, where the academy decides today's question).
+  var today: CalendarDay { engine.today }
 }

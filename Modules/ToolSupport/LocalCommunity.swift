@@ -1,4 +1,5 @@
 import LocalServer
+import ServiceEngine
 
 /// The accounts the local server is seeded with, for hints and the demo (the tools reach
 /// LocalServer only through ToolSupport).

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import LocalServer
+import ServiceEngine
 
 /// The exit status of the tools; scripts can branch on it.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LocalServer
+import ServiceEngine
 import Logging
 
 /// `qapple-server`: runs the Qapple reference server until SIGINT or SIGTERM.

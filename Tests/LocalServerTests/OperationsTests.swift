@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import LocalServer
+import ServiceEngine
 import Testing
 
 @Suite("Rate limit, fault injection, lifecycle, seed")

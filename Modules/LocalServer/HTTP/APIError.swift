@@ -2,6 +2,7 @@ import DTO
 import Domain
 import Foundation
 import Hummingbird
+import ServiceEngine
 
 /// A failure the API reports: an HTTP status plus the error envelope
 /// `{ "error": { "code", "message", "field" } }`. Every error response of the server is one of
@@ -158,12 +159,43 @@ struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
   }
 }
 
-extension ValidationError {
-  /// The API error for this refusal.
-  var apiError: APIError { .validation(self) }
+extension APIError {
+  /// The envelope of an engine refusal. `viewer` words a ban with its end.
+  init(_ error: DomainError, viewer: Viewer? = nil) {
+    switch error {
+    case .validation(let validation) where validation.field == "request":
+      // The request as a whole is unreadable, not one field of it.
+      self = .malformed(validation.description)
+    case .validation(let validation):
+      self = .validation(field: validation.field, validation.description)
+    case .nicknameTaken:
+      self = APIError(
+        status: .conflict, code: "nickname_taken", message: error.description, field: "nickname")
+    case .alreadyReported:
+      self = APIError(
+        status: .conflict, code: "already_reported", message: error.description, field: nil)
+    case .banned:
+      self = .banned(until: viewer?.bannedUntil)
+    case .notFound:
+      self = .notFound(error.description)
+    case .forbidden:
+      self = .forbidden(error.description)
+    case .answerRequired:
+      self = .answerRequired
+    case .conflict(let message):
+      self = .conflict(message)
+    case .signedOut:
+      self = .unauthorized("The session is not valid; sign in again.")
+    case .rateLimited(let retryAfter):
+      let (seconds, attoseconds) = (retryAfter ?? .seconds(1)).components
+      self = .rateLimited(retryAfter: Int(max(1, attoseconds > 0 ? seconds + 1 : seconds)))
+    case .offline, .timeout, .server:
+      self = .internalError("The server failed; try again later.")
+    }
+  }
 }
 
-/// Runs a Domain check and turns its `ValidationError` into a 400 envelope.
+/// Runs a Domain check on a request value and turns its `ValidationError` into a 400 envelope.
 func validate<T>(_ body: () throws(ValidationError) -> T) throws(APIError) -> T {
   do {
     return try body()

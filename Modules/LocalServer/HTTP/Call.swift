@@ -2,24 +2,7 @@ import DTO
 import Domain
 import Foundation
 import Hummingbird
-
-/// The signed-in user making a request, as loaded once per request.
-struct Viewer: Sendable {
-  let id: Int64
-  let nickname: String
-  let isAdmin: Bool
-  let banned: Bool
-  let bannedUntil: Date?
-
-  var publicID: String { PublicID.user(id) }
-
-  /// Whether the ban (if any) is still running at `now`; bans with `until` end by themselves.
-  func isBanned(at now: Date) -> Bool {
-    guard banned else { return false }
-    guard let bannedUntil else { return true }
-    return bannedUntil > now
-  }
-}
+import ServiceEngine
 
 /// One request as a handler sees it: the operation, the caller, the collected body and helpers
 /// that turn parameters and bodies into values or 400 envelopes.
@@ -43,16 +26,17 @@ struct Call: Sendable {
 
   var now: Date { core.now }
 
+  /// The service engine every rule runs in.
+  var engine: ServiceEngine { core.engine }
+
   /// A path parameter (always present: the router matched it).
   func parameter(_ name: String) -> String {
     context.parameters.get(name) ?? ""
   }
 
-  /// The row key of a path parameter that holds a public id, or 404.
-  func key(_ name: String, _ kind: PublicID, what: String) throws(APIError) -> Int64 {
-    let text = parameter(name)
-    guard let key = kind.key(text) else { throw APIError.notFound("No \(what) with id \(text).") }
-    return key
+  /// A path parameter as a typed identifier (the engine answers 404 for one that names nothing).
+  func id<Owner>(_ name: String) -> Identifier<Owner> {
+    Identifier(rawValue: parameter(name))
   }
 
   /// A query parameter, percent-decoded.
@@ -69,7 +53,8 @@ struct Call: Sendable {
     return value
   }
 
-  /// `cursor` and `limit` of a list operation (limit 1...100, default 20).
+  /// `cursor` and `limit` of a list operation (limit 1...100, default 20); the engine checks
+  /// that the cursor is one it issued.
   func pageRequest() throws(APIError) -> PageRequest {
     var limit = PageRequest.defaultLimit
     if let text = query("limit") {
@@ -81,15 +66,8 @@ struct Call: Sendable {
       }
       limit = value
     }
-    var cursor: Cursor?
-    if let text = query("cursor"), !text.isEmpty {
-      guard let decoded = Cursor(text) else {
-        throw APIError.validation(
-          field: "cursor", "cursor is not one this server issued; start again without it.")
-      }
-      cursor = decoded
-    }
-    return PageRequest(limit: limit, cursor: cursor)
+    let cursor = query("cursor").flatMap { $0.isEmpty ? nil : PageCursor(rawValue: $0) }
+    return PageRequest(cursor: cursor, limit: limit)
   }
 
   /// The body decoded as JSON, or a 400 envelope that says what is wrong and where.
@@ -170,57 +148,5 @@ struct Call: Sendable {
     default:
       String(describing: type).hasPrefix("Dictionary") ? "an object" : String(describing: type)
     }
-  }
-}
-
-/// The paging parameters of a list request.
-struct PageRequest: Sendable {
-  static let defaultLimit = 20
-  static let maximumLimit = 100
-
-  var limit: Int
-  var cursor: Cursor?
-
-  /// Cuts `rows` (fetched with `limit + 1`) to a page and makes the next cursor from the last
-  /// row kept, when there are more.
-  func page<Row, Item: Codable & Sendable>(
-    _ rows: [Row], sortKey: (Row) -> Cursor, item: (Row) throws -> Item
-  ) rethrows -> PageDTO<Item> {
-    let kept = rows.prefix(limit)
-    let next = rows.count > limit ? kept.last.map { sortKey($0).text } : nil
-    return PageDTO(items: try kept.map(item), nextCursor: next)
-  }
-}
-
-/// A keyset position: the sort key of the last item seen and its row key as tie-breaker, so a
-/// page never repeats or skips items when rows are inserted meanwhile.
-struct Cursor: Sendable, Equatable {
-  var key: Int64
-  var id: Int64
-
-  init(key: Int64, id: Int64) {
-    self.key = key
-    self.id = id
-  }
-
-  /// Reads an opaque cursor text; `nil` when it is not one of ours.
-  init?(_ text: String) {
-    var base64 = text.replacingOccurrences(of: "-", with: "+")
-      .replacingOccurrences(of: "_", with: "/")
-    while base64.count % 4 != 0 { base64 += "=" }
-    guard let data = Data(base64Encoded: base64), let plain = String(data: data, encoding: .utf8)
-    else { return nil }
-    let parts = plain.split(separator: ":")
-    guard parts.count == 3, parts[0] == "v1", let key = Int64(parts[1]), let id = Int64(parts[2])
-    else { return nil }
-    self.init(key: key, id: id)
-  }
-
-  /// The opaque text (base64url, no padding).
-  var text: String {
-    Data("v1:\(key):\(id)".utf8).base64EncodedString()
-      .replacingOccurrences(of: "+", with: "-")
-      .replacingOccurrences(of: "/", with: "_")
-      .replacingOccurrences(of: "=", with: "")
   }
 }

@@ -1,26 +1,16 @@
+import DTO
 import Hummingbird
 
-/// Who may call an operation.
-enum Access: Sendable {
-  /// No token needed (sign-in, sign-up, refresh, nickname availability).
-  case anyone
-  /// A signed-in user.
-  case member
-  /// A signed-in admin; members get 403 `forbidden`.
-  case admin
-}
-
-/// One operation of the contract (or a dev endpoint): its id (`BoardAPI.like`), method, path
-/// pattern and the rules the pipeline applies before the handler runs.
+/// One route the server answers: an operation of the contract (declared once, in
+/// `APIOperation`) or a server-only route (dev endpoints, avatar files), with the rules the
+/// pipeline applies before the handler runs.
 struct Operation: Sendable {
-  /// `<router enum>.<case>` as in openapi.yaml's `operationId`.
+  /// `<router enum>.<case>` as in openapi.yaml's `operationId` (or `Dev.*`, `Avatars.*`).
   let id: String
   let method: HTTPRequest.Method
   /// Hummingbird path pattern, e.g. `/posts/:post_id/like`.
   let path: String
-  let access: Access
-  /// Refused with 403 `banned` while the caller is banned.
-  let blockedWhenBanned: Bool
+  let access: APIOperation.Access
   /// Honors the `Idempotency-Key` header: a repeat returns the stored first answer.
   let idempotent: Bool
   /// Counts against the write rate limit when it is a write (dev endpoints do not).
@@ -39,6 +29,14 @@ struct Operation: Sendable {
     guard parts.count == pattern.count else { return false }
     return zip(pattern, parts).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
   }
+
+  /// The Hummingbird pattern of a documented template: `{post_id}` becomes `:post_id`.
+  static func pattern(of template: String) -> String {
+    template.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+      segment.hasPrefix("{") && segment.hasSuffix("}")
+        ? ":" + segment.dropFirst().dropLast() : String(segment)
+    }.joined(separator: "/")
+  }
 }
 
 typealias Handler = @Sendable (Call) async throws -> Reply
@@ -47,15 +45,25 @@ typealias Handler = @Sendable (Call) async throws -> Reply
 struct RouteTable: Sendable {
   private(set) var entries: [(operation: Operation, handler: Handler)] = []
 
-  /// Registers an operation.
+  /// Registers an operation of the contract: method, path and access come from `APIOperation`.
   mutating func add(
-    _ id: String, _ method: HTTPRequest.Method, _ path: String, access: Access = .member,
-    blockedWhenBanned: Bool = false, idempotent: Bool = false, rateLimited: Bool = true,
-    handler: @escaping Handler
+    _ declared: APIOperation, idempotent: Bool = false, handler: @escaping Handler
   ) {
     let operation = Operation(
-      id: id, method: method, path: path, access: access, blockedWhenBanned: blockedWhenBanned,
-      idempotent: idempotent, rateLimited: rateLimited)
+      id: declared.id, method: HTTPRequest.Method(rawValue: declared.method.rawValue) ?? .get,
+      path: Operation.pattern(of: declared.pathTemplate), access: declared.access,
+      idempotent: idempotent, rateLimited: true)
+    entries.append((operation, handler))
+  }
+
+  /// Registers a route that is not part of the contract (dev endpoints, avatar files).
+  mutating func add(
+    serverOnly id: String, _ method: HTTPRequest.Method, _ path: String,
+    rateLimited: Bool = false, handler: @escaping Handler
+  ) {
+    let operation = Operation(
+      id: id, method: method, path: path, access: .anyone, idempotent: false,
+      rateLimited: rateLimited)
     entries.append((operation, handler))
   }
 

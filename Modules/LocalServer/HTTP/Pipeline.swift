@@ -1,10 +1,12 @@
 import DTO
+import Domain
 import Foundation
-import GRDB
 import Hummingbird
+import ServiceEngine
 
-/// Runs one operation: body limit, authentication, role, rate limit, ban, idempotent replay,
-/// then the handler. Each step fails with the contract's error envelope.
+/// Runs one operation: body limit, authentication, role, rate limit, idempotent replay, then
+/// the handler. Each step fails with the contract's error envelope; the rules themselves
+/// (bans, ownership, validation) are the engine's.
 struct EndpointResponder: HTTPResponder {
   typealias Context = QappleRequestContext
 
@@ -18,49 +20,54 @@ struct EndpointResponder: HTTPResponder {
 
     var viewer: Viewer?
     if operation.access != .anyone {
-      viewer = try await authenticate(request)
+      viewer = try authenticate(request)
     }
-    if operation.access == .admin, viewer?.isAdmin != true {
-      throw APIError.forbidden("This operation is for admins only.")
-    }
-    if operation.isWrite, operation.rateLimited, let limiter = core.rateLimiter {
-      let key = viewer.map { "user:\($0.id)" } ?? "address:\(context.peerAddress ?? "unknown")"
-      if let wait = limiter.admit(key, at: core.now) {
-        throw APIError.rateLimited(retryAfter: wait)
+    do {
+      if operation.access == .admin, viewer?.isAdmin != true {
+        throw APIError.forbidden("This operation is for admins only.")
       }
+      if operation.isWrite, operation.rateLimited, let limiter = core.rateLimiter {
+        let key =
+          viewer.map { "user:\($0.id.rawValue)" } ?? "address:\(context.peerAddress ?? "unknown")"
+        try limiter.admit(key, at: core.now)
+      }
+      let call = Call(
+        operation: operation, request: request, context: context, core: core, viewer: viewer,
+        body: body)
+      guard operation.idempotent, let key = try idempotencyKey(of: request) else {
+        return try await handler(call).response
+      }
+      return try await idempotent(call, key: key)
+    } catch let error as DomainError {
+      throw APIError(error, viewer: viewer)
     }
-    if operation.blockedWhenBanned, let viewer, viewer.isBanned(at: core.now) {
-      throw APIError.banned(until: viewer.bannedUntil)
-    }
+  }
 
-    let idempotencyKey = try operation.idempotent ? self.idempotencyKey(of: request) : nil
-    let scope = viewer.map { PublicID.user($0.id) } ?? "anyone"
-    let fingerprint = Idempotency.fingerprint(request.uri.string, body)
-    if let idempotencyKey,
-      let stored = try await Idempotency.lookup(
-        core, scope: scope, operation: operation.id, key: idempotencyKey)
-    {
+  /// Answers a write sent with an `Idempotency-Key`: a repeat gets the stored first answer,
+  /// a new request runs and its successful answer is stored.
+  private func idempotent(_ call: Call, key: String) async throws -> Response {
+    let scope = call.viewer?.id.rawValue ?? "anyone"
+    let fingerprint = ServiceEngine.fingerprint(
+      Data(call.request.uri.string.utf8), Data(buffer: call.body))
+    if let stored = try core.engine.storedReply(scope: scope, operation: operation.id, key: key) {
       // A key names one request: reusing it for another one is a client bug, not a retry.
       if let hash = stored.fingerprint, hash != fingerprint {
         throw APIError.validation(
           field: "Idempotency-Key",
-          "Idempotency-Key \(idempotencyKey) was already used for a different request; "
+          "Idempotency-Key \(key) was already used for a different request; "
             + "send a new key for a new request.")
       }
-      var reply = stored.reply
-      reply.headers[HeaderName.idempotentReplayed] = "true"
-      return reply.response
+      var headers = HTTPFields()
+      if !stored.body.isEmpty { headers[.contentType] = "application/json; charset=utf-8" }
+      headers[HeaderName.idempotentReplayed] = "true"
+      return Reply(status: .init(code: stored.status), headers: headers, body: stored.body)
+        .response
     }
-
-    let call = Call(
-      operation: operation, request: request, context: context, core: core, viewer: viewer,
-      body: body)
     let reply = try await handler(call)
-
-    if let idempotencyKey, (200..<300).contains(reply.status.code) {
-      try await Idempotency.store(
-        core, scope: scope, operation: operation.id, key: idempotencyKey,
-        fingerprint: fingerprint, reply: reply)
+    if (200..<300).contains(reply.status.code) {
+      try core.engine.storeReply(
+        StoredReply(status: reply.status.code, body: reply.body, fingerprint: fingerprint),
+        scope: scope, operation: operation.id, key: key)
     }
     return reply.response
   }
@@ -80,7 +87,7 @@ struct EndpointResponder: HTTPResponder {
   }
 
   /// The caller of an authenticated operation, from `Authorization: Bearer <token>`.
-  private func authenticate(_ request: Request) async throws -> Viewer {
+  private func authenticate(_ request: Request) throws -> Viewer {
     guard let header = request.headers[.authorization] else {
       throw APIError.unauthorized("Send the access token as Authorization: Bearer <token>.")
     }
@@ -89,9 +96,11 @@ struct EndpointResponder: HTTPResponder {
       throw APIError.unauthorized("The Authorization header must be \"Bearer <access token>\".")
     }
     let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
-    let now = core.now
-    let user = try await core.read { db in try Sessions.authenticate(db, token: token, now: now) }
-    return Users.viewer(user)
+    switch try core.engine.checkAccessToken(token) {
+    case .valid(let viewer): return viewer
+    case .expired: throw APIError.tokenExpired
+    case .refused(let reason): throw APIError.unauthorized(reason)
+    }
   }
 
   private func idempotencyKey(of request: Request) throws -> String? {
@@ -100,64 +109,5 @@ struct EndpointResponder: HTTPResponder {
       throw APIError.validation(field: "Idempotency-Key", "Idempotency-Key takes 1-255 characters.")
     }
     return key
-  }
-}
-
-/// The stored first answers of writes sent with an `Idempotency-Key`, with a fingerprint of
-/// the request they answered.
-enum Idempotency {
-  /// FNV-1a (64 bit) of the target and body: enough to tell a retry from a different request.
-  static func fingerprint(_ target: String, _ body: ByteBuffer) -> String {
-    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-    func mix(_ byte: UInt8) {
-      hash ^= UInt64(byte)
-      hash &*= 0x0000_0100_0000_01B3
-    }
-    for byte in target.utf8 { mix(byte) }
-    mix(0)
-    body.withUnsafeReadableBytes { bytes in
-      for byte in bytes { mix(byte) }
-    }
-    return String(hash, radix: 16)
-  }
-
-  static func lookup(
-    _ core: ServerCore, scope: String, operation: String, key: String
-  ) async throws -> (reply: Reply, fingerprint: String?)? {
-    try await core.read { db in
-      guard
-        let row = try Row.fetchOne(
-          db,
-          sql: """
-            SELECT status, body, request_hash FROM idempotency
-            WHERE scope = ? AND operation = ? AND key = ?
-            """,
-          arguments: [scope, operation, key])
-      else { return nil }
-      let status: Int = row["status"]
-      let body: Data = row["body"]
-      var headers = HTTPFields()
-      if !body.isEmpty { headers[.contentType] = "application/json; charset=utf-8" }
-      return (
-        Reply(status: HTTPResponse.Status(code: status), headers: headers, body: body),
-        row["request_hash"]
-      )
-    }
-  }
-
-  static func store(
-    _ core: ServerCore, scope: String, operation: String, key: String, fingerprint: String,
-    reply: Reply
-  ) async throws {
-    let now = Millis.from(core.now)
-    try await core.write { db in
-      try db.execute(
-        sql: """
-          INSERT OR IGNORE INTO idempotency
-            (scope, operation, key, status, body, created_at, request_hash)
-          VALUES (?, ?, ?, ?, ?, ?, ?)
-          """,
-        arguments: [scope, operation, key, reply.status.code, reply.body, now, fingerprint])
-    }
   }
 }

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Hummingbird
 import Logging
@@ -20,6 +21,8 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
       return try await next(request, context)
     } catch let error as APIError {
       return Reply.envelope(error).response
+    } catch let error as DomainError {
+      return Reply.envelope(APIError(error)).response
     } catch let error as DecodingError {
       return Reply.envelope(Call.apiError(for: error)).response
     } catch let error as any HTTPResponseError {

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceEngine
 import Hummingbird
 
 /// One fault to inject in dev mode: added latency, a share of requests that fail with a status,

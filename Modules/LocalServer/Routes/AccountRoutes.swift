@@ -2,90 +2,126 @@ import DTO
 import Domain
 import Foundation
 import Hummingbird
+import ServiceEngine
 
 extension RouteTable {
   /// AuthAPI: sign-in, e-mail code, sign-up, refresh, sign-out.
   mutating func addAuthRoutes() {
-    add("AuthAPI.signIn", .post, "/auth/sign-in", access: .anyone) { call in
+    add(.authSignIn) { call in
       let body = try call.decode(SignInRequest.self)
-      return try .json(try await SignUpFlow.signIn(body, core: call.core))
+      return try .json(
+        SignInResponseDTO(try call.engine.signIn(provider: body.provider, token: body.token)))
     }
-    add("AuthAPI.requestEmailCode", .post, "/auth/email/code", access: .anyone) { call in
+    add(.authRequestEmailCode) { call in
       let body = try call.decode(EmailCodeRequest.self)
-      return try .json(try await SignUpFlow.requestCode(body, core: call.core), status: .accepted)
+      let sent = try call.engine.requestEmailCode(signUpToken: body.signUpToken, email: body.email)
+      call.core.logger.notice(
+        "E-mail verification code (dev: not mailed)",
+        metadata: ["email": .string(sent.email.rawValue), "code": .string(sent.code)])
+      return try .json(EmailCodeSentDTO(expiresAt: sent.expiresAt), status: .accepted)
     }
-    add("AuthAPI.verifyEmailCode", .post, "/auth/email/verify", access: .anyone) { call in
+    add(.authVerifyEmailCode) { call in
       let body = try call.decode(EmailVerifyRequest.self)
-      return try .json(try await SignUpFlow.verify(body, core: call.core))
+      let token = try call.engine.verifyEmailCode(
+        signUpToken: body.signUpToken, email: body.email, code: body.code)
+      return try .json(EmailVerifiedDTO(verificationToken: token.rawValue))
     }
-    add("AuthAPI.signUp", .post, "/auth/sign-up", access: .anyone) { call in
+    add(.authSignUp) { call in
       let body = try call.decode(SignUpRequest.self)
-      return try .json(try await SignUpFlow.signUp(body, core: call.core), status: .created)
+      let session = try call.engine.signUp(
+        signUpToken: body.signUpToken, verificationToken: body.verificationToken,
+        nickname: body.nickname, cohort: body.cohort, agreedTermsVersion: body.agreedTermsVersion)
+      return try .json(SessionDTO(session), status: .created)
     }
-    add("AuthAPI.refresh", .post, "/auth/refresh", access: .anyone) { call in
+    add(.authRefresh) { call in
       let body = try call.decode(RefreshRequest.self)
-      let core = call.core
-      let outcome = try await core.write { db in
-        try Sessions.refresh(db, token: body.refreshToken, core: core)
-      }
-      switch outcome {
-      case .renewed(let session): return try .json(session)
-      case .refused(let error): throw error
+      do {
+        return try .json(SessionDTO(try call.engine.refresh(refreshToken: body.refreshToken)))
+      } catch DomainError.signedOut {
+        throw APIError.unauthorized(
+          "The refresh token is unknown, expired or already used; sign in again.")
       }
     }
-    add("AuthAPI.signOut", .post, "/auth/sign-out") { call in
+    add(.authSignOut) { call in
       let body = try call.decode(SignOutRequest.self)
-      let me = try call.me
-      let now = call.now
-      try await call.core.write { db in
-        try Sessions.signOut(db, refreshToken: body.refreshToken, userID: me.id, now: now)
-      }
+      try call.engine.signOut(refreshToken: body.refreshToken, as: try call.me)
       return .noContent
     }
   }
 
   /// MeAPI: profile, avatar, withdrawal, nickname availability, other users, my answers.
   mutating func addMeRoutes() {
-    add("MeAPI.me", .get, "/me") { call in
-      let me = try call.me
-      let now = call.now
-      return try .json(
-        try await call.core.read { db in try Users.dto(db, try Users.live(db, me.id), now: now) })
-    }
-    add("MeAPI.updateProfile", .patch, "/me", blockedWhenBanned: true) { call in
+    add(.meMe) { call in try .json(UserDTO(try call.engine.me(as: try call.me))) }
+    add(.meUpdateProfile) { call in
       let patch = try call.decode(ProfilePatch.self)
       try call.rejectNulls(["nickname"])
-      return try .json(try await Profiles.update(call.me, patch, core: call.core))
+      let change = ProfileChange(nickname: patch.nickname, cohort: patch.cohort)
+      return try .json(UserDTO(try call.engine.updateProfile(change, as: try call.me)))
     }
-    add("MeAPI.uploadAvatar", .put, "/me/avatar", blockedWhenBanned: true) { call in
-      let image = try Avatars.image(from: call)
-      return try .json(try await Avatars.store(image, for: call.me, call: call))
+    add(.meUploadAvatar) { call in
+      let image = try AvatarImage(validating: try Multipart.image(from: call))
+      return try .json(
+        UserDTO(try call.engine.uploadAvatar(image, baseURL: call.baseURL, as: try call.me)))
     }
-    add("MeAPI.withdraw", .delete, "/me") { call in
-      try await Profiles.withdraw(call.me, core: call.core)
+    add(.meWithdraw) { call in
+      try call.engine.withdraw(as: try call.me)
       return .noContent
     }
-    add("MeAPI.nicknameAvailability", .get, "/nicknames/availability", access: .anyone) { call in
+    add(.meNicknameAvailability) { call in
       guard let nickname = call.query("nickname") else {
         throw APIError.validation(field: "nickname", "Pass the nickname to check as ?nickname=.")
       }
-      return try .json(try await Profiles.availability(of: nickname, core: call.core))
+      return try .json(NicknameAvailabilityDTO(try call.engine.nicknameAvailability(nickname)))
     }
-    add("MeAPI.user", .get, "/users/:user_id") { call in
-      let key = try call.key("user_id", .user, what: "user")
-      let now = call.now
-      return try .json(
-        try await call.core.read { db in try Users.dto(db, try Users.live(db, key), now: now) })
+    add(.meUser) { call in
+      _ = try call.me
+      return try .json(UserDTO(try call.engine.user(call.id("user_id"))))
     }
-    add("MeAPI.myAnswers", .get, "/me/answers") { call in
-      let page = try call.pageRequest()
-      let me = try call.me
-      return try .json(try await call.core.read { db in try Answers.mine(db, me, page) })
+    add(.meMyAnswers) { call in
+      try .json(
+        PageDTO(try call.engine.myAnswers(try call.pageRequest(), as: try call.me), AnswerDTO.init)
+      )
     }
     // Not a contract operation: serves the pictures `avatar_url` points at.
-    add("Avatars.image", .get, "/avatars/:user_id", access: .anyone) { call in
-      let key = try call.key("user_id", .user, what: "avatar")
-      return try await Avatars.serve(key, core: call.core)
+    add(serverOnly: "Avatars.image", .get, "/avatars/:user_id") { call in
+      let image = try call.engine.avatar(of: call.id("user_id"))
+      var headers = HTTPFields()
+      headers[.contentType] = image.contentType
+      headers[.cacheControl] = "public, max-age=31536000, immutable"
+      return Reply(status: .ok, headers: headers, body: image.data)
     }
+  }
+}
+
+/// `PATCH /me`: unlike `UpdateProfileRequest`, tells an absent `cohort` ("unchanged") from an
+/// explicit `null` ("clear it"), as the contract requires.
+struct ProfilePatch: Decodable, Sendable {
+  var nickname: String?
+  /// `nil`: unchanged; `.some(nil)`: clear; `.some(text)`: set.
+  var cohort: String??
+
+  enum CodingKeys: String, CodingKey {
+    case nickname
+    case cohort
+  }
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    nickname = try container.decodeIfPresent(String.self, forKey: .nickname)
+    if container.contains(.cohort) {
+      cohort = .some(
+        try container.decodeNil(forKey: .cohort)
+          ? nil : container.decode(String.self, forKey: .cohort))
+    }
+  }
+}
+
+extension Call {
+  /// `http://<Host header>`: the address the client used, so URLs work from where it is.
+  var baseURL: String {
+    if let host = request.head.authority, !host.isEmpty {
+      return "http://\(host)"
+    }
+    return "http://\(core.configuration.host):\(core.configuration.port)"
   }
 }

@@ -2,12 +2,12 @@ import DTO
 import Domain
 import Foundation
 import Hummingbird
+import ServiceEngine
 
 extension RouteTable {
-  /// AdminAPI (admin role only).
+  /// AdminAPI: scheduled questions, CSV import, report cases, users and bans, stats.
   mutating func addAdminRoutes() {
-    add("AdminAPI.questions", .get, "/admin/questions", access: .admin) { call in
-      let page = try call.pageRequest()
+    add(.adminQuestions) { call in
       var status: QuestionStatus?
       if let text = call.query("status") {
         guard let value = QuestionStatus(rawValue: text) else {
@@ -15,71 +15,43 @@ extension RouteTable {
         }
         status = value
       }
-      let (today, filter) = (call.core.today, status)
-      return try .json(
-        try await call.core.read { db in
-          try Admin.questions(db, status: filter, today: today, page)
-        })
+      let page = try call.engine.scheduledQuestions(
+        status: status, try call.pageRequest(), as: try call.me)
+      return try .json(PageDTO(page, AdminQuestionDTO.init))
     }
-    add("AdminAPI.createQuestion", .post, "/admin/questions", access: .admin, idempotent: true) {
-      call in
+    add(.adminCreateQuestion, idempotent: true) { call in
       let body = try call.decode(CreateQuestionRequest.self)
-      let draft = try validate { () throws(ValidationError) in
-        try QuestionDraft(
-          content: body.content, publishDate: CalendarDay(iso8601: body.publishDate)
-        )
-        .validated()
+      let day = try validate { () throws(ValidationError) in
+        try CalendarDay(iso8601: body.publishDate)
       }
-      let (now, today) = (call.now, call.core.today)
-      return try .json(
-        try await call.core.write { db in
-          try Admin.createQuestion(db, draft, now: now, today: today)
-        }, status: .created)
+      let question = try call.engine.createQuestion(
+        QuestionDraft(content: body.content, publishDate: day), as: try call.me)
+      return try .json(AdminQuestionDTO(question), status: .created)
     }
-    add("AdminAPI.updateQuestion", .patch, "/admin/questions/:question_id", access: .admin) {
-      call in
-      let key = try call.key("question_id", .question, what: "question")
+    add(.adminUpdateQuestion) { call in
       let body = try call.decode(UpdateQuestionRequest.self)
       try call.rejectNulls(["content", "publish_date"])
-      let content = try body.content.map { text in
-        try validate { () throws(ValidationError) in try TextRule.question.validate(text) }
-      }
       let day = try body.publishDate.map { text in
         try validate { () throws(ValidationError) in try CalendarDay(iso8601: text) }
       }
-      let (now, today) = (call.now, call.core.today)
-      return try .json(
-        try await call.core.write { db in
-          try Admin.updateQuestion(db, key, content: content, day: day, now: now, today: today)
-        })
+      let question = try call.engine.updateQuestion(
+        call.id("question_id"), content: body.content, publishDate: day, as: try call.me)
+      return try .json(AdminQuestionDTO(question))
     }
-    add("AdminAPI.deleteQuestion", .delete, "/admin/questions/:question_id", access: .admin) {
-      call in
-      let key = try call.key("question_id", .question, what: "question")
-      let today = call.core.today
-      try await call.core.write { db in try Admin.deleteQuestion(db, key, today: today) }
+    add(.adminDeleteQuestion) { call in
+      try call.engine.deleteQuestion(call.id("question_id"), as: try call.me)
       return .noContent
     }
-    add(
-      "AdminAPI.importQuestions", .post, "/admin/questions/import", access: .admin,
-      idempotent: true
-    ) { call in
+    add(.adminImportQuestions, idempotent: true) { call in
       if let type = call.request.headers[.contentType]?.lowercased(),
         !type.hasPrefix("text/csv") && !type.hasPrefix("text/plain")
       {
         throw APIError.malformed("Send the questions as text/csv (the request said \(type)).")
       }
-      guard let text = String(validating: Data(buffer: call.body), as: UTF8.self) else {
-        throw APIError.malformed("The CSV is not valid UTF-8.")
-      }
-      guard !text.trimmingCharacters(in: .whitespacesAndNewlines.union(["\u{FEFF}"])).isEmpty
-      else {
-        throw APIError.malformed("The CSV is empty; send a header row publish_date,content.")
-      }
-      return try .json(try await Admin.importQuestions(text, core: call.core))
+      let result = try call.engine.importQuestions(Data(buffer: call.body), as: try call.me)
+      return try .json(QuestionImportResultDTO(result))
     }
-    add("AdminAPI.reports", .get, "/admin/reports", access: .admin) { call in
-      let page = try call.pageRequest()
+    add(.adminReports) { call in
       var status: ReportStatus?
       if let text = call.query("status") {
         guard let value = ReportStatus(rawValue: text) else {
@@ -87,78 +59,48 @@ extension RouteTable {
         }
         status = value
       }
-      let filter = status
-      return try .json(
-        try await call.core.read { db in try Moderation.cases(db, status: filter, page) })
+      let page = try call.engine.reportCases(
+        status: status, try call.pageRequest(), as: try call.me)
+      return try .json(PageDTO(page, ReportCaseDTO.init))
     }
-    add("AdminAPI.report", .get, "/admin/reports/:case_id", access: .admin) { call in
-      let key = try call.key("case_id", .reportCase, what: "report case")
-      return try .json(try await call.core.read { db in try Moderation.detail(db, key) })
+    add(.adminReport) { call in
+      try .json(ReportCaseDetailDTO(try call.engine.reportCase(call.id("case_id"), as: call.me)))
     }
-    add("AdminAPI.resolveReport", .post, "/admin/reports/:case_id/resolve", access: .admin) {
-      call in
-      let me = try call.me
-      let key = try call.key("case_id", .reportCase, what: "report case")
+    add(.adminResolveReport) { call in
       let body = try call.decode(ResolveReportRequest.self)
       guard let resolution = ReportResolution(rawValue: body.action) else {
         throw APIError.validation(
           field: "action", "action must be dismiss, hide_content or ban_author.")
       }
-      var note = body.note?.trimmingCharacters(in: .whitespacesAndNewlines)
-      if note?.isEmpty == true { note = nil }
-      if let text = note, text.count > 500 {
-        throw APIError.validation(.tooLong(field: "note", maximum: 500, actual: text.count))
-      }
-      let now = call.now
-      let finalNote = note
-      return try .json(
-        try await call.core.write { db in
-          try Moderation.resolve(
-            db, key, resolution: resolution, note: finalNote, admin: me, now: now)
-        })
+      let resolved = try call.engine.resolveReportCase(
+        call.id("case_id"), resolution, note: body.note, as: try call.me)
+      return try .json(ReportCaseDTO(resolved))
     }
-    add("AdminAPI.users", .get, "/admin/users", access: .admin) { call in
-      let page = try call.pageRequest()
-      let query = call.query("q")?.trimmingCharacters(in: .whitespacesAndNewlines)
-      let filter = query?.isEmpty == false ? query : nil
-      let now = call.now
-      return try .json(
-        try await call.core.read { db in try Admin.users(db, query: filter, now: now, page) })
+    add(.adminUsers) { call in
+      let page = try call.engine.adminUsers(
+        matching: call.query("q"), try call.pageRequest(), as: try call.me)
+      return try .json(PageDTO(page, AdminUserDTO.init))
     }
-    add("AdminAPI.banUser", .put, "/admin/users/:user_id/ban", access: .admin) { call in
-      let me = try call.me
-      let key = try call.key("user_id", .user, what: "user")
+    add(.adminBanUser) { call in
       let body = try call.decode(BanUserRequest.self)
-      let reason = try validate { () throws(ValidationError) in
-        try TextRule.banReason.validate(body.reason)
-      }
-      let now = call.now
-      if let until = body.until, until <= now {
-        throw APIError.validation(field: "until", "until must be in the future.")
-      }
-      return try .json(
-        try await call.core.write { db in
-          try Admin.ban(db, key, reason: reason, until: body.until, admin: me, now: now)
-        })
+      let user = try call.engine.banUser(
+        call.id("user_id"), reason: body.reason, until: body.until, as: try call.me)
+      return try .json(AdminUserDTO(user))
     }
-    add("AdminAPI.unbanUser", .delete, "/admin/users/:user_id/ban", access: .admin) { call in
-      let key = try call.key("user_id", .user, what: "user")
-      let now = call.now
-      return try .json(try await call.core.write { db in try Admin.unban(db, key, now: now) })
+    add(.adminUnbanUser) { call in
+      try .json(AdminUserDTO(try call.engine.unbanUser(call.id("user_id"), as: try call.me)))
     }
-    add("AdminAPI.stats", .get, "/admin/stats", access: .admin) { call in
-      let now = call.now
-      return try .json(try await call.core.read { db in try Admin.stats(db, now: now) })
-    }
+    add(.adminStats) { call in try .json(AdminStatsDTO(try call.engine.adminStats(as: call.me))) }
   }
+
 
   /// `/_dev/*` (dev mode only): fault injection, e-mail codes and the clock, for tools and tests
   /// that run the server in another process. Not rate-limited and never faulted.
   mutating func addDevRoutes() {
-    add("Dev.faults", .get, "/_dev/faults", access: .anyone, rateLimited: false) { call in
+    add(serverOnly: "Dev.faults", .get, "/_dev/faults") { call in
       try .json(call.core.faults.settings)
     }
-    add("Dev.setFaults", .put, "/_dev/faults", access: .anyone, rateLimited: false) { call in
+    add(serverOnly: "Dev.setFaults", .put, "/_dev/faults") { call in
       let settings = try call.decode(FaultSettings.self)
       for (index, rule) in settings.rules.enumerated() {
         do throws(FaultRule.Invalid) {
@@ -172,31 +114,23 @@ extension RouteTable {
         "Fault rules replaced", metadata: ["rules": "\(settings.rules.count)"])
       return try .json(call.core.faults.settings)
     }
-    add("Dev.clearFaults", .delete, "/_dev/faults", access: .anyone, rateLimited: false) { call in
+    add(serverOnly: "Dev.clearFaults", .delete, "/_dev/faults") { call in
       call.core.faults.clear()
       return .noContent
     }
-    add("Dev.emailCode", .get, "/_dev/email-code", access: .anyone, rateLimited: false) { call in
+    add(serverOnly: "Dev.emailCode", .get, "/_dev/email-code") { call in
       guard let email = call.query("email") else {
         throw APIError.validation(field: "email", "Pass the address as ?email=.")
       }
       let address = (try? EmailAddress(validating: email))?.rawValue ?? email.lowercased()
-      let code = try await call.core.read { db in
-        try String.fetchOne(
-          db,
-          sql: """
-            SELECT code FROM sign_up WHERE email = ? AND code IS NOT NULL
-            ORDER BY code_expires_at DESC LIMIT 1
-            """,
-          arguments: [address])
-      }
+      let code = try call.engine.lastEmailCode(for: email)
       guard let code else { throw APIError.notFound("No code is waiting for \(address).") }
       return try .json(["email": address, "code": code])
     }
-    add("Dev.clock", .get, "/_dev/clock", access: .anyone, rateLimited: false) { call in
+    add(serverOnly: "Dev.clock", .get, "/_dev/clock") { call in
       try .json(DevClock(now: call.now, today: call.core.today.iso8601))
     }
-    add("Dev.advanceClock", .post, "/_dev/clock/advance", access: .anyone, rateLimited: false) {
+    add(serverOnly: "Dev.advanceClock", .post, "/_dev/clock/advance") {
       call in
       let body = try call.decode(DevClockAdvance.self)
       guard body.seconds.isFinite, abs(body.seconds) <= 366 * 86_400 else {

@@ -1,230 +1,129 @@
 import DTO
 import Domain
 import Foundation
-import GRDB
 import Hummingbird
+import ServiceEngine
 
 extension RouteTable {
   /// ReportAPI.
   mutating func addReportRoutes() {
-    add("ReportAPI.create", .post, "/reports", blockedWhenBanned: true, idempotent: true) { call in
-      let me = try call.me
+    add(.reportCreate, idempotent: true) { call in
       let body = try call.decode(CreateReportRequest.self)
       guard let kind = ReportTarget.Kind(rawValue: body.target.type) else {
         throw APIError.validation(
           field: "target.type",
-          "target.type must be one of answer, post, comment, chat_message, user.")
+          "target.type must be one of \(ReportTarget.Kind.allCases.map(\.rawValue).joined(separator: ", ")).")
       }
       guard let code = ReportReason.Code(rawValue: body.reason) else {
         throw APIError.validation(
           field: "reason",
-          "reason must be one of spam, abuse, obscene, privacy, impersonation, illegal, other.")
+          "reason must be one of \(ReportReason.Code.allCases.map(\.rawValue).joined(separator: ", ")).")
       }
-      // `other` needs its explanation; the other reasons may carry one, in the same limits.
-      var detail: String?
-      if code == .other {
-        detail = try validate { () throws(ValidationError) in
-          try TextRule.reportDetail.validate(body.detail ?? "")
-        }
-      } else if let text = body.detail?.trimmingCharacters(in: .whitespacesAndNewlines),
-        !text.isEmpty
-      {
-        detail = try validate { () throws(ValidationError) in
-          try TextRule.reportDetail.validate(text)
-        }
-      }
-      let (now, note) = (call.now, detail)
-      return try .json(
-        try await call.core.write { db in
-          try Moderation.report(
-            db, kind: kind, id: body.target.id, reason: code, detail: note, viewer: me,
-            now: now)
-        }, status: .created)
+      let report = try call.engine.report(
+        ReportTarget(kind: kind, id: body.target.id), reason: code, detail: body.detail,
+        as: try call.me)
+      return try .json(ReportDTO(report), status: .created)
     }
-    add("ReportAPI.mine", .get, "/me/reports") { call in
-      let (me, page) = (try call.me, try call.pageRequest())
-      return try .json(try await call.core.read { db in try Moderation.mine(db, viewer: me, page) })
+    add(.reportMine) { call in
+      try .json(
+        PageDTO(try call.engine.myReports(try call.pageRequest(), as: try call.me), ReportDTO.init))
     }
   }
 
   /// StudyGroupAPI.
   mutating func addGroupRoutes() {
-    add("StudyGroupAPI.groups", .get, "/groups") { call in
-      let (me, page) = (try call.me, try call.pageRequest())
-      let query = call.query("q")?.trimmingCharacters(in: .whitespacesAndNewlines)
-      guard (query?.count ?? 0) <= 100 else {
-        throw APIError.validation(.tooLong(field: "q", maximum: 100, actual: query?.count ?? 0))
-      }
-      let filter = query?.isEmpty == false ? query : nil
-      return try .json(
-        try await call.core.read { db in try Groups.list(db, viewer: me, query: filter, page) })
+    add(.studyGroupGroups) { call in
+      let page = try call.engine.groups(
+        matching: call.query("q"), try call.pageRequest(), as: try call.me)
+      return try .json(PageDTO(page, StudyGroupDTO.init))
     }
-    add("StudyGroupAPI.group", .get, "/groups/:group_id") { call in
-      let me = try call.me
-      let key = try call.key("group_id", .group, what: "group")
-      return try .json(
-        try await call.core.read { db in try Groups.dto(db, try Groups.group(db, key), viewer: me) }
-      )
+    add(.studyGroupGroup) { call in
+      try .json(StudyGroupDTO(try call.engine.group(call.id("group_id"), as: try call.me)))
     }
-    add("StudyGroupAPI.create", .post, "/groups", blockedWhenBanned: true, idempotent: true) {
-      call in
-      let me = try call.me
+    add(.studyGroupCreate, idempotent: true) { call in
       let body = try call.decode(CreateGroupRequest.self)
-      let draft = try validate { () throws(ValidationError) in
-        try StudyGroupDraft(name: body.name, description: body.description).validated()
-      }
-      let now = call.now
-      return try .json(
-        try await call.core.write { db in try Groups.create(db, draft, viewer: me, now: now) },
-        status: .created)
+      let group = try call.engine.createGroup(
+        StudyGroupDraft(name: body.name, description: body.description), as: try call.me)
+      return try .json(StudyGroupDTO(group), status: .created)
     }
-    add("StudyGroupAPI.update", .patch, "/groups/:group_id", blockedWhenBanned: true) { call in
-      let me = try call.me
-      let key = try call.key("group_id", .group, what: "group")
+    add(.studyGroupUpdate) { call in
       let body = try call.decode(UpdateGroupRequest.self)
       try call.rejectNulls(["name", "description"])
-      let name = try body.name.map { text in
-        try validate { () throws(ValidationError) in try TextRule.groupName.validate(text) }
-      }
-      let description = try body.description.map { text in
-        try validate { () throws(ValidationError) in try TextRule.groupDescription.validate(text) }
-      }
-      return try .json(
-        try await call.core.write { db in
-          try Groups.update(db, key, name: name, description: description, viewer: me)
-        })
+      let group = try call.engine.updateGroup(
+        call.id("group_id"), name: body.name, description: body.description, as: try call.me)
+      return try .json(StudyGroupDTO(group))
     }
-    add("StudyGroupAPI.delete", .delete, "/groups/:group_id", blockedWhenBanned: true) { call in
-      let me = try call.me
-      let key = try call.key("group_id", .group, what: "group")
-      try await call.core.write { db in try Groups.delete(db, key, viewer: me) }
+    add(.studyGroupDelete) { call in
+      try call.engine.deleteGroup(call.id("group_id"), as: try call.me)
       return .noContent
     }
-    add("StudyGroupAPI.join", .put, "/groups/:group_id/membership", blockedWhenBanned: true) {
-      call in
-      let me = try call.me
-      let key = try call.key("group_id", .group, what: "group")
-      let now = call.now
-      return try .json(
-        try await call.core.write { db in try Groups.join(db, key, viewer: me, now: now) })
+    add(.studyGroupJoin) { call in
+      try .json(StudyGroupDTO(try call.engine.joinGroup(call.id("group_id"), as: try call.me)))
     }
-    add("StudyGroupAPI.leave", .delete, "/groups/:group_id/membership") { call in
-      let me = try call.me
-      let key = try call.key("group_id", .group, what: "group")
-      try await call.core.write { db in try Groups.leave(db, key, viewer: me) }
+    add(.studyGroupLeave) { call in
+      try call.engine.leaveGroup(call.id("group_id"), as: try call.me)
       return .noContent
     }
-    add("StudyGroupAPI.members", .get, "/groups/:group_id/members") { call in
-      let page = try call.pageRequest()
-      let key = try call.key("group_id", .group, what: "group")
-      return try .json(try await call.core.read { db in try Groups.members(db, key, page) })
+    add(.studyGroupMembers) { call in
+      _ = try call.me
+      let page = try call.engine.groupMembers(of: call.id("group_id"), try call.pageRequest())
+      return try .json(PageDTO(page, GroupMemberDTO.init))
     }
   }
 
-  /// ChatAPI (REST).
+  /// ChatAPI.
   mutating func addChatRoutes() {
-    add("ChatAPI.rooms", .get, "/chat/rooms") { call in
-      let (me, page) = (try call.me, try call.pageRequest())
-      return try .json(try await call.core.read { db in try Chat.rooms(db, viewer: me, page) })
-    }
-    add("ChatAPI.openDirect", .post, "/chat/rooms/direct", blockedWhenBanned: true) { call in
-      let me = try call.me
-      let body = try call.decode(OpenDirectRoomRequest.self)
-      guard let key = PublicID.user.key(body.userId) else {
-        throw APIError.notFound("No user with id \(body.userId).")
-      }
-      let now = call.now
-      return try .json(
-        try await call.core.write { db in try Chat.openDirect(db, with: key, viewer: me, now: now) }
-      )
-    }
-    add("ChatAPI.messages", .get, "/chat/rooms/:room_id/messages") { call in
-      let me = try call.me
-      let key = try call.key("room_id", .room, what: "chat room")
-      let page = try call.pageRequest()
-      let after = try call.integerQuery("after_seq")
-      let before = try call.integerQuery("before_seq")
-      guard after == nil || before == nil else {
-        throw APIError.validation(field: "before_seq", "Pass after_seq or before_seq, not both.")
-      }
-      return try .json(
-        try await call.core.read { db in
-          try Chat.messages(
-            db, roomKey: key, afterSeq: after, beforeSeq: before, limit: page.limit, viewer: me)
+    add(.chatRooms) { call in
+      try .json(
+        PageDTO(try call.engine.chatRooms(try call.pageRequest(), as: try call.me)) {
+          ChatRoomDTO($0)
         })
     }
-    add("ChatAPI.send", .post, "/chat/rooms/:room_id/messages", blockedWhenBanned: true) { call in
-      let me = try call.me
-      let key = try call.key("room_id", .room, what: "chat room")
+    add(.chatOpenDirect) { call in
+      let body = try call.decode(OpenDirectRoomRequest.self)
+      let room = try call.engine.openDirectRoom(with: User.ID(rawValue: body.userId), as: call.me)
+      return try .json(ChatRoomDTO(room))
+    }
+    add(.chatMessages) { call in
+      let messages = try call.engine.messages(
+        in: call.id("room_id"), afterSeq: try call.integerQuery("after_seq"),
+        beforeSeq: try call.integerQuery("before_seq"), limit: try call.pageRequest().limit,
+        as: try call.me)
+      return try .json(PageDTO(items: messages.map(ChatMessageDTO.init), nextCursor: nil))
+    }
+    add(.chatSend) { call in
       let body = try call.decode(SendMessageRequest.self)
-      let clientID = body.clientMessageId.uuidString.lowercased()
+      // The client message id is the idempotency key of a send: the engine de-duplicates by it.
       guard let header = call.request.headers[HeaderName.idempotencyKey] else {
         throw APIError.validation(
           field: "Idempotency-Key", "Send the client_message_id as the Idempotency-Key header.")
       }
-      guard header.lowercased() == clientID else {
+      guard header.lowercased() == body.clientMessageId.uuidString.lowercased() else {
         throw APIError.validation(
           field: "client_message_id", "client_message_id must equal the Idempotency-Key header.")
       }
-      let text = try validate { () throws(ValidationError) in
-        try TextRule.chatMessage.validate(body.text)
-      }
-      let now = call.now
-      let outcome = try await call.core.write { db in
-        try Chat.send(
-          db, roomKey: key, clientMessageID: clientID, text: text, viewer: me, now: now)
-      }
-      switch outcome {
-      case .created(let message): return try .json(message, status: .created)
-      case .repeated(let message): return try .json(message)
-      }
+      let sent = try call.engine.sendMessage(
+        body.text, to: call.id("room_id"), clientMessageID: body.clientMessageId, as: try call.me)
+      return try .json(ChatMessageDTO(sent.message), status: sent.isNew ? .created : .ok)
     }
-    add("ChatAPI.markRead", .put, "/chat/rooms/:room_id/read") { call in
-      let me = try call.me
-      let key = try call.key("room_id", .room, what: "chat room")
+    add(.chatMarkRead) { call in
       let body = try call.decode(MarkReadRequest.self)
-      guard body.seq >= 0 else {
-        throw APIError.validation(field: "seq", "seq must be 0 or more.")
-      }
-      try await call.core.write { db in
-        try Chat.markRead(db, roomKey: key, seq: body.seq, viewer: me)
-      }
+      try call.engine.markRoomRead(call.id("room_id"), seq: body.seq, as: try call.me)
       return .noContent
     }
   }
 
   /// AnalyticsAPI.
   mutating func addAnalyticsRoutes() {
-    add("AnalyticsAPI.track", .post, "/analytics/events", idempotent: true) { call in
-      let me = try call.me
+    add(.analyticsTrack, idempotent: true) { call in
       let body = try call.decode(AnalyticsBatchRequest.self)
-      guard (1...100).contains(body.events.count) else {
-        throw APIError.validation(
-          field: "events", "events takes 1-100 events (got \(body.events.count)).")
-      }
-      for (index, event) in body.events.enumerated()
-      where event.name.trimmingCharacters(in: .whitespaces).isEmpty {
-        throw APIError.validation(field: "events[\(index)].name", "Every event needs a name.")
-      }
-      let now = Millis.from(call.now)
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = .sortedKeys
-      let rows = try body.events.map { event in
-        (event, String(decoding: try encoder.encode(event.properties), as: UTF8.self))
-      }
-      try await call.core.write { db in
-        for (event, properties) in rows {
-          try db.execute(
-            sql: """
-              INSERT INTO analytics_event (user_id, name, properties, occurred_at, session_id,
-                received_at) VALUES (?, ?, ?, ?, ?, ?)
-              """,
-            arguments: [
-              me.id, event.name, properties, Millis.from(event.occurredAt), event.sessionId, now,
-            ])
-        }
-      }
-      return try .json(AnalyticsBatchResultDTO(accepted: rows.count), status: .accepted)
+      let accepted = try call.engine.recordAnalytics(
+        body.events.map {
+          UploadedEvent(
+            name: $0.name, properties: $0.properties, occurredAt: $0.occurredAt,
+            sessionID: $0.sessionId)
+        }, as: try call.me)
+      return try .json(AnalyticsBatchResultDTO(accepted: accepted), status: .accepted)
     }
   }
 }

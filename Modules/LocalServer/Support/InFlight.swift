@@ -1,4 +1,5 @@
 import Foundation
+import ServiceEngine
 import Hummingbird
 
 /// Counts requests being handled, so a stop can wait for them to finish before the listener

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 
 /// A small `multipart/form-data` reader (RFC 7578), enough for the avatar upload.
 enum Multipart {
@@ -77,5 +78,25 @@ enum Multipart {
       return value
     }
     return nil
+  }
+}
+
+extension Multipart {
+  /// The bytes of the `image` part of a `multipart/form-data` request (`PUT /me/avatar`); the
+  /// engine decides whether they are a picture it accepts.
+  static func image(from call: Call) throws(APIError) -> Data {
+    guard let contentType = call.request.headers[.contentType],
+      contentType.lowercased().hasPrefix("multipart/form-data")
+    else {
+      throw APIError.malformed("Send the picture as multipart/form-data with a part named image.")
+    }
+    guard let boundary = boundary(of: contentType) else {
+      throw APIError.malformed("The multipart Content-Type has no boundary.")
+    }
+    let parts = parts(of: Data(buffer: call.body), boundary: boundary)
+    guard let part = parts.first(where: { $0.name == "image" }), !part.data.isEmpty else {
+      throw APIError.validation(field: "image", "Add a part named image with the picture.")
+    }
+    return part.data
   }
 }

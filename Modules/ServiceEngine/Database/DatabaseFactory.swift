@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
 
-/// Opens the server's SQLite database and brings its schema up to date.
+/// Opens the service's SQLite database and brings its schema up to date.
 enum DatabaseFactory {
   /// A file opens as a `DatabasePool` (WAL: readers never wait for the writer); memory opens as
   /// a `DatabaseQueue`. Both get foreign keys, a busy timeout and the server's SQL functions.
-  static func open(_ location: ServerConfiguration.Database) throws -> any DatabaseWriter {
+  static func open(_ location: ServiceEngine.Configuration.Storage) throws -> any DatabaseWriter {
     var configuration = Configuration()
     configuration.foreignKeysEnabled = true
     configuration.busyMode = .timeout(5)

@@ -1,16 +1,20 @@
-import DTO
 import Domain
 import Foundation
 import GRDB
 
 /// Reads and maps users; shared by every area that shows a user.
 enum Users {
-  /// The live (not withdrawn) user with `key`, or 404.
+  /// The live (not withdrawn) user with `key`, or `notFound`.
   static func live(_ db: Database, _ key: Int64) throws -> UserRecord {
     guard let user = try UserRecord.fetchOne(db, key: key), !user.isWithdrawn else {
-      throw APIError.notFound("No user with id \(PublicID.user(key)).")
+      throw DomainError.notFound
     }
     return user
+  }
+
+  /// The live user with a public id, or `notFound` (ids that do not parse included).
+  static func live(_ db: Database, _ id: User.ID) throws -> UserRecord {
+    try live(db, try PublicID.user.require(id.rawValue))
   }
 
   /// The user with `key`, withdrawn or not.
@@ -27,47 +31,49 @@ enum Users {
     return owner != except
   }
 
-  /// The wire form of a user (answer count included).
-  static func dto(_ db: Database, _ user: UserRecord, now: Date) throws -> UserDTO {
+  /// The Domain form of a user (answer count included).
+  static func user(_ db: Database, _ user: UserRecord, now: Date) throws -> User {
     let answers =
       try Int.fetchOne(
         db, sql: "SELECT COUNT(*) FROM answer WHERE author_id = ? AND deleted_at IS NULL",
         arguments: [user.key]) ?? 0
-    return UserDTO(
-      id: PublicID.user(user.key), nickname: user.displayName,
-      role: user.isAdmin ? .admin : .member, cohort: user.cohort,
-      joinedAt: Millis.date(user.joinedAt), answerCount: answers, avatarUrl: user.avatarUrl,
+    return User(
+      id: User.ID(rawValue: PublicID.user(user.key)), nickname: Nickname(trusted: user.displayName),
+      role: user.role, cohort: user.cohort, joinedAt: Millis.date(user.joinedAt),
+      answerCount: answers, avatarURL: user.avatarUrl.flatMap(URL.init(string:)),
       isBanned: user.isBanned(at: now))
   }
 
   /// `{id, nickname}`; withdrawn users show as "(withdrawn)".
-  static func summary(_ user: UserRecord) -> UserSummaryDTO {
-    UserSummaryDTO(id: PublicID.user(user.key), nickname: user.displayName)
+  static func summary(_ user: UserRecord) -> UserSummary {
+    UserSummary(id: User.ID(rawValue: PublicID.user(user.key)), nickname: user.displayName)
   }
 
   /// The summary of the user with `key` (a placeholder when the row is gone).
-  static func summary(_ db: Database, _ key: Int64) throws -> UserSummaryDTO {
+  static func summary(_ db: Database, _ key: Int64) throws -> UserSummary {
     guard let user = try any(db, key) else {
-      return UserSummaryDTO(id: PublicID.user(key), nickname: UserRecord.withdrawnName)
+      return UserSummary(id: User.ID(rawValue: PublicID.user(key)), nickname: UserRecord.withdrawnName)
     }
     return summary(user)
   }
 
-  /// The viewer of a request, from the user row.
-  static func viewer(_ user: UserRecord) -> Viewer {
-    Viewer(
-      id: user.key, nickname: user.nickname, isAdmin: user.isAdmin, banned: user.banned,
-      bannedUntil: user.bannedUntil.map(Millis.date))
-  }
-
   /// Validates an optional cohort: trimmed, empty means none, at most 30 characters.
-  static func validCohort(_ text: String?) throws -> String? {
+  static func validCohort(_ text: String?) throws(DomainError) -> String? {
     guard let text else { return nil }
     let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
     if trimmed.isEmpty { return nil }
     guard trimmed.count <= 30 else {
-      throw APIError.validation(.tooLong(field: "cohort", maximum: 30, actual: trimmed.count))
+      throw .validation(.tooLong(field: "cohort", maximum: 30, actual: trimmed.count))
     }
     return trimmed
+  }
+}
+
+/// Runs a Domain check inside a rule, turning its `ValidationError` into `DomainError`.
+func validated<T>(_ body: () throws(ValidationError) -> T) throws(DomainError) -> T {
+  do {
+    return try body()
+  } catch {
+    throw .validation(error)
   }
 }

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// The public identifiers of the API: a short type prefix plus the row's integer key
@@ -40,5 +41,14 @@ enum Millis {
 
   static func date(_ millis: Int64) -> Date {
     Date(timeIntervalSince1970: Double(millis) / 1000)
+  }
+}
+
+extension PublicID {
+  /// The row key of a public id of this kind, or `DomainError.notFound` (an id that does not
+  /// parse names nothing there is).
+  func require(_ text: String) throws(DomainError) -> Int64 {
+    guard let key = key(text) else { throw .notFound }
+    return key
   }
 }

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import GRDB
 
@@ -36,7 +37,7 @@ struct UserRecord: RowIDRecord, Sendable {
   var id: Int64?
   var nickname: String
   var nicknameKey: String?
-  var role: String
+  var role: UserRole
   var cohort: String?
   var joinedAt: Int64
   var avatarUrl: String?
@@ -48,7 +49,7 @@ struct UserRecord: RowIDRecord, Sendable {
   var banReason: String?
   var withdrawnAt: Int64?
 
-  var isAdmin: Bool { role == "admin" }
+  var isAdmin: Bool { role.isAdmin }
   var isWithdrawn: Bool { withdrawnAt != nil }
   /// The name shown on the user's content: the nickname, or "(withdrawn)".
   var displayName: String { isWithdrawn ? Self.withdrawnName : nickname }
@@ -79,12 +80,22 @@ struct SignUpRecord: ServerRecord, Sendable {
   var verifiedEmail: String?
 }
 
+/// What an `auth_token` row is.
+enum TokenKind: String, Codable, Sendable, DatabaseValueConvertible {
+  case access, refresh
+}
+
+/// What a `chat_room` row is.
+enum RoomKind: String, Codable, Sendable, DatabaseValueConvertible {
+  case group, direct
+}
+
 /// A row of `auth_token`: an access or refresh token.
 struct AuthTokenRecord: ServerRecord, Sendable {
   static let databaseTableName = "auth_token"
 
   var token: String
-  var kind: String
+  var kind: TokenKind
   var userId: Int64
   var family: String
   var createdAt: Int64
@@ -151,11 +162,11 @@ struct ReportCaseRecord: RowIDRecord, Sendable {
   static let databaseTableName = "report_case"
 
   var id: Int64?
-  var targetType: String
+  var targetType: ReportTarget.Kind
   var targetId: String
   var authorId: Int64?
-  var status: String
-  var resolution: String?
+  var status: ReportStatus
+  var resolution: ReportResolution?
   var note: String?
   var firstReportedAt: Int64
   var lastReportedAt: Int64
@@ -170,11 +181,11 @@ struct ReportRecord: RowIDRecord, Sendable {
   var id: Int64?
   var caseId: Int64
   var reporterId: Int64
-  var targetType: String
+  var targetType: ReportTarget.Kind
   var targetId: String
-  var reason: String
+  var reason: ReportReason.Code
   var detail: String?
-  var status: String
+  var status: ReportStatus
   var createdAt: Int64
 
 }
@@ -185,7 +196,7 @@ struct NotificationRecord: RowIDRecord, Sendable {
 
   var id: Int64?
   var userId: Int64
-  var kind: String
+  var kind: NotificationKind.Code
   var message: String
   var isRead: Bool = false
   var createdAt: Int64
@@ -215,7 +226,7 @@ struct RoomRecord: RowIDRecord, Sendable {
   static let databaseTableName = "chat_room"
 
   var id: Int64?
-  var kind: String
+  var kind: RoomKind
   var groupId: Int64?
   var userA: Int64?
   var userB: Int64?

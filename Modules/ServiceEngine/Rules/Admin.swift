@@ -1,0 +1,289 @@
+import Domain
+import Foundation
+import GRDB
+
+/// The admin tool's operations: scheduled questions (one per day; a published question with
+/// answers is history), CSV import, users and bans, counts (`Docs/Rules.md`, "Admin").
+enum Admin {
+  static func scheduled(_ db: Database, _ question: QuestionRecord, today: CalendarDay) throws
+    -> ScheduledQuestion
+  {
+    ScheduledQuestion(
+      id: Question.ID(rawValue: PublicID.question(question.key)), content: question.content,
+      publishDate: try CalendarDay(iso8601: question.publishDate),
+      answerCount: try answerCount(db, question.key), createdAt: Millis.date(question.createdAt),
+      status: question.publishDate > today.iso8601 ? .scheduled : .published)
+  }
+
+  static func answerCount(_ db: Database, _ question: Int64) throws -> Int {
+    try Int.fetchOne(
+      db, sql: "SELECT COUNT(*) FROM answer WHERE question_id = ? AND deleted_at IS NULL",
+      arguments: [question]) ?? 0
+  }
+
+  static func ensureDayFree(_ db: Database, _ day: CalendarDay, except: Int64? = nil) throws {
+    let owner = try Int64.fetchOne(
+      db, sql: "SELECT id FROM question WHERE publish_date = ?", arguments: [day.iso8601])
+    if owner != nil && owner != except {
+      throw DomainError.conflict("\(day.iso8601) already has a question.")
+    }
+  }
+
+  static func question(_ db: Database, _ key: Int64) throws -> QuestionRecord {
+    guard let question = try QuestionRecord.fetchOne(db, key: key) else {
+      throw DomainError.notFound
+    }
+    return question
+  }
+
+  /// A published question with answers is history: it cannot change or go.
+  static func ensureEditable(_ db: Database, _ question: QuestionRecord, today: CalendarDay) throws
+  {
+    guard question.publishDate <= today.iso8601, try answerCount(db, question.key) > 0 else {
+      return
+    }
+    throw DomainError.conflict(
+      "This question is published and has answers; it can no longer be changed or deleted.")
+  }
+
+  static func create(
+    _ db: Database, _ draft: QuestionDraft, moment: ServiceEngine.Moment
+  ) throws -> ScheduledQuestion {
+    try ensureDayFree(db, draft.publishDate)
+    var question = QuestionRecord(
+      content: draft.content, publishDate: draft.publishDate.iso8601, createdAt: moment.millis)
+    try question.insert(db)
+    if draft.publishDate == moment.today {
+      try Notifications.announceQuestion(db, question, now: moment.now)
+    }
+    return try scheduled(db, question, today: moment.today)
+  }
+
+  static func adminUser(_ db: Database, _ user: UserRecord, now: Date) throws -> AdminUser {
+    let reports =
+      try Int.fetchOne(
+        db,
+        sql:
+          "SELECT COUNT(*) FROM report r JOIN report_case c ON c.id = r.case_id WHERE c.author_id = ?",
+        arguments: [user.key]) ?? 0
+    let banned = user.isBanned(at: now)
+    return AdminUser(
+      user: try Users.user(db, user, now: now), reportCount: reports,
+      bannedUntil: banned ? user.bannedUntil.map(Millis.date) : nil,
+      banReason: banned ? user.banReason : nil)
+  }
+}
+
+extension ServiceEngine {
+  /// Questions, latest publish date first, optionally only scheduled or published ones.
+  public func scheduledQuestions(
+    status: QuestionStatus?, _ request: PageRequest, as viewer: Viewer
+  ) throws(DomainError) -> Page<ScheduledQuestion> {
+    try viewer.requireAdmin()
+    let paging = try Paging(request)
+    return try read { db, moment in
+      let condition: String =
+        switch status {
+        case .scheduled: "publish_date > ?"
+        case .published: "publish_date <= ?"
+        case nil: "? IS NOT NULL"
+        }
+      return try Questions.list(db, where: condition, [moment.today.iso8601], paging) {
+        try Admin.scheduled(db, $0, today: moment.today)
+      }
+    }
+  }
+
+  /// Schedules a question (5-200 characters, one per day); one for today is announced to
+  /// everyone.
+  public func createQuestion(
+    _ draft: QuestionDraft, as viewer: Viewer
+  ) throws(DomainError) -> ScheduledQuestion {
+    try viewer.requireAdmin()
+    let draft = try validated { () throws(ValidationError) in try draft.validated() }
+    return try write { db, moment in try Admin.create(db, draft, moment: moment) }
+  }
+
+  /// Edits a question's text and/or day (`nil` keeps it).
+  public func updateQuestion(
+    _ id: Question.ID, content: String?, publishDate: CalendarDay?, as viewer: Viewer
+  ) throws(DomainError) -> ScheduledQuestion {
+    try viewer.requireAdmin()
+    let key = try PublicID.question.require(id.rawValue)
+    let content = try content.map { text throws(DomainError) in
+      try validated { () throws(ValidationError) in try TextRule.question.validate(text) }
+    }
+    return try write { db, moment in
+      var question = try Admin.question(db, key)
+      try Admin.ensureEditable(db, question, today: moment.today)
+      if let publishDate {
+        try Admin.ensureDayFree(db, publishDate, except: key)
+        question.publishDate = publishDate.iso8601
+      }
+      if let content { question.content = content }
+      try question.update(db)
+      return try Admin.scheduled(db, question, today: moment.today)
+    }
+  }
+
+  /// Deletes a question that is not yet history.
+  public func deleteQuestion(_ id: Question.ID, as viewer: Viewer) throws(DomainError) {
+    try viewer.requireAdmin()
+    let key = try PublicID.question.require(id.rawValue)
+    try write { db, moment in
+      let question = try Admin.question(db, key)
+      try Admin.ensureEditable(db, question, today: moment.today)
+      try question.delete(db)
+    }
+  }
+
+  /// Imports `publish_date,content` rows. A file that cannot be read at all (not UTF-8, empty,
+  /// an unclosed quote, a wrong header) is refused whole; otherwise each bad row is reported
+  /// with its line number and the good ones are imported, each in its own transaction.
+  public func importQuestions(_ data: Data, as viewer: Viewer) throws(DomainError)
+    -> QuestionImportResult
+  {
+    try viewer.requireAdmin()
+    // Field `request`: the upload as a whole is unreadable (HTTP's `malformed_request`).
+    func refuse(_ expected: String) -> DomainError {
+      .validation(.invalidFormat(field: "request", expected: expected))
+    }
+    guard let text = String(validating: data, as: UTF8.self) else {
+      throw refuse("UTF-8 text")
+    }
+    let records: [CSV.Record]
+    do {
+      records = try CSV.records(text)
+    } catch {
+      throw refuse("CSV whose quotes close (the quote on line \(error.line) never does)")
+    }
+    guard let header = records.first else {
+      throw refuse("a header row publish_date,content (the file is empty)")
+    }
+    let names = header.fields.map {
+      $0.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+    guard names == ["publish_date", "content"] else {
+      throw refuse(
+        "a first row publish_date,content (got \(header.fields.joined(separator: ",")))")
+    }
+    var imported = 0
+    var errors: [QuestionImportResult.LineError] = []
+    for record in records.dropFirst() {
+      do throws(DomainError) {
+        guard record.fields.count == 2 else {
+          throw .validation(
+            .invalidFormat(
+              field: "line",
+              expected: "2 fields, publish_date,content (found \(record.fields.count))"))
+        }
+        let dayText = record.fields[0].trimmingCharacters(in: .whitespacesAndNewlines)
+        let draft = try validated { () throws(ValidationError) in
+          try QuestionDraft(content: record.fields[1], publishDate: CalendarDay(iso8601: dayText))
+            .validated()
+        }
+        _ = try write { db, moment in try Admin.create(db, draft, moment: moment) }
+        imported += 1
+      } catch {
+        errors.append(.init(line: record.line, message: error.description))
+      }
+    }
+    return QuestionImportResult(imported: imported, errors: errors)
+  }
+
+  /// Accounts (withdrawn ones left out), newest first, optionally by nickname.
+  public func adminUsers(
+    matching query: String?, _ request: PageRequest, as viewer: Viewer
+  ) throws(DomainError) -> Page<AdminUser> {
+    try viewer.requireAdmin()
+    let paging = try Paging(request)
+    let filter = query?.trimmingCharacters(in: .whitespacesAndNewlines)
+    return try read { db, moment in
+      var sql = #"SELECT * FROM "user" WHERE withdrawn_at IS NULL"#
+      var arguments: StatementArguments = []
+      if let filter, !filter.isEmpty {
+        sql += " AND qapple_contains(nickname, ?)"
+        arguments += [filter]
+      }
+      paging.append(to: &sql, &arguments, column: "joined_at")
+      let rows = try UserRecord.fetchAll(db, sql: sql, arguments: arguments)
+      return try paging.page(
+        rows, sortKey: { Cursor(key: $0.joinedAt, id: $0.key) },
+        item: { try Admin.adminUser(db, $0, now: moment.now) })
+    }
+  }
+
+  /// Bans a member from writing, until a future date or without end; admins cannot be banned
+  /// and nobody bans themselves.
+  public func banUser(
+    _ id: User.ID, reason text: String, until: Date?, as viewer: Viewer
+  ) throws(DomainError) -> AdminUser {
+    try viewer.requireAdmin()
+    let key = try PublicID.user.require(id.rawValue)
+    let reason = try validated { () throws(ValidationError) in try TextRule.banReason.validate(text) }
+    if let until, until <= now {
+      throw .validation(.invalidFormat(field: "until", expected: "a time in the future"))
+    }
+    guard key != viewer.key else {
+      throw .validation(.invalidFormat(field: "user_id", expected: "someone else (not yourself)"))
+    }
+    return try write { db, moment in
+      var user = try Users.live(db, key)
+      guard !user.isAdmin else { throw DomainError.conflict("Admins cannot be banned.") }
+      user.banned = true
+      user.bannedUntil = until.map(Millis.from)
+      user.banReason = reason
+      try user.update(db)
+      return try Admin.adminUser(db, user, now: moment.now)
+    }
+  }
+
+  /// Lifts a ban.
+  public func unbanUser(_ id: User.ID, as viewer: Viewer) throws(DomainError) -> AdminUser {
+    try viewer.requireAdmin()
+    let key = try PublicID.user.require(id.rawValue)
+    return try write { db, moment in
+      var user = try Users.live(db, key)
+      user.banned = false
+      user.bannedUntil = nil
+      user.banReason = nil
+      try user.update(db)
+      return try Admin.adminUser(db, user, now: moment.now)
+    }
+  }
+
+  /// Dashboard counts.
+  public func adminStats(as viewer: Viewer) throws(DomainError) -> AdminStats {
+    try viewer.requireAdmin()
+    return try read { db, moment in
+      func count(_ sql: String, _ arguments: StatementArguments = []) throws -> Int {
+        try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+      }
+      return AdminStats(
+        users: try count(#"SELECT COUNT(*) FROM "user" WHERE withdrawn_at IS NULL"#),
+        admins: try count(
+          #"SELECT COUNT(*) FROM "user" WHERE withdrawn_at IS NULL AND role = ?"#,
+          [UserRole.admin]),
+        bannedUsers: try count(
+          #"""
+          SELECT COUNT(*) FROM "user" WHERE withdrawn_at IS NULL AND banned
+            AND (banned_until IS NULL OR banned_until > ?)
+          """#, [moment.millis]),
+        questions: try count("SELECT COUNT(*) FROM question"),
+        answers: try count("SELECT COUNT(*) FROM answer WHERE deleted_at IS NULL"),
+        posts: try count("SELECT COUNT(*) FROM post WHERE deleted_at IS NULL"),
+        comments: try count("SELECT COUNT(*) FROM comment WHERE deleted_at IS NULL"),
+        openReports: try count(
+          "SELECT COUNT(*) FROM report_case WHERE status = ?", [ReportStatus.open]),
+        hiddenContents: try count(
+          """
+          SELECT (SELECT COUNT(*) FROM answer WHERE hidden AND deleted_at IS NULL)
+            + (SELECT COUNT(*) FROM post WHERE hidden AND deleted_at IS NULL)
+            + (SELECT COUNT(*) FROM comment WHERE hidden AND deleted_at IS NULL)
+            + (SELECT COUNT(*) FROM chat_message WHERE hidden)
+          """),
+        groups: try count("SELECT COUNT(*) FROM study_group"),
+        messages: try count("SELECT COUNT(*) FROM chat_message"))
+    }
+  }
+}

@@ -1,0 +1,221 @@
+import Domain
+import Foundation
+import GRDB
+
+/// Chat rooms and messages: a group's room is its members'; a direct room is its two users'.
+/// `seq` is per room and strictly increasing; a sender's `client_message_id` names one message
+/// (`Docs/Rules.md`, "Chat").
+enum Chat {
+  static func room(_ db: Database, _ key: Int64) throws -> RoomRecord {
+    guard let room = try RoomRecord.fetchOne(db, key: key) else { throw DomainError.notFound }
+    return room
+  }
+
+  static func isMember(_ db: Database, roomKey: Int64, userID: Int64) throws -> Bool {
+    guard let room = try RoomRecord.fetchOne(db, key: roomKey) else { return false }
+    return try isMember(db, room, userID: userID)
+  }
+
+  static func isMember(_ db: Database, _ room: RoomRecord, userID: Int64) throws -> Bool {
+    if let group = room.groupId {
+      return try Int.fetchOne(
+        db, sql: "SELECT COUNT(*) FROM group_member WHERE group_id = ? AND user_id = ?",
+        arguments: [group, userID]) ?? 0 > 0
+    }
+    return room.userA == userID || room.userB == userID
+  }
+
+  /// A room the viewer belongs to; `forbidden` for anyone else.
+  static func memberRoom(_ db: Database, _ key: Int64, viewer: Viewer) throws -> RoomRecord {
+    let room = try room(db, key)
+    guard try isMember(db, room, userID: viewer.key) else { throw DomainError.forbidden }
+    return room
+  }
+
+  static func message(_ db: Database, _ record: MessageRecord) throws -> ChatMessage {
+    ChatMessage(
+      id: ChatMessage.ID(rawValue: PublicID.message(record.key)),
+      roomID: ChatRoom.ID(rawValue: PublicID.room(record.roomId)), seq: record.seq,
+      clientMessageID: UUID(uuidString: record.clientMessageId) ?? UUID(),
+      sender: try Users.summary(db, record.senderId), text: record.text,
+      createdAt: Millis.date(record.createdAt))
+  }
+
+  static func room(_ db: Database, _ room: RoomRecord, viewer: Viewer) throws -> ChatRoom {
+    let lastRead =
+      try Int64.fetchOne(
+        db, sql: "SELECT last_read_seq FROM room_read WHERE room_id = ? AND user_id = ?",
+        arguments: [room.key, viewer.key]) ?? 0
+    let unread =
+      try Int.fetchOne(
+        db,
+        sql: """
+          SELECT COUNT(*) FROM chat_message
+          WHERE room_id = ? AND seq > ? AND sender_id <> ? AND NOT hidden
+          """,
+        arguments: [room.key, lastRead, viewer.key]) ?? 0
+    let last = try MessageRecord.fetchOne(
+      db,
+      sql: "SELECT * FROM chat_message WHERE room_id = ? AND NOT hidden ORDER BY seq DESC LIMIT 1",
+      arguments: [room.key])
+    let kind: ChatRoom.Kind
+    var title = ""
+    if let groupKey = room.groupId {
+      kind = .group(StudyGroup.ID(rawValue: PublicID.group(groupKey)))
+      title = try GroupRecord.fetchOne(db, key: groupKey)?.name ?? ""
+    } else {
+      let peerKey = (room.userA == viewer.key ? room.userB : room.userA) ?? 0
+      let peer = try Users.summary(db, peerKey)
+      kind = .direct(peer.id)
+      title = peer.nickname
+    }
+    return ChatRoom(
+      id: ChatRoom.ID(rawValue: PublicID.room(room.key)), kind: kind, title: title,
+      lastMessage: try last.map { try message(db, $0) }, unreadCount: unread,
+      lastReadSeq: lastRead)
+  }
+
+  static func moveReadCursor(_ db: Database, room: Int64, user: Int64, to seq: Int64) throws {
+    try db.execute(
+      sql: """
+        INSERT INTO room_read (room_id, user_id, last_read_seq) VALUES (?, ?, ?)
+        ON CONFLICT(room_id, user_id) DO UPDATE
+          SET last_read_seq = MAX(last_read_seq, excluded.last_read_seq)
+        """,
+      arguments: [room, user, seq])
+  }
+}
+
+/// A sent message and whether this call stored it (`false`: a retry of an earlier send).
+public struct SentMessage: Sendable, Hashable {
+  /// The stored message.
+  public var message: ChatMessage
+  /// `true` when this call created it.
+  public var isNew: Bool
+}
+
+extension ServiceEngine {
+  /// The viewer's rooms (groups they belong to and direct rooms), newest first.
+  public func chatRooms(_ request: PageRequest, as viewer: Viewer) throws(DomainError)
+    -> Page<ChatRoom>
+  {
+    let paging = try Paging(request)
+    return try read { db, _ in
+      var sql = """
+        SELECT * FROM chat_room WHERE
+          (group_id IN (SELECT group_id FROM group_member WHERE user_id = ?)
+           OR user_a = ? OR user_b = ?)
+        """
+      var arguments: StatementArguments = [viewer.key, viewer.key, viewer.key]
+      paging.append(to: &sql, &arguments)
+      let rows = try RoomRecord.fetchAll(db, sql: sql, arguments: arguments)
+      return try paging.page(
+        rows, sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
+        item: { try Chat.room(db, $0, viewer: viewer) })
+    }
+  }
+
+  /// Opens (or finds) the direct room with another live user.
+  public func openDirectRoom(with id: User.ID, as viewer: Viewer) throws(DomainError) -> ChatRoom {
+    let userKey = try PublicID.user.require(id.rawValue)
+    try viewer.requireNotBanned(at: now)
+    guard userKey != viewer.key else {
+      throw .validation(.invalidFormat(field: "user_id", expected: "another user (not yourself)"))
+    }
+    return try write { db, moment in
+      _ = try Users.live(db, userKey)
+      let (a, b) = (min(userKey, viewer.key), max(userKey, viewer.key))
+      if let room = try RoomRecord.filter(Column("user_a") == a && Column("user_b") == b)
+        .fetchOne(db)
+      {
+        return try Chat.room(db, room, viewer: viewer)
+      }
+      var room = RoomRecord(kind: .direct, userA: a, userB: b, createdAt: moment.millis)
+      try room.insert(db)
+      return try Chat.room(db, room, viewer: viewer)
+    }
+  }
+
+  /// Messages after `afterSeq` (oldest first), or the newest `limit` before `beforeSeq` (or the
+  /// newest of all); hidden messages are left out. Both bounds at once are refused.
+  public func messages(
+    in id: ChatRoom.ID, afterSeq: Int64?, beforeSeq: Int64?, limit: Int, as viewer: Viewer
+  ) throws(DomainError) -> [ChatMessage] {
+    let key = try PublicID.room.require(id.rawValue)
+    guard afterSeq == nil || beforeSeq == nil else {
+      throw .validation(
+        .invalidFormat(field: "before_seq", expected: "absent when after_seq is given"))
+    }
+    let limit = PageRequest(limit: limit).limit
+    return try read { db, _ in
+      let room = try Chat.memberRoom(db, key, viewer: viewer)
+      let rows: [MessageRecord]
+      if let afterSeq {
+        rows = try MessageRecord.fetchAll(
+          db,
+          sql: """
+            SELECT * FROM chat_message WHERE room_id = ? AND seq > ? AND NOT hidden
+            ORDER BY seq LIMIT ?
+            """,
+          arguments: [room.key, afterSeq, limit])
+      } else {
+        rows = try MessageRecord.fetchAll(
+          db,
+          sql: """
+            SELECT * FROM chat_message WHERE room_id = ? AND seq < ? AND NOT hidden
+            ORDER BY seq DESC LIMIT ?
+            """,
+          arguments: [room.key, beforeSeq ?? Int64.max, limit]
+        ).reversed()
+      }
+      return try rows.map { try Chat.message(db, $0) }
+    }
+  }
+
+  /// Sends a message (1-1000 characters) to a room the viewer belongs to. A retry with the
+  /// same `clientMessageID` returns the stored message instead of a second one; reusing it in
+  /// another room is a `conflict`.
+  public func sendMessage(
+    _ text: String, to id: ChatRoom.ID, clientMessageID: UUID, as viewer: Viewer
+  ) throws(DomainError) -> SentMessage {
+    let key = try PublicID.room.require(id.rawValue)
+    try viewer.requireNotBanned(at: now)
+    let text = try validated { () throws(ValidationError) in
+      try TextRule.chatMessage.validate(text)
+    }
+    let clientID = clientMessageID.uuidString.lowercased()
+    return try write { db, moment in
+      var room = try Chat.memberRoom(db, key, viewer: viewer)
+      if let existing = try MessageRecord.filter(
+        Column("sender_id") == viewer.key && Column("client_message_id") == clientID
+      ).fetchOne(db) {
+        guard existing.roomId == room.key else {
+          throw DomainError.conflict(
+            "client_message_id \(clientID) was already used for a message in another room.")
+        }
+        return SentMessage(message: try Chat.message(db, existing), isNew: false)
+      }
+      room.lastSeq += 1
+      try room.update(db)
+      var message = MessageRecord(
+        roomId: room.key, seq: room.lastSeq, clientMessageId: clientID, senderId: viewer.key,
+        text: text, createdAt: moment.millis)
+      try message.insert(db)
+      // The sender's own message counts as read.
+      try Chat.moveReadCursor(db, room: room.key, user: viewer.key, to: room.lastSeq)
+      return SentMessage(message: try Chat.message(db, message), isNew: true)
+    }
+  }
+
+  /// Moves the viewer's read cursor forward (never back, never past the last message).
+  public func markRoomRead(_ id: ChatRoom.ID, seq: Int64, as viewer: Viewer) throws(DomainError) {
+    let key = try PublicID.room.require(id.rawValue)
+    guard seq >= 0 else {
+      throw .validation(.outOfRange(field: "seq", range: 0...Int.max, actual: Int(seq)))
+    }
+    try write { db, _ in
+      let room = try Chat.memberRoom(db, key, viewer: viewer)
+      try Chat.moveReadCursor(db, room: room.key, user: viewer.key, to: min(seq, room.lastSeq))
+    }
+  }
+}

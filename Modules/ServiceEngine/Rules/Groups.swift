@@ -1,0 +1,172 @@
+import Domain
+import Foundation
+import GRDB
+
+/// Study groups and their members; every group has a chat room (`Docs/Rules.md`, "Groups").
+enum Groups {
+  static func group(_ db: Database, _ record: GroupRecord, viewer: Viewer) throws -> StudyGroup {
+    let members =
+      try Int.fetchOne(
+        db, sql: "SELECT COUNT(*) FROM group_member WHERE group_id = ?", arguments: [record.key])
+      ?? 0
+    let isMember =
+      try Int.fetchOne(
+        db, sql: "SELECT COUNT(*) FROM group_member WHERE group_id = ? AND user_id = ?",
+        arguments: [record.key, viewer.key]) ?? 0
+    return StudyGroup(
+      id: StudyGroup.ID(rawValue: PublicID.group(record.key)), name: record.name,
+      description: record.description, owner: try Users.summary(db, record.ownerId),
+      memberCount: members, isMember: isMember > 0, createdAt: Millis.date(record.createdAt))
+  }
+
+  static func record(_ db: Database, _ key: Int64) throws -> GroupRecord {
+    guard let group = try GroupRecord.fetchOne(db, key: key) else { throw DomainError.notFound }
+    return group
+  }
+
+  /// The owner's group, or `forbidden` for anyone else.
+  static func owned(_ db: Database, _ key: Int64, by viewer: Viewer) throws -> GroupRecord {
+    let group = try record(db, key)
+    guard group.ownerId == viewer.key else { throw DomainError.forbidden }
+    return group
+  }
+}
+
+extension ServiceEngine {
+  /// Groups, newest first; `query` (up to 100 characters) filters by name or description.
+  public func groups(
+    matching query: String?, _ request: PageRequest, as viewer: Viewer
+  ) throws(DomainError) -> Page<StudyGroup> {
+    let filter = query?.trimmingCharacters(in: .whitespacesAndNewlines)
+    if let filter, filter.count > 100 {
+      throw .validation(.tooLong(field: "q", maximum: 100, actual: filter.count))
+    }
+    let paging = try Paging(request)
+    return try read { db, _ in
+      var sql = "SELECT * FROM study_group WHERE 1"
+      var arguments: StatementArguments = []
+      if let filter, !filter.isEmpty {
+        sql += " AND (qapple_contains(name, ?) OR qapple_contains(description, ?))"
+        arguments += [filter, filter]
+      }
+      paging.append(to: &sql, &arguments)
+      let rows = try GroupRecord.fetchAll(db, sql: sql, arguments: arguments)
+      return try paging.page(
+        rows, sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
+        item: { try Groups.group(db, $0, viewer: viewer) })
+    }
+  }
+
+  /// One group.
+  public func group(_ id: StudyGroup.ID, as viewer: Viewer) throws(DomainError) -> StudyGroup {
+    let key = try PublicID.group.require(id.rawValue)
+    return try read { db, _ in try Groups.group(db, try Groups.record(db, key), viewer: viewer) }
+  }
+
+  /// Creates a group owned by the viewer, with its chat room.
+  public func createGroup(
+    _ draft: StudyGroupDraft, as viewer: Viewer
+  ) throws(DomainError) -> StudyGroup {
+    try viewer.requireNotBanned(at: now)
+    let draft = try validated { () throws(ValidationError) in try draft.validated() }
+    return try write { db, moment in
+      var group = GroupRecord(
+        name: draft.name, description: draft.description, ownerId: viewer.key,
+        createdAt: moment.millis)
+      try group.insert(db)
+      try db.execute(
+        sql: "INSERT INTO group_member (group_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)",
+        arguments: [group.key, viewer.key, MemberRole.owner, moment.millis])
+      var room = RoomRecord(kind: .group, groupId: group.key, createdAt: moment.millis)
+      try room.insert(db)
+      return try Groups.group(db, group, viewer: viewer)
+    }
+  }
+
+  /// Edits a group (owner only); `nil` keeps a field.
+  public func updateGroup(
+    _ id: StudyGroup.ID, name: String?, description: String?, as viewer: Viewer
+  ) throws(DomainError) -> StudyGroup {
+    let key = try PublicID.group.require(id.rawValue)
+    try viewer.requireNotBanned(at: now)
+    let name = try name.map { text throws(DomainError) in
+      try validated { () throws(ValidationError) in try TextRule.groupName.validate(text) }
+    }
+    let description = try description.map { text throws(DomainError) in
+      try validated { () throws(ValidationError) in try TextRule.groupDescription.validate(text) }
+    }
+    return try write { db, _ in
+      var group = try Groups.owned(db, key, by: viewer)
+      if let name { group.name = name }
+      if let description { group.description = description }
+      try group.update(db)
+      return try Groups.group(db, group, viewer: viewer)
+    }
+  }
+
+  /// Deletes a group and its room (owner only).
+  public func deleteGroup(_ id: StudyGroup.ID, as viewer: Viewer) throws(DomainError) {
+    let key = try PublicID.group.require(id.rawValue)
+    try viewer.requireNotBanned(at: now)
+    try write { db, _ in try Groups.owned(db, key, by: viewer).delete(db) }
+  }
+
+  /// Joins a group (joining twice changes nothing).
+  public func joinGroup(_ id: StudyGroup.ID, as viewer: Viewer) throws(DomainError) -> StudyGroup {
+    let key = try PublicID.group.require(id.rawValue)
+    try viewer.requireNotBanned(at: now)
+    return try write { db, moment in
+      let group = try Groups.record(db, key)
+      try db.execute(
+        sql: """
+          INSERT OR IGNORE INTO group_member (group_id, user_id, role, joined_at)
+          VALUES (?, ?, ?, ?)
+          """,
+        arguments: [key, viewer.key, MemberRole.member, moment.millis])
+      return try Groups.group(db, group, viewer: viewer)
+    }
+  }
+
+  /// Leaves a group (allowed while banned); the owner cannot leave, only delete it.
+  public func leaveGroup(_ id: StudyGroup.ID, as viewer: Viewer) throws(DomainError) {
+    let key = try PublicID.group.require(id.rawValue)
+    try write { db, _ in
+      let group = try Groups.record(db, key)
+      guard group.ownerId != viewer.key else {
+        throw DomainError.conflict("The owner cannot leave the group; delete it instead.")
+      }
+      try db.execute(
+        sql: "DELETE FROM group_member WHERE group_id = ? AND user_id = ?",
+        arguments: [key, viewer.key])
+      try db.execute(
+        sql: """
+          DELETE FROM room_read WHERE user_id = ? AND room_id IN
+            (SELECT id FROM chat_room WHERE group_id = ?)
+          """,
+        arguments: [viewer.key, key])
+    }
+  }
+
+  /// Members of a group, in joining order.
+  public func groupMembers(
+    of id: StudyGroup.ID, _ request: PageRequest
+  ) throws(DomainError) -> Page<GroupMember> {
+    let key = try PublicID.group.require(id.rawValue)
+    let paging = try Paging(request)
+    return try read { db, _ in
+      _ = try Groups.record(db, key)
+      var sql = "SELECT user_id, role, joined_at FROM group_member WHERE group_id = ?"
+      var arguments: StatementArguments = [key]
+      paging.append(to: &sql, &arguments, column: "joined_at", id: "user_id", descending: false)
+      let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+      return try paging.page(
+        rows, sortKey: { Cursor(key: $0["joined_at"], id: $0["user_id"]) },
+        item: { row in
+          GroupMember(
+            user: try Users.summary(db, row["user_id"]),
+            role: (row["role"] as MemberRole?)?.domain ?? .member,
+            joinedAt: Millis.date(row["joined_at"]))
+        })
+    }
+  }
+}

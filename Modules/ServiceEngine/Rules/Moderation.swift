@@ -1,0 +1,302 @@
+import Domain
+import Foundation
+import GRDB
+
+/// Reports, report cases, automatic hiding and moderators' decisions (`Docs/Rules.md`,
+/// "Reports and moderation").
+///
+/// Every report of one target joins that target's case. Content is hidden automatically once
+/// `ModerationPolicy.autoHideThreshold` distinct users reported it since the case was last
+/// resolved; a new report of a resolved target reopens its case.
+enum Moderation {
+  /// What a report points at, as the moderation code needs it.
+  struct Target: Sendable {
+    var kind: ReportTarget.Kind
+    var key: Int64
+    var authorID: Int64?
+    var excerpt: String?
+    var isHidden: Bool
+    var isGone: Bool
+  }
+
+  /// The table and text column of each kind of content (users have nothing to hide).
+  private static func storage(of kind: ReportTarget.Kind) -> (prefix: PublicID, table: String?) {
+    switch kind {
+    case .answer: (.answer, "answer")
+    case .post: (.post, "post")
+    case .comment: (.comment, "comment")
+    case .chatMessage: (.message, "chat_message")
+    case .user: (.user, nil)
+    }
+  }
+
+  /// Looks a target up whatever its state (moderators see hidden and deleted content).
+  static func target(_ db: Database, _ reported: ReportTarget) throws -> Target? {
+    let kind = reported.kind
+    guard let key = storage(of: kind).prefix.key(reported.rawID) else { return nil }
+    let sql: String =
+      switch kind {
+      case .answer:
+        "SELECT author_id AS author, content AS text, hidden, deleted_at IS NOT NULL AS gone FROM answer WHERE id = ?"
+      case .post:
+        "SELECT author_id AS author, content AS text, hidden, deleted_at IS NOT NULL AS gone FROM post WHERE id = ?"
+      case .comment:
+        """
+        SELECT c.author_id AS author, c.content AS text, c.hidden,
+          (c.deleted_at IS NOT NULL OR p.deleted_at IS NOT NULL) AS gone
+        FROM comment c JOIN post p ON p.id = c.post_id WHERE c.id = ?
+        """
+      case .chatMessage:
+        "SELECT sender_id AS author, text, hidden, 0 AS gone FROM chat_message WHERE id = ?"
+      case .user:
+        #"SELECT id AS author, nickname AS text, 0 AS hidden, withdrawn_at IS NOT NULL AS gone FROM "user" WHERE id = ?"#
+      }
+    guard let row = try Row.fetchOne(db, sql: sql, arguments: [key]) else { return nil }
+    return Target(
+      kind: kind, key: key, authorID: row["author"], excerpt: row["text"],
+      isHidden: row["hidden"] ?? false, isGone: row["gone"] ?? false)
+  }
+
+  /// Hides or shows reported content.
+  static func setHidden(_ db: Database, _ target: Target, _ hidden: Bool) throws {
+    guard let table = storage(of: target.kind).table else { return }
+    try db.execute(
+      sql: "UPDATE \(table) SET hidden = ? WHERE id = ?", arguments: [hidden, target.key])
+  }
+
+  /// Whether `viewer` can see the target (a member may only report what they can see).
+  static func isVisible(_ db: Database, _ target: Target, to viewer: Viewer) throws -> Bool {
+    guard !target.isGone, !target.isHidden else { return false }
+    switch target.kind {
+    case .comment:
+      guard let comment = try CommentRecord.fetchOne(db, key: target.key) else { return false }
+      return try Board.isPostVisible(db, comment.postId)
+    case .chatMessage:
+      guard let message = try MessageRecord.fetchOne(db, key: target.key) else { return false }
+      return try Chat.isMember(db, roomKey: message.roomId, userID: viewer.key)
+    default:
+      return true
+    }
+  }
+
+  static func report(_ record: ReportRecord) -> Report {
+    let reason =
+      (try? ReportReason(code: record.reason, detail: record.detail)) ?? .other(record.detail ?? "")
+    return Report(
+      id: Report.ID(rawValue: PublicID.report(record.key)),
+      target: ReportTarget(kind: record.targetType, id: record.targetId), reason: reason,
+      status: record.status, createdAt: Millis.date(record.createdAt))
+  }
+
+  static func reportCase(_ db: Database, _ record: ReportCaseRecord) throws -> ReportCase {
+    let reported = ReportTarget(kind: record.targetType, id: record.targetId)
+    let target = try self.target(db, reported)
+    var reasons: [ReportReason.Code: Int] = [:]
+    for row in try Row.fetchAll(
+      db, sql: "SELECT reason, COUNT(*) AS n FROM report WHERE case_id = ? GROUP BY reason",
+      arguments: [record.key])
+    {
+      if let code = ReportReason.Code(rawValue: row["reason"]) { reasons[code] = row["n"] }
+    }
+    let reporters =
+      try Int.fetchOne(
+        db, sql: "SELECT COUNT(DISTINCT reporter_id) FROM report WHERE case_id = ?",
+        arguments: [record.key]) ?? 0
+    return ReportCase(
+      id: ReportCase.ID(rawValue: PublicID.reportCase(record.key)), target: reported,
+      excerpt: target?.excerpt, author: try record.authorId.map { try Users.summary(db, $0) },
+      reportCount: reporters, reasonCounts: reasons, status: record.status,
+      resolution: record.resolution, isHidden: target?.isHidden ?? false,
+      firstReportedAt: Millis.date(record.firstReportedAt),
+      lastReportedAt: Millis.date(record.lastReportedAt))
+  }
+
+  static func caseRecord(_ db: Database, _ key: Int64) throws -> ReportCaseRecord {
+    guard let record = try ReportCaseRecord.fetchOne(db, key: key) else {
+      throw DomainError.notFound
+    }
+    return record
+  }
+}
+
+extension ServiceEngine {
+  /// Files a report of something the viewer can see; reopens or opens the target's case and
+  /// hides the content at the threshold. `other` needs its explanation (1-500 characters); the
+  /// other reasons may carry one in the same limits.
+  public func report(
+    _ reported: ReportTarget, reason: ReportReason.Code, detail rawDetail: String? = nil,
+    as viewer: Viewer
+  ) throws(DomainError) -> Report {
+    try viewer.requireNotBanned(at: now)
+    var detail: String?
+    let text = rawDetail?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+    if reason == .other || !text.isEmpty {
+      detail = try validated { () throws(ValidationError) in
+        try TextRule.reportDetail.validate(rawDetail ?? "")
+      }
+    }
+    return try write { db, moment in
+      guard let target = try Moderation.target(db, reported),
+        try Moderation.isVisible(db, target, to: viewer)
+      else { throw DomainError.notFound }
+      guard target.authorID != viewer.key else {
+        throw DomainError.validation(
+          .invalidFormat(field: "target", expected: "someone else's content or account"))
+      }
+      let duplicate =
+        try ReportRecord.filter(
+          Column("reporter_id") == viewer.key && Column("target_type") == reported.kind
+            && Column("target_id") == reported.rawID
+        ).fetchCount(db)
+      guard duplicate == 0 else { throw DomainError.alreadyReported }
+
+      var reportCase: ReportCaseRecord
+      if var existing = try ReportCaseRecord.filter(
+        Column("target_type") == reported.kind && Column("target_id") == reported.rawID
+      ).fetchOne(db) {
+        if existing.status == .resolved {
+          existing.status = .open
+          existing.resolution = nil
+          existing.note = nil
+          existing.resolvedAt = nil
+        }
+        existing.lastReportedAt = moment.millis
+        try existing.update(db)
+        reportCase = existing
+      } else {
+        reportCase = ReportCaseRecord(
+          targetType: reported.kind, targetId: reported.rawID, authorId: target.authorID,
+          status: .open, firstReportedAt: moment.millis, lastReportedAt: moment.millis)
+        try reportCase.insert(db)
+      }
+      var report = ReportRecord(
+        caseId: reportCase.key, reporterId: viewer.key, targetType: reported.kind,
+        targetId: reported.rawID, reason: reason, detail: detail, status: .open,
+        createdAt: moment.millis)
+      try report.insert(db)
+
+      let openReporters =
+        try Int.fetchOne(
+          db,
+          sql: "SELECT COUNT(DISTINCT reporter_id) FROM report WHERE case_id = ? AND status = ?",
+          arguments: [reportCase.key, ReportStatus.open]) ?? 0
+      if openReporters >= ModerationPolicy.autoHideThreshold {
+        try Moderation.setHidden(db, target, true)
+      }
+      return Moderation.report(report)
+    }
+  }
+
+  /// Reports the viewer filed, newest first.
+  public func myReports(_ request: PageRequest, as viewer: Viewer) throws(DomainError)
+    -> Page<Report>
+  {
+    let paging = try Paging(request)
+    return try read { db, _ in
+      var sql = "SELECT * FROM report WHERE reporter_id = ?"
+      var arguments: StatementArguments = [viewer.key]
+      paging.append(to: &sql, &arguments)
+      let rows = try ReportRecord.fetchAll(db, sql: sql, arguments: arguments)
+      return paging.page(
+        rows, sortKey: { Cursor(key: $0.createdAt, id: $0.key) }, item: Moderation.report)
+    }
+  }
+
+  /// Whether `target` is hidden by moderation (`false` when it does not exist).
+  public func isHidden(_ target: ReportTarget) throws(DomainError) -> Bool {
+    try read { db, _ in try Moderation.target(db, target)?.isHidden ?? false }
+  }
+
+  /// The report inbox (admins), most recently opened case first.
+  public func reportCases(
+    status: ReportStatus?, _ request: PageRequest, as viewer: Viewer
+  ) throws(DomainError) -> Page<ReportCase> {
+    try viewer.requireAdmin()
+    let paging = try Paging(request)
+    return try read { db, _ in
+      var sql = "SELECT * FROM report_case WHERE 1"
+      var arguments: StatementArguments = []
+      if let status {
+        sql += " AND status = ?"
+        arguments += [status]
+      }
+      paging.append(to: &sql, &arguments, column: "first_reported_at")
+      let rows = try ReportCaseRecord.fetchAll(db, sql: sql, arguments: arguments)
+      return try paging.page(
+        rows, sortKey: { Cursor(key: $0.firstReportedAt, id: $0.key) },
+        item: { try Moderation.reportCase(db, $0) })
+    }
+  }
+
+  /// One case with all its reports, oldest first (admins).
+  public func reportCase(
+    _ id: ReportCase.ID, as viewer: Viewer
+  ) throws(DomainError) -> ReportCaseDetail {
+    try viewer.requireAdmin()
+    let key = try PublicID.reportCase.require(id.rawValue)
+    return try read { db, _ in
+      let record = try Moderation.caseRecord(db, key)
+      let reports = try ReportRecord.fetchAll(
+        db, sql: "SELECT * FROM report WHERE case_id = ? ORDER BY created_at, id",
+        arguments: [key])
+      return ReportCaseDetail(
+        reportCase: try Moderation.reportCase(db, record), reports: reports.map(Moderation.report))
+    }
+  }
+
+  /// Applies a moderator's decision to an open case (a resolved one is a `conflict`);
+  /// reporters hear that their report was reviewed. The note takes up to 500 characters.
+  public func resolveReportCase(
+    _ id: ReportCase.ID, _ resolution: ReportResolution, note rawNote: String?, as viewer: Viewer
+  ) throws(DomainError) -> ReportCase {
+    try viewer.requireAdmin()
+    let key = try PublicID.reportCase.require(id.rawValue)
+    var note = rawNote?.trimmingCharacters(in: .whitespacesAndNewlines)
+    if note?.isEmpty == true { note = nil }
+    if let text = note, text.count > 500 {
+      throw .validation(.tooLong(field: "note", maximum: 500, actual: text.count))
+    }
+    return try write { [note] db, moment in
+      var record = try Moderation.caseRecord(db, key)
+      guard record.status == .open else {
+        throw DomainError.conflict("This case is already resolved.")
+      }
+      let target = try Moderation.target(
+        db, ReportTarget(kind: record.targetType, id: record.targetId))
+      switch resolution {
+      case .dismiss:
+        if let target { try Moderation.setHidden(db, target, false) }
+      case .hideContent:
+        if let target { try Moderation.setHidden(db, target, true) }
+      case .banAuthor:
+        if let target { try Moderation.setHidden(db, target, true) }
+        if let authorID = record.authorId, var author = try Users.any(db, authorID) {
+          guard !author.isAdmin else {
+            throw DomainError.conflict("The author is an admin; admins cannot be banned.")
+          }
+          author.banned = true
+          author.bannedUntil = nil
+          author.banReason = note ?? "Reported content"
+          try author.update(db)
+        }
+      }
+      record.status = .resolved
+      record.resolution = resolution
+      record.note = note
+      record.resolvedAt = moment.millis
+      try record.update(db)
+
+      let reporters = try Int64.fetchAll(
+        db, sql: "SELECT DISTINCT reporter_id FROM report WHERE case_id = ? AND status = ?",
+        arguments: [key, ReportStatus.open])
+      try db.execute(
+        sql: "UPDATE report SET status = ? WHERE case_id = ? AND status = ?",
+        arguments: [ReportStatus.resolved, key, ReportStatus.open])
+      for reporter in reporters {
+        try Notifications.notify(
+          db, reporter, of: .reportReviewed, actor: viewer.key, now: moment.now)
+      }
+      return try Moderation.reportCase(db, record)
+    }
+  }
+}

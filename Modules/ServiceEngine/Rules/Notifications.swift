@@ -1,0 +1,169 @@
+import Domain
+import Foundation
+import GRDB
+
+/// In-app notifications, created by events (never for one's own actions, never for withdrawn
+/// accounts). Each kind's sentence is written here once (`Docs/Rules.md`, "Notifications").
+enum Notifications {
+  /// What happened, with the identifiers a notification links to.
+  enum Event {
+    case commentOnPost(post: Int64, comment: Int64)
+    case replyUnderPost(post: Int64, comment: Int64)
+    case postLiked(post: Int64)
+    case commentLiked(post: Int64, comment: Int64)
+    case questionPublished(question: Int64, content: String)
+    case reportReviewed
+    case invitedToGroup(group: Int64, name: String)
+    case message(room: Int64, title: String)
+
+    var code: NotificationKind.Code {
+      switch self {
+      case .commentOnPost: .commentOnMyPost
+      case .replyUnderPost: .replyToMyComment
+      case .postLiked: .likeOnMyPost
+      case .commentLiked: .likeOnMyComment
+      case .questionPublished: .newQuestion
+      case .reportReviewed: .reportResolved
+      case .invitedToGroup: .groupInvite
+      case .message: .groupMessage
+      }
+    }
+
+    var message: String {
+      switch self {
+      case .commentOnPost: "Someone commented on your post."
+      case .replyUnderPost: "Someone replied on a post you commented on."
+      case .postLiked: "Someone liked your post."
+      case .commentLiked: "Someone liked your comment."
+      case .questionPublished(_, let content): "Today's question is out: \(content)"
+      case .reportReviewed: "Moderators reviewed your report. Thank you for keeping Qapple safe."
+      case .invitedToGroup(_, let name): "You were invited to the study group \(name)."
+      case .message(_, let title): "New messages in \(title)."
+      }
+    }
+
+    func record(for user: Int64, actor: Int64?, at millis: Int64) -> NotificationRecord {
+      var record = NotificationRecord(
+        userId: user, kind: code, message: message, createdAt: millis, actorId: actor)
+      switch self {
+      case .commentOnPost(let post, let comment), .replyUnderPost(let post, let comment),
+        .commentLiked(let post, let comment):
+        record.postId = PublicID.post(post)
+        record.commentId = PublicID.comment(comment)
+      case .postLiked(let post): record.postId = PublicID.post(post)
+      case .questionPublished(let question, _): record.questionId = PublicID.question(question)
+      case .invitedToGroup(let group, _): record.groupId = PublicID.group(group)
+      case .message(let room, _): record.roomId = PublicID.room(room)
+      case .reportReviewed: break
+      }
+      return record
+    }
+  }
+
+  /// Notifies `user` unless they caused the event or have withdrawn.
+  static func notify(
+    _ db: Database, _ user: Int64, of event: Event, actor: Int64?, now: Date
+  ) throws {
+    guard user != actor else { return }
+    guard let recipient = try Users.any(db, user), !recipient.isWithdrawn else { return }
+    var record = event.record(for: user, actor: actor, at: Millis.from(now))
+    try record.insert(db)
+  }
+
+  /// Like `notify`, but at most once per (recipient, actor, kind, target): unliking and liking
+  /// again does not notify twice.
+  static func notifyOnce(
+    _ db: Database, _ user: Int64, of event: Event, actor: Int64, now: Date
+  ) throws {
+    let draft = event.record(for: user, actor: actor, at: 0)
+    let sent =
+      try Int.fetchOne(
+        db,
+        sql: """
+          SELECT COUNT(*) FROM notification WHERE user_id = ? AND actor_id = ? AND kind = ?
+            AND post_id IS ? AND comment_id IS ?
+          """,
+        arguments: [user, actor, draft.kind, draft.postId, draft.commentId]) ?? 0
+    guard sent == 0 else { return }
+    try notify(db, user, of: event, actor: actor, now: now)
+  }
+
+  /// `new_question` to every account (seed and admin creating today's question).
+  static func announceQuestion(_ db: Database, _ question: QuestionRecord, now: Date) throws {
+    let users = try Int64.fetchAll(db, sql: #"SELECT id FROM "user" WHERE withdrawn_at IS NULL"#)
+    for user in users {
+      try notify(
+        db, user, of: .questionPublished(question: question.key, content: question.content),
+        actor: nil, now: now)
+    }
+  }
+
+  static func notification(_ record: NotificationRecord) -> AppNotification {
+    func id<T>(_ text: String?) -> Identifier<T> { Identifier(rawValue: text ?? "") }
+    let kind: NotificationKind =
+      switch record.kind {
+      case .commentOnMyPost: .commentOnMyPost(post: id(record.postId), comment: id(record.commentId))
+      case .replyToMyComment:
+        .replyToMyComment(post: id(record.postId), comment: id(record.commentId))
+      case .likeOnMyPost: .likeOnMyPost(post: id(record.postId))
+      case .likeOnMyComment:
+        .likeOnMyComment(post: id(record.postId), comment: id(record.commentId))
+      case .newQuestion: .newQuestion(id(record.questionId))
+      case .groupInvite: .groupInvite(id(record.groupId))
+      case .groupMessage: .groupMessage(id(record.roomId))
+      case .reportResolved: .reportResolved
+      }
+    return AppNotification(
+      id: AppNotification.ID(rawValue: PublicID.notification(record.key)), kind: kind,
+      message: record.message, isRead: record.isRead, createdAt: Millis.date(record.createdAt))
+  }
+}
+
+extension ServiceEngine {
+  /// The viewer's notifications, newest first.
+  public func notifications(
+    _ request: PageRequest, as viewer: Viewer
+  ) throws(DomainError) -> Page<AppNotification> {
+    let paging = try Paging(request)
+    return try read { db, _ in
+      var sql = "SELECT * FROM notification WHERE user_id = ?"
+      var arguments: StatementArguments = [viewer.key]
+      paging.append(to: &sql, &arguments)
+      let rows = try NotificationRecord.fetchAll(db, sql: sql, arguments: arguments)
+      return paging.page(
+        rows, sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
+        item: Notifications.notification)
+    }
+  }
+
+  /// How many of the viewer's notifications are unread.
+  public func unreadNotificationCount(as viewer: Viewer) throws(DomainError) -> Int {
+    try read { db, _ in
+      try Int.fetchOne(
+        db, sql: "SELECT COUNT(*) FROM notification WHERE user_id = ? AND NOT is_read",
+        arguments: [viewer.key]) ?? 0
+    }
+  }
+
+  /// Marks one of the viewer's notifications read (someone else's is `notFound`).
+  public func markNotificationRead(
+    _ id: AppNotification.ID, as viewer: Viewer
+  ) throws(DomainError) {
+    let key = try PublicID.notification.require(id.rawValue)
+    try write { db, _ in
+      guard let record = try NotificationRecord.fetchOne(db, key: key),
+        record.userId == viewer.key
+      else { throw DomainError.notFound }
+      try db.execute(sql: "UPDATE notification SET is_read = 1 WHERE id = ?", arguments: [key])
+    }
+  }
+
+  /// Marks all of the viewer's notifications read.
+  public func markAllNotificationsRead(as viewer: Viewer) throws(DomainError) {
+    try write { db, _ in
+      try db.execute(
+        sql: "UPDATE notification SET is_read = 1 WHERE user_id = ? AND NOT is_read",
+        arguments: [viewer.key])
+    }
+  }
+}

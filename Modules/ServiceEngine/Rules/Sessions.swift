@@ -1,0 +1,119 @@
+import Domain
+import Foundation
+import GRDB
+
+/// Access and refresh tokens: issuing, checking, rotating and revoking.
+///
+/// Tokens are random strings stored in `auth_token` (the dev provider signs anyone in, so they
+/// are kept as-is rather than hashed). Every sign-in starts a token family; a refresh rotates
+/// the pair inside the family, and a refresh token used twice revokes the whole family, as a
+/// stolen and replayed token would. Rules: `Docs/Rules.md`, "Sessions".
+enum Sessions {
+  /// Mints an access + refresh pair for `user` in `family` (a new family when `nil`).
+  static func issue(
+    _ db: Database, user: UserRecord, family: String? = nil, engine: ServiceEngine, now: Date
+  ) throws -> AuthSession {
+    let settings = engine.configuration
+    let family = family ?? engine.secrets.token(prefix: "fam_")
+    let accessExpiry = Millis.from(now.addingTimeInterval(settings.accessTokenLifetime))
+    let refreshExpiry = Millis.from(now.addingTimeInterval(settings.refreshTokenLifetime))
+    var access = AuthTokenRecord(
+      token: engine.secrets.token(prefix: "at_"), kind: .access, userId: user.key, family: family,
+      createdAt: Millis.from(now), expiresAt: accessExpiry)
+    var refresh = AuthTokenRecord(
+      token: engine.secrets.token(prefix: "rt_"), kind: .refresh, userId: user.key,
+      family: family, createdAt: Millis.from(now), expiresAt: refreshExpiry)
+    try access.insert(db)
+    try refresh.insert(db)
+    return AuthSession(
+      accessToken: access.token, refreshToken: refresh.token,
+      expiresAt: Millis.date(access.expiresAt), user: try Users.user(db, user, now: now))
+  }
+
+  /// Revokes every token of `family`.
+  static func revoke(_ db: Database, family: String, now: Date) throws {
+    try db.execute(
+      sql: "UPDATE auth_token SET revoked_at = ? WHERE family = ? AND revoked_at IS NULL",
+      arguments: [Millis.from(now), family])
+  }
+
+  /// Revokes every token of a user (withdrawal).
+  static func revokeAll(_ db: Database, userID: Int64, now: Date) throws {
+    try db.execute(
+      sql: "UPDATE auth_token SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL",
+      arguments: [Millis.from(now), userID])
+  }
+}
+
+/// What an access token is worth now.
+public enum AccessCheck: Sendable, Hashable {
+  /// It belongs to this user.
+  case valid(Viewer)
+  /// It was good but is past its expiry: refresh the session.
+  case expired
+  /// It is unknown or revoked, or its account is gone; says which.
+  case refused(String)
+}
+
+extension ServiceEngine {
+  /// Checks an access token without throwing for a bad one (the server tells expiry apart).
+  public func checkAccessToken(_ token: String) throws(DomainError) -> AccessCheck {
+    try read { db, moment in
+      guard let record = try AuthTokenRecord.fetchOne(db, key: token), record.kind == .access,
+        record.revokedAt == nil
+      else { return .refused("The access token is unknown or revoked; sign in again.") }
+      guard Millis.date(record.expiresAt) > moment.now else { return .expired }
+      guard let user = try Users.any(db, record.userId), !user.isWithdrawn else {
+        return .refused("The account no longer exists.")
+      }
+      return .valid(Viewer(user))
+    }
+  }
+
+  /// The user an access token belongs to; `DomainError.signedOut` for any token that is not
+  /// valid now.
+  public func authenticate(accessToken token: String) throws(DomainError) -> Viewer {
+    guard case .valid(let viewer) = try checkAccessToken(token) else { throw .signedOut }
+    return viewer
+  }
+
+  /// The viewer of an existing, live account (seeding, tests, admin tools).
+  public func viewer(_ id: User.ID) throws(DomainError) -> Viewer {
+    try read { db, _ in Viewer(try Users.live(db, id)) }
+  }
+
+  /// Rotates a refresh token: the old one is revoked and a new pair is issued in its family.
+  /// A spent token coming back revokes its whole family. Every refusal is `.signedOut`.
+  public func refresh(refreshToken token: String) throws(DomainError) -> AuthSession {
+    // Refusals are returned from the transaction, not thrown, so that revoking a family on
+    // reuse is committed.
+    let outcome: AuthSession? = try write { db, moment in
+      guard let record = try AuthTokenRecord.fetchOne(db, key: token), record.kind == .refresh
+      else { return nil }
+      if record.revokedAt != nil {
+        try Sessions.revoke(db, family: record.family, now: moment.now)
+        return nil
+      }
+      guard Millis.date(record.expiresAt) > moment.now,
+        let user = try Users.any(db, record.userId), !user.isWithdrawn
+      else { return nil }
+      try db.execute(
+        sql: "UPDATE auth_token SET revoked_at = ? WHERE token = ?",
+        arguments: [moment.millis, token])
+      return try Sessions.issue(db, user: user, family: record.family, engine: self, now: moment.now)
+    }
+    guard let outcome else { throw .signedOut }
+    return outcome
+  }
+
+  /// Ends the session a refresh token belongs to, if it is the viewer's; anything else is
+  /// ignored (signing out always succeeds).
+  public func signOut(refreshToken: String, as viewer: Viewer) throws(DomainError) {
+    try write { db, moment in
+      guard let record = try AuthTokenRecord.fetchOne(db, key: refreshToken),
+        record.kind == .refresh, record.userId == viewer.key
+      else { return }
+      try Sessions.revoke(db, family: record.family, now: moment.now)
+    }
+  }
+}

@@ -1,0 +1,210 @@
+import Domain
+import Foundation
+import GRDB
+
+/// The Qapple service, written once: schema, migrations and every rule (sessions, sign-up,
+/// moderation, auto-hide, bans, notifications, question days, CSV import, groups, chat,
+/// analytics, idempotency), on a file or an in-memory SQLite database.
+///
+/// The local server is its HTTP face and `RepositoriesTesting`'s fakes call it directly, so a
+/// rule changes in one place. Every operation takes the acting user (a ``Viewer``) explicitly,
+/// speaks Domain types and throws `DomainError`.
+///
+/// ```swift
+/// let engine = try ServiceEngine(now: { fixedDate })
+/// let mina = try engine.createUser(nickname: "Mina")
+/// let post = try engine.createPost(PostDraft(content: "스터디 하실 분?"), as: mina)
+/// ```
+public final class ServiceEngine: Sendable {
+  /// Where the database lives and the service's time-dependent settings.
+  public struct Configuration: Sendable {
+    /// A file (opened as a WAL `DatabasePool`) or memory (a `DatabaseQueue`).
+    public enum Storage: Sendable, Hashable {
+      /// A throwaway database that lives as long as the engine.
+      case inMemory
+      /// A database file, created (with its folder) when missing and migrated in place.
+      case file(path: String)
+    }
+
+    /// Where the database lives.
+    public var storage: Storage
+    /// The time zone that decides which calendar day is "today" (Seoul, like the academy).
+    public var timeZone: TimeZone
+    /// How long an access token lasts.
+    public var accessTokenLifetime: TimeInterval
+    /// How long a refresh token lasts.
+    public var refreshTokenLifetime: TimeInterval
+
+    /// Creates a configuration; the defaults are the service's.
+    public init(
+      storage: Storage = .inMemory, timeZone: TimeZone = .seoul,
+      accessTokenLifetime: TimeInterval = 3600, refreshTokenLifetime: TimeInterval = 30 * 86_400
+    ) {
+      self.storage = storage
+      self.timeZone = timeZone
+      self.accessTokenLifetime = accessTokenLifetime
+      self.refreshTokenLifetime = refreshTokenLifetime
+    }
+  }
+
+  let writer: any DatabaseWriter
+  private let clock: @Sendable () -> Date
+  let secrets: SecretSource
+  private let settings: Locked<Configuration>
+  /// Set while ``inOneTransaction(_:)`` runs: the time every operation sees.
+  private let batch = Locked<Date?>(nil)
+
+  /// Opens (or creates) the database and migrates it; GRDB's error when the file cannot be
+  /// opened.
+  ///
+  /// - Parameters:
+  ///   - configuration: storage, time zone and token lifetimes.
+  ///   - now: the engine's clock; inject a fixed or movable one for exact tests.
+  ///   - secrets: where tokens and e-mail codes come from; ``SecretSource/seeded(_:)`` makes
+  ///     them repeatable.
+  public init(
+    configuration: Configuration = Configuration(), now: @escaping @Sendable () -> Date = { Date() },
+    secrets: SecretSource = .random
+  ) throws {
+    writer = try DatabaseFactory.open(configuration.storage)
+    clock = now
+    self.secrets = secrets
+    settings = Locked(configuration)
+  }
+
+  /// The engine's "now" (while seeding, the time the seed set).
+  public var now: Date { batch.withLock { $0 } ?? clock() }
+
+  /// The configuration in force; token lifetimes and the time zone may change at run time.
+  public var configuration: Configuration {
+    get { settings.withLock { $0 } }
+    set { settings.withLock { $0 = newValue } }
+  }
+
+  /// The calendar day of `date` in the service's time zone.
+  public func day(of date: Date) -> CalendarDay {
+    CalendarDay(containing: date, in: configuration.timeZone)
+  }
+
+  /// Today in the service's time zone.
+  public var today: CalendarDay { day(of: now) }
+
+  /// Closes the database (folding a file's WAL into it first); later calls fail.
+  public func close() throws {
+    if let pool = writer as? DatabasePool {
+      // GRDB closes the writer before the readers, so SQLite's own checkpoint-on-close does
+      // not run and the -wal file would stay behind.
+      try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+      try pool.close()
+    } else if let queue = writer as? DatabaseQueue {
+      try queue.close()
+    }
+  }
+
+  // MARK: Running rules
+
+  /// What a rule sees of the moment it runs: the time and the service's today.
+  struct Moment: Sendable {
+    var now: Date
+    var today: CalendarDay
+    var millis: Int64 { Millis.from(now) }
+  }
+
+  var moment: Moment {
+    let date = now
+    return Moment(now: date, today: day(of: date))
+  }
+
+  /// Runs `body` in one write transaction (rolled back when it throws); inside
+  /// ``inOneTransaction(_:)``, in a savepoint of that transaction.
+  @discardableResult
+  func write<T>(_ body: (Database, Moment) throws -> T) throws(DomainError) -> T {
+    let moment = self.moment
+    guard batch.withLock({ $0 }) != nil else {
+      return try mapped { try writer.write { db in try body(db, moment) } }
+    }
+    return try mapped {
+      try writer.unsafeReentrantWrite { db in
+        var result: T?
+        try db.inSavepoint {
+          result = try body(db, moment)
+          return .commit
+        }
+        guard let result else { throw DomainError.server("A savepoint ended without a result.") }
+        return result
+      }
+    }
+  }
+
+  /// Runs `body` on a consistent snapshot (inside ``inOneTransaction(_:)``, on its state).
+  func read<T>(_ body: (Database, Moment) throws -> T) throws(DomainError) -> T {
+    let moment = self.moment
+    guard batch.withLock({ $0 }) != nil else {
+      return try mapped { try writer.read { db in try body(db, moment) } }
+    }
+    return try mapped { try writer.unsafeReentrantWrite { db in try body(db, moment) } }
+  }
+
+  /// Runs many operations as one transaction, each at the time `travel(to:)` last set (seeding
+  /// past activity quickly and atomically). Not for concurrent use: nothing else may call the
+  /// engine meanwhile.
+  func inOneTransaction(
+    startingAt date: Date, _ body: (_ travel: (Date) -> Void) throws -> Void
+  ) throws(DomainError) {
+    batch.withLock { $0 = date }
+    defer { batch.withLock { $0 = nil } }
+    try mapped {
+      try writer.writeWithoutTransaction { db in
+        try db.inTransaction {
+          try body { date in self.batch.withLock { $0 = date } }
+          return .commit
+        }
+      }
+    }
+  }
+
+  /// Domain errors pass; anything else (SQLite) becomes `.server`.
+  private func mapped<T>(_ body: () throws -> T) throws(DomainError) -> T {
+    do {
+      return try body()
+    } catch let error as DomainError {
+      throw error
+    } catch let error as ValidationError {
+      throw .validation(error)
+    } catch {
+      throw .server("The service's database failed: \(error)")
+    }
+  }
+}
+
+/// Where the engine's random secrets come from: session tokens and e-mail codes.
+public struct SecretSource: Sendable {
+  private let generator: Locked<any RandomNumberGenerator & Sendable>
+
+  private init(_ generator: any RandomNumberGenerator & Sendable) {
+    self.generator = Locked(generator)
+  }
+
+  /// The system's cryptographic generator.
+  public static var random: SecretSource { SecretSource(SystemRandomNumberGenerator()) }
+
+  /// A repeatable sequence for tests: the same seed gives the same tokens and codes.
+  public static func seeded(_ seed: UInt64) -> SecretSource { SecretSource(SeededRandom(seed: seed)) }
+
+  private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+
+  /// `prefix` and 32 random letters and digits.
+  func token(prefix: String) -> String {
+    generator.withLock { random in
+      prefix
+        + String((0..<32).map { _ in Self.alphabet[Int.random(in: 0..<36, using: &random)] })
+    }
+  }
+
+  /// Six random digits, leading zeros kept.
+  func sixDigits() -> String {
+    let value = generator.withLock { random in Int.random(in: 0..<1_000_000, using: &random) }
+    let text = String(value)
+    return String(repeating: "0", count: 6 - text.count) + text
+  }
+}

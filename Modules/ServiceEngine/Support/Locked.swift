@@ -1,0 +1,36 @@
+import Foundation
+
+/// A value guarded by a lock, for small synchronous state shared across requests (`Mutex` needs
+/// macOS 15, the package supports 14).
+public final class Locked<Value>: @unchecked Sendable {
+  private var value: Value
+  private let lock = NSLock()
+
+  /// Wraps `value`.
+  public init(_ value: Value) { self.value = value }
+
+  /// Runs `body` with the value, exclusively.
+  public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
+  }
+}
+
+/// SplitMix64: a tiny seeded generator, so seeds, secrets in tests and fault decisions repeat
+/// from run to run.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
+  private var state: UInt64
+
+  /// Starts the sequence of `seed`.
+  public init(seed: UInt64) { state = seed }
+
+  /// The next value of the sequence.
+  public mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}

@@ -1,0 +1,83 @@
+import Domain
+import Foundation
+import GRDB
+
+/// A keyset position: the sort key of the last item seen and its row key as tie-breaker, so a
+/// page never repeats or skips items when rows are inserted meanwhile. Opaque to clients.
+struct Cursor: Sendable, Equatable {
+  var key: Int64
+  var id: Int64
+
+  init(key: Int64, id: Int64) {
+    self.key = key
+    self.id = id
+  }
+
+  /// Reads an opaque cursor text; `nil` when it is not one of ours.
+  init?(_ text: String) {
+    var base64 = text.replacingOccurrences(of: "-", with: "+")
+      .replacingOccurrences(of: "_", with: "/")
+    while base64.count % 4 != 0 { base64 += "=" }
+    guard let data = Data(base64Encoded: base64), let plain = String(data: data, encoding: .utf8)
+    else { return nil }
+    let parts = plain.split(separator: ":")
+    guard parts.count == 3, parts[0] == "v1", let key = Int64(parts[1]), let id = Int64(parts[2])
+    else { return nil }
+    self.init(key: key, id: id)
+  }
+
+  /// The opaque text (base64url, no padding).
+  var text: String {
+    Data("v1:\(key):\(id)".utf8).base64EncodedString()
+      .replacingOccurrences(of: "+", with: "-")
+      .replacingOccurrences(of: "/", with: "_")
+      .replacingOccurrences(of: "=", with: "")
+  }
+}
+
+/// A validated page request: the limit and the decoded cursor.
+struct Paging: Sendable {
+  var limit: Int
+  var cursor: Cursor?
+
+  /// Reads a Domain page request; a cursor this service did not issue is a validation error.
+  init(_ request: PageRequest) throws(DomainError) {
+    limit = request.limit
+    if let text = request.cursor?.rawValue, !text.isEmpty {
+      guard let cursor = Cursor(text) else {
+        throw .validation(
+          .invalidFormat(
+            field: "cursor", expected: "a cursor this server issued; start again without it"))
+      }
+      self.cursor = cursor
+    }
+  }
+
+  /// Cuts `rows` (fetched with `limit + 1`) to a page and makes the next cursor from the last
+  /// row kept, when there are more.
+  func page<Row, Item: Sendable>(
+    _ rows: [Row], sortKey: (Row) -> Cursor, item: (Row) throws -> Item
+  ) rethrows -> Page<Item> {
+    let kept = rows.prefix(limit)
+    let next = rows.count > limit ? kept.last.map { PageCursor(rawValue: sortKey($0).text) } : nil
+    return Page(items: try kept.map(item), nextCursor: next)
+  }
+
+  /// Adds the keyset condition and order of a list on `(column, id)`, newest (largest) first
+  /// or oldest first.
+  func append(
+    to sql: inout String, _ arguments: inout StatementArguments, column: String = "created_at",
+    id: String = "id", table: String? = nil, descending: Bool = true
+  ) {
+    let prefix = table.map { "\($0)." } ?? ""
+    let (key, row) = ("\(prefix)\(column)", "\(prefix)\(id)")
+    let comparison = descending ? "<" : ">"
+    if let cursor {
+      sql += " AND (\(key) \(comparison) ? OR (\(key) = ? AND \(row) \(comparison) ?))"
+      arguments += [cursor.key, cursor.key, cursor.id]
+    }
+    let order = descending ? "DESC" : "ASC"
+    sql += " ORDER BY \(key) \(order), \(row) \(order) LIMIT ?"
+    arguments += [limit + 1]
+  }
+}

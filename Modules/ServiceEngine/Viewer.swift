@@ -1,0 +1,44 @@
+import Domain
+import Foundation
+
+/// The signed-in user an operation acts as, loaded once per request (the server) or per call
+/// (the fakes) by ``ServiceEngine/authenticate(accessToken:)`` or ``ServiceEngine/viewer(_:)``.
+public struct Viewer: Sendable, Hashable {
+  /// The user's identifier.
+  public var id: User.ID { User.ID(rawValue: PublicID.user(key)) }
+  /// The row key.
+  let key: Int64
+  /// The nickname at load time.
+  public let nickname: String
+  /// Whether the user is an admin.
+  public let isAdmin: Bool
+  let banned: Bool
+  /// When the ban ends; `nil` for a ban without end (or no ban).
+  public let bannedUntil: Date?
+
+  init(_ user: UserRecord) {
+    key = user.key
+    nickname = user.nickname
+    isAdmin = user.isAdmin
+    banned = user.banned
+    bannedUntil = user.bannedUntil.map(Millis.date)
+  }
+
+  /// Whether the ban (if any) is still running at `now`; bans with an end stop by themselves.
+  public func isBanned(at now: Date) -> Bool {
+    guard banned else { return false }
+    guard let bannedUntil else { return true }
+    return bannedUntil > now
+  }
+
+  /// Refuses banned users: they may read, and do what the service lets them do while banned
+  /// (leave a group, move read cursors, withdraw), but not write content.
+  func requireNotBanned(at now: Date) throws(DomainError) {
+    if isBanned(at: now) { throw .banned }
+  }
+
+  /// Refuses members on admin operations.
+  func requireAdmin() throws(DomainError) {
+    guard isAdmin else { throw .forbidden }
+  }
+}
