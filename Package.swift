@@ -57,7 +57,7 @@ let implementationTargets: [Target] = [
   .target(
     name: "RepositoriesTesting",
     dependencies: [
-      "Repositories", "Domain",
+      "Repositories", "ServiceEngine", "Domain",
       .product(name: "Dependencies", package: "swift-dependencies"),
     ],
     path: "Modules/RepositoriesTesting"

@@ -1,6 +1,6 @@
 import Foundation
-import ServiceEngine
 import Logging
+import ServiceEngine
 
 /// How a ``QappleServer`` runs: where it listens, where it stores data, which rules it bends.
 public struct ServerConfiguration: Sendable {

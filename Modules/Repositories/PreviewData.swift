@@ -207,7 +207,8 @@ struct PreviewData: Sendable {
         message: "Anonymous 1 commented on your post: 정말 잘했어요! 👏", isRead: false,
         createdAt: ago(8)),
       AppNotification(
-        id: "n_preview_2", kind: .likeOnMyPost(post: myPost), message: "Someone liked your post.",
+        id: "n_preview_2", kind: .likeOnMyPost(post: myPost),
+        message: "minjun and 2 others liked your post.",
         isRead: false, createdAt: ago(10)),
       AppNotification(
         id: "n_preview_3", kind: .newQuestion(todayID),

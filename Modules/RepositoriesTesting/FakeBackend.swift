@@ -1,8 +1,10 @@
 import Domain
 import Foundation
 import Repositories
+import ServiceEngine
 
-/// A stateful in-memory Qapple service that follows the server's rules, for tests and demos.
+/// The Qapple service in memory, for tests, previews and demos: the same `ServiceEngine` the
+/// local server runs, on an in-memory database, behind the repository interfaces (no HTTP).
 ///
 /// Every client made by the backend (`makeClient()`, `signedUpClient(nickname:role:)`) is one
 /// person's app: its repositories act as that person against the shared state, so a test can
@@ -15,28 +17,61 @@ import Repositories
 /// let post = try await alice.board.createPost(PostDraft(content: "Hello"))
 /// ```
 ///
-/// Calls are synchronous under one lock, so settings (`isOffline`, `rateLimit`, the clock) take
-/// effect immediately and every call sees a consistent state.
+/// Only transport is simulated here: `isOffline`, and a write limit a test can turn on. Every
+/// rule is the engine's, so fakes and server cannot drift.
 public final class FakeBackend: Sendable {
   /// The name shown for the author of content whose account was deleted.
   public static let withdrawnName = "(withdrawn)"
 
-  let state: Locked<BackendState>
+  /// The engine every fake client runs against.
+  public let engine: ServiceEngine
   private let clock: Locked<@Sendable () -> Date>
+  let clients = Locked<[FakeClient.ID: ClientState]>([:])
   private let clientCounter = Locked(0)
-  let hub: SessionHub
+  private let transport = Locked(Transport())
+  let hub = SessionHub()
+
+  /// One app installation's credentials and state.
+  struct ClientState {
+    var accessToken: String?
+    var refreshToken: String?
+    var state: SessionState = .signedOut
+    var analyticsBuffer: [AnalyticsEvent] = []
+  }
+
+  private struct Transport {
+    var isOffline = false
+    var rateLimit: FakeRateLimit?
+    var limiter: RateLimiter?
+  }
 
   /// Creates an empty backend whose "now" is `now()` (inject a fixed or movable clock for
   /// deterministic tests; "today" is decided in `timeZone`, Seoul like the service).
   public init(
     now: @escaping @Sendable () -> Date = { Date() }, timeZone: TimeZone = .seoul
   ) {
-    let hub = SessionHub()
-    self.hub = hub
-    var initial = BackendState(hub: hub)
-    initial.timeZone = timeZone
-    state = Locked(initial)
-    clock = Locked(now)
+    let clock = Locked<@Sendable () -> Date>(now)
+    self.clock = clock
+    do {
+      engine = try ServiceEngine(
+        configuration: .init(storage: .inMemory, timeZone: timeZone),
+        now: { clock.withLock { $0 }() })
+    } catch {
+      // An in-memory SQLite database only fails to open when the process is out of memory.
+      preconditionFailure("FakeBackend could not open its in-memory database: \(error)")
+    }
+  }
+
+  /// A backend seeded like the local server's demo (an admin, ten members, three weeks of
+  /// questions, posts, reports, groups and chat): rich, interactive previews.
+  public static func preview(now: @escaping @Sendable () -> Date = { Date() }) -> FakeBackend {
+    let backend = FakeBackend(now: now)
+    do {
+      try DemoSeed.loadIfEmpty(backend.engine)
+    } catch {
+      preconditionFailure("The demo seed failed on an empty database: \(error)")
+    }
+    return backend
   }
 
   // MARK: - Settings
@@ -55,29 +90,33 @@ public final class FakeBackend: Sendable {
     }
   }
 
-  /// Seoul's calendar day on the backend's clock.
-  public var today: CalendarDay {
-    let date = now()
-    return state.withLock { CalendarDay(containing: date, in: $0.timeZone) }
-  }
+  /// The service's calendar day on the backend's clock.
+  public var today: CalendarDay { engine.today }
 
   /// When `true`, every repository call throws `DomainError.offline` (nothing changes).
   public var isOffline: Bool {
-    get { state.withLock { $0.isOffline } }
-    set { state.withLock { $0.isOffline = newValue } }
+    get { transport.withLock { $0.isOffline } }
+    set { transport.withLock { $0.isOffline = newValue } }
   }
 
   /// A limit on writes per user; `nil` (the default) means unlimited.
   public var rateLimit: FakeRateLimit? {
-    get { state.withLock { $0.rateLimit } }
-    set { state.withLock { $0.rateLimit = newValue } }
+    get { transport.withLock { $0.rateLimit } }
+    set {
+      transport.withLock {
+        $0.rateLimit = newValue
+        $0.limiter = newValue.map {
+          RateLimiter(count: $0.maximumWrites, window: $0.windowSeconds)
+        }
+      }
+    }
   }
 
-  /// How long an access token is said to last (`AuthSession.expiresAt`); the fake never
-  /// expires tokens itself.
+  /// How long an access token lasts (`AuthSession.expiresAt`); fake clients refresh expired
+  /// tokens by themselves, like the live ones.
   public var accessTokenLifetime: TimeInterval {
-    get { state.withLock { $0.accessTokenLifetime } }
-    set { state.withLock { $0.accessTokenLifetime = newValue } }
+    get { engine.configuration.accessTokenLifetime }
+    set { engine.configuration.accessTokenLifetime = newValue }
   }
 
   // MARK: - Clients
@@ -88,7 +127,7 @@ public final class FakeBackend: Sendable {
       counter += 1
       return FakeClient.ID(rawValue: counter)
     }
-    state.withLock { $0.clients[id] = ClientRecord() }
+    clients.withLock { $0[id] = ClientState() }
     return FakeClient(id: id, backend: self)
   }
 
@@ -108,20 +147,16 @@ public final class FakeBackend: Sendable {
     return try client(signedInAs: user.id)
   }
 
-  /// Several signed-up members at once: `let (a, b) = ...` reads well with `let clients`.
+  /// Several signed-up members at once.
   public func signedUpClients(_ nicknames: String...) throws -> [FakeClient] {
     try nicknames.map { try signedUpClient(nickname: $0) }
   }
 
   /// A new client signed in as an existing user (a second device, or a seeded user).
   public func client(signedInAs userID: User.ID) throws -> FakeClient {
+    let session = try engine.startSession(for: try engine.viewer(userID))
     let client = makeClient()
-    let date = now()
-    try state.withLock { (state: inout BackendState) throws(DomainError) in
-      state.now = date
-      guard state.users[userID] != nil else { throw .notFound }
-      _ = state.startSession(for: userID, on: client.id)
-    }
+    signedIn(client.id, session)
     return client
   }
 
@@ -130,62 +165,47 @@ public final class FakeBackend: Sendable {
   public func createUser(
     nickname: String, role: UserRole = .member, cohort: String? = nil
   ) throws -> User {
-    let date = now()
-    return try state.withLock { (state: inout BackendState) throws(DomainError) in
-      state.now = date
-      let valid = try validating { () throws(ValidationError) in
-        try Nickname(validating: nickname)
-      }
-      guard !state.isNicknameTaken(valid.rawValue) else { throw .nicknameTaken }
-      let record = state.insertUser(
-        nickname: valid.rawValue, role: role, cohort: try BackendState.validCohort(cohort),
-        providerKey: BackendState.providerKey(.dev, nickname))
-      return state.userView(record)
-    }
+    try engine.me(as: try engine.createUser(nickname: nickname, role: role, cohort: cohort))
   }
 
   // MARK: - Looking inside (for tests)
 
   /// The last sign-up code sent to `email`, as the server's log would show it.
   public func lastEmailCode(for email: EmailAddress) -> VerificationCode? {
-    state.withLock { state in
-      state.lastCodeByEmail[email.rawValue].flatMap(VerificationCode.init(rawValue:))
-    }
+    lastEmailCode(for: email.rawValue)
   }
 
   /// The last sign-up code sent to `email` (a plain string address).
   public func lastEmailCode(for email: String) -> VerificationCode? {
-    guard let address = EmailAddress(rawValue: email) else { return nil }
-    return lastEmailCode(for: address)
+    (try? engine.lastEmailCode(for: email))?.flatMap { VerificationCode(rawValue: $0) }
   }
 
-  /// A user as the server stores them now (ban and counts included), or `nil` after withdrawal.
+  /// A user as the service stores them now (ban and counts included), or `nil` after
+  /// withdrawal.
   public func user(_ id: User.ID) -> User? {
-    let date = now()
-    return state.withLock { state in
-      state.now = date
-      return state.users[id].map(state.userView)
-    }
+    (try? engine.storedUser(id)) ?? nil
   }
 
   /// The user with `nickname` (case-insensitive), if any.
   public func user(named nickname: String) -> User? {
-    let date = now()
-    return state.withLock { state in
-      state.now = date
-      let folded = nickname.lowercased()
-      return state.users.values.first { $0.nickname.lowercased() == folded }.map(state.userView)
-    }
+    (try? engine.user(named: nickname)) ?? nil
   }
 
   /// Every analytics event uploaded so far, in upload order.
   public var analyticsEvents: [RecordedAnalyticsEvent] {
-    state.withLock { $0.analyticsEvents }
+    ((try? engine.storedAnalyticsEvents()) ?? []).compactMap { stored in
+      guard let userID = stored.userID,
+        let event = try? AnalyticsEvent(
+          name: stored.event.name, properties: stored.event.properties,
+          occurredAt: stored.event.occurredAt, sessionID: stored.event.sessionID)
+      else { return nil }
+      return RecordedAnalyticsEvent(userID: userID, event: event)
+    }
   }
 
   /// Whether `target` is hidden by moderation (`false` when it does not exist).
   public func isHidden(_ target: ReportTarget) -> Bool {
-    state.withLock { $0.isHidden(target) }
+    (try? engine.isHidden(target)) ?? false
   }
 
   /// How many `sessionStates` streams of `client` are open.
@@ -195,91 +215,129 @@ public final class FakeBackend: Sendable {
 
   // MARK: - Running calls
 
-  /// What a call needs from its caller, like the server's operation table.
-  enum Access {
-    /// A signed-in user reading (GET): never rate-limited, allowed while banned.
-    case read
-    /// A signed-in user changing something the server does not block for banned users
-    /// (leaving a group, read cursors, withdrawal, analytics): rate-limited.
-    case action
-    /// A signed-in user writing content: rate-limited, refused while banned.
-    case write
-    /// An admin reading.
-    case adminRead
-    /// An admin writing: rate-limited.
-    case adminWrite
-  }
-
-  /// Runs one repository call for `client` under the lock, in the server's order: offline,
-  /// clock, authentication, admin role, rate limit, ban; then `body` with the caller's id.
+  /// Runs one repository call for `client` as the server's pipeline would: offline, the
+  /// caller's token (refreshed once when it expired, like the live client), the write limit;
+  /// then `body` with the caller. Every other rule is the engine's. Everything thrown is a
+  /// `DomainError` (the engine throws nothing else); closures cannot infer typed throws yet.
   func perform<Result>(
-    _ client: FakeClient.ID, _ access: Access,
-    _ body: (inout BackendState, User.ID) throws -> Result
+    _ client: FakeClient.ID, write isWrite: Bool = false,
+    _ body: (Viewer) throws -> Result
   ) throws -> Result {
-    let date = now()
-    return try state.withLock { state in
-      guard !state.isOffline else { throw DomainError.offline }
-      state.now = date
-      let userID = try state.authenticate(client)
-      if access == .adminRead || access == .adminWrite { try state.checkAdmin(userID) }
-      if access != .read && access != .adminRead { try state.admitWrite(by: "user:\(userID)") }
-      if access == .write, state.users[userID]?.isBanned(at: date) == true {
-        throw DomainError.banned
-      }
-      return try body(&state, userID)
-    }
+    let limiter = try transportCheck()
+    let viewer = try authenticate(client)
+    if isWrite, let limiter { try limiter.admit("user:\(viewer.id.rawValue)", at: engine.now) }
+    return try body(viewer)
   }
 
   /// Runs a call that needs no sign-in (sign-in, sign-up, nickname check); writes among them
-  /// are rate-limited per client, as the server limits them per address.
-  ///
-  /// Bodies throw only `DomainError`; the signature is untyped because closures cannot yet
-  /// infer a typed `throws` from context.
+  /// are limited per client, as the server limits them per address.
   func performPublic<Result>(
-    _ client: FakeClient.ID, isWrite: Bool = true, _ body: (inout BackendState) throws -> Result
+    _ client: FakeClient.ID, write isWrite: Bool = true,
+    _ body: () throws -> Result
   ) throws -> Result {
-    let date = now()
-    return try state.withLock { state in
-      guard !state.isOffline else { throw DomainError.offline }
-      state.now = date
-      if isWrite { try state.admitWrite(by: "client:\(client.rawValue)") }
-      return try body(&state)
-    }
+    let limiter = try transportCheck()
+    if isWrite, let limiter { try limiter.admit("client:\(client.rawValue)", at: engine.now) }
+    return try body()
   }
-}
 
-extension BackendState {
-  /// The user a client's access token belongs to; a revoked or missing session signs the
-  /// client out (its stream yields `.signedOut`) and throws `DomainError.signedOut`.
-  mutating func authenticate(_ client: FakeClient.ID) throws(DomainError) -> User.ID {
-    if let token = clients[client]?.accessToken, let session = sessions[token],
-      users[session.userID] != nil
-    {
-      return session.userID
+  private func transportCheck() throws(DomainError) -> RateLimiter? {
+    let transport = self.transport.withLock { $0 }
+    guard !transport.isOffline else { throw .offline }
+    return transport.limiter
+  }
+
+  /// The user a client's access token belongs to. An expired token is refreshed once; a
+  /// revoked or missing session signs the client out (its stream yields `.signedOut`).
+  private func authenticate(_ client: FakeClient.ID) throws(DomainError) -> Viewer {
+    let tokens = clients.withLock { ($0[client]?.accessToken, $0[client]?.refreshToken) }
+    guard let access = tokens.0 else { throw .signedOut }
+    switch try engine.checkAccessToken(access) {
+    case .valid(let viewer):
+      return viewer
+    case .expired:
+      if let refresh = tokens.1, let session = try? engine.refresh(refreshToken: refresh) {
+        signedIn(client, session)
+        return try engine.authenticate(accessToken: session.accessToken)
+      }
+    case .refused:
+      break
     }
-    if clients[client]?.accessToken != nil {
-      clients[client]?.accessToken = nil
-      setState(.signedOut, of: client)
-    }
+    signOut(client)
     throw .signedOut
   }
 
-  /// Applies the optional rate limit to one write of `key` (a user or an anonymous client):
-  /// a sliding window; the refusal says when the oldest write leaves it, in whole seconds.
-  mutating func admitWrite(by key: String) throws(DomainError) {
-    guard let rateLimit else { return }
-    let window = rateLimit.windowSeconds
-    var log = writeLog[key, default: []].filter { now.timeIntervalSince($0) < window && $0 <= now }
-    defer { writeLog[key] = log.isEmpty ? nil : log }
-    if log.count >= rateLimit.maximumWrites, let oldest = log.first {
-      let wait = window - now.timeIntervalSince(oldest)
-      throw .rateLimited(retryAfter: .seconds(max(1, Int64(wait.rounded(.up)))))
+  // MARK: - Session state
+
+  /// Stores a new session of `client` and publishes `.signedIn`.
+  func signedIn(_ client: FakeClient.ID, _ session: AuthSession) {
+    update(client) {
+      $0.accessToken = session.accessToken
+      $0.refreshToken = session.refreshToken
+      $0.state = .signedIn(session.user)
     }
-    log.append(now)
   }
 
-  /// Refuses members on admin routes.
-  func checkAdmin(_ userID: User.ID) throws(DomainError) {
-    guard users[userID]?.role.isAdmin == true else { throw .forbidden }
+  /// Forgets `client`'s credentials and publishes `.signedOut`.
+  func signOut(_ client: FakeClient.ID) {
+    update(client) {
+      $0.accessToken = nil
+      $0.refreshToken = nil
+      $0.state = .signedOut
+    }
+  }
+
+  /// Forgets `client`'s credentials and publishes `.needsSignUp` (no `.signedOut` flashes
+  /// between, like the live session controller).
+  func needsSignUp(_ client: FakeClient.ID, _ token: SignUpToken) {
+    update(client) {
+      $0.accessToken = nil
+      $0.refreshToken = nil
+      $0.state = .needsSignUp(token)
+    }
+  }
+
+  /// A fresh own profile: replaces the user in `client`'s state only when that state is
+  /// signed in as the same user, like the live session controller.
+  func userUpdated(_ user: User, on client: FakeClient.ID) {
+    update(client) {
+      guard case .signedIn(let current) = $0.state, current.id == user.id else { return }
+      $0.state = .signedIn(user)
+    }
+  }
+
+  /// Changes a client's record and yields its state when it changed.
+  func update(_ client: FakeClient.ID, _ change: (inout ClientState) -> Void) {
+    clients.withLock { clients in
+      var record = clients[client] ?? ClientState()
+      let before = record.state
+      change(&record)
+      clients[client] = record
+      // Yielded under the lock, so streams see states in the order they happened.
+      if record.state != before { hub.yield(record.state, to: client) }
+    }
+  }
+
+  /// The client's session state now.
+  func state(of client: FakeClient.ID) -> SessionState {
+    clients.withLock { $0[client]?.state ?? .signedOut }
+  }
+
+  /// A stream of `client`'s states that starts with the current one.
+  func sessionStates(of client: FakeClient.ID) -> AsyncStream<SessionState> {
+    clients.withLock { hub.stream(for: client, current: $0[client]?.state ?? .signedOut) }
+  }
+}
+
+/// An analytics event as the backend received it.
+public struct RecordedAnalyticsEvent: Hashable, Sendable {
+  /// The signed-in user who uploaded it.
+  public var userID: User.ID
+  /// The event.
+  public var event: AnalyticsEvent
+
+  /// Creates a recorded event.
+  public init(userID: User.ID, event: AnalyticsEvent) {
+    self.userID = userID
+    self.event = event
   }
 }

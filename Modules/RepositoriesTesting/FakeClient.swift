@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Repositories
+import ServiceEngine
 
 /// One app installation talking to a ``FakeBackend``: its repositories act as whoever it is
 /// signed in as, and its auth repository drives its own session.
@@ -36,9 +37,7 @@ public struct FakeClient: Sendable, Identifiable {
   }
 
   /// The client's session state now.
-  public var sessionState: SessionState {
-    backend.state.withLock { $0.clients[id]?.state ?? .signedOut }
-  }
+  public var sessionState: SessionState { backend.state(of: id) }
 
   /// The signed-in user's identifier; throws `DomainError.signedOut` when nobody is signed in.
   public var userID: User.ID {
@@ -50,304 +49,236 @@ public struct FakeClient: Sendable, Identifiable {
 }
 
 extension RepositorySet {
-  /// The repositories of one fake client: every call runs against `backend` as the client.
+  /// The repositories of one fake client: every call runs on the backend's engine as the
+  /// client's user.
   init(fakeClient id: FakeClient.ID, of backend: FakeBackend) {
+    let engine = backend.engine
+    /// A read as the client's user.
+    @Sendable func read<T>(
+      _ body: @escaping @Sendable (Viewer) throws -> T
+    ) -> @Sendable () throws -> T {
+      { try backend.perform(id, body) }
+    }
+    /// A write as the client's user (counted by the write limit).
+    @Sendable func write<T>(
+      _ body: @escaping @Sendable (Viewer) throws -> T
+    ) -> @Sendable () throws -> T {
+      { try backend.perform(id, write: true, body) }
+    }
     self.init(
-      auth: .fake(id, backend), profile: .fake(id, backend), questions: .fake(id, backend),
-      board: .fake(id, backend), reports: .fake(id, backend), notifications: .fake(id, backend),
-      studyGroups: .fake(id, backend), chat: .fake(id, backend), analytics: .fake(id, backend),
-      admin: .fake(id, backend))
-  }
-}
-
-extension AuthRepository {
-  static func fake(_ id: FakeClient.ID, _ backend: FakeBackend) -> Self {
-    AuthRepository(
-      sessionStates: {
-        backend.state.withLock { state in
-          state.hub.stream(for: id, current: state.clients[id]?.state ?? .signedOut)
-        }
-      },
-      currentState: {
-        backend.state.withLock { $0.clients[id]?.state ?? .signedOut }
-      },
-      signIn: { provider, token in
-        try backend.performPublic(id) {
-          try $0.signIn(client: id, provider: provider, token: token)
-        }
-      },
-      requestEmailCode: { signUpToken, email in
-        try backend.performPublic(id) {
-          try $0.requestEmailCode(signUpToken: signUpToken, email: email)
-        }
-      },
-      verifyEmailCode: { signUpToken, email, code in
-        try backend.performPublic(id) {
-          try $0.verifyEmailCode(signUpToken: signUpToken, email: email, code: code)
-        }
-      },
-      checkNickname: { nickname in
-        try backend.performPublic(id, isWrite: false) { $0.nicknameAvailability(nickname) }
-      },
-      signUp: { form in
-        try backend.performPublic(id) { try $0.signUp(client: id, form: form) }
-      },
-      signOut: {
-        try backend.performPublic(id) { $0.endSession(of: id) }
-      },
-      withdraw: {
-        try backend.perform(id, .action) { $0.withdraw(client: id, userID: $1) }
-      })
-  }
-}
-
-extension ProfileRepository {
-  static func fake(_ id: FakeClient.ID, _ backend: FakeBackend) -> Self {
-    ProfileRepository(
-      fetchMe: {
-        try backend.perform(id, .read) { state, userID in
-          let user = try state.fetchUser(userID)
-          state.userUpdated(user, on: id)
+      auth: AuthRepository(
+        sessionStates: { backend.sessionStates(of: id) },
+        currentState: { backend.state(of: id) },
+        signIn: { provider, token in
+          let result = try backend.performPublic(id) {
+            try engine.signIn(provider: provider.rawValue, token: token)
+          }
+          switch result {
+          case .signedIn(let session): backend.signedIn(id, session)
+          case .needsSignUp(let token): backend.needsSignUp(id, token)
+          }
+          return result
+        },
+        requestEmailCode: { signUpToken, email in
+          try backend.performPublic(id) {
+            try engine.requestEmailCode(signUpToken: signUpToken.rawValue, email: email.rawValue)
+              .expiresAt
+          }
+        },
+        verifyEmailCode: { signUpToken, email, code in
+          try backend.performPublic(id) {
+            try engine.verifyEmailCode(
+              signUpToken: signUpToken.rawValue, email: email.rawValue, code: code.rawValue)
+          }
+        },
+        checkNickname: { nickname in
+          try backend.performPublic(id, write: false) {
+            try engine.nicknameAvailability(nickname.rawValue)
+          }
+        },
+        signUp: { form in
+          let session = try backend.performPublic(id) {
+            try engine.signUp(
+              signUpToken: form.signUpToken.rawValue,
+              verificationToken: form.verificationToken.rawValue,
+              nickname: form.nickname.rawValue, cohort: form.cohort,
+              agreedTermsVersion: form.agreedTermsVersion)
+          }
+          backend.signedIn(id, session)
+          return session.user
+        },
+        signOut: {
+          // Signing out always ends the session here; the server forgets the token if it can.
+          try backend.performPublic(id) {
+            let refresh = backend.clients.withLock { $0[id]?.refreshToken }
+            if let refresh, let viewer = try? backend.perform(id, { $0 }) {
+              try? engine.signOut(refreshToken: refresh, as: viewer)
+            }
+          }
+          backend.signOut(id)
+        },
+        withdraw: {
+          try backend.perform(id, write: true) { viewer in
+            try engine.withdraw(as: viewer)
+          }
+          backend.signOut(id)
+        }),
+      profile: ProfileRepository(
+        fetchMe: {
+          let user = try read { try engine.me(as: $0) }()
+          backend.userUpdated(user, on: id)
           return user
-        }
-      },
-      updateProfile: { update in
-        try backend.perform(id, .write) {
-          try $0.updateProfile(client: id, userID: $1, update: update)
-        }
-      },
-      uploadAvatar: { data, fileName, mimeType in
-        try backend.perform(id, .write) {
-          try $0.uploadAvatar(
-            client: id, userID: $1, data: data, fileName: fileName, mimeType: mimeType)
-        }
-      },
-      fetchUser: { userID in
-        try backend.perform(id, .read) { state, _ in try state.fetchUser(userID) }
-      },
-      fetchMyAnswers: { page in
-        try backend.perform(id, .read) { try $0.fetchMyAnswers(viewer: $1, page: page) }
-      })
+        },
+        updateProfile: { update in
+          let change = ProfileChange(
+            nickname: update.nickname?.rawValue, cohort: update.cohort.map { .some($0) })
+          let user = try write { try engine.updateProfile(change, as: $0) }()
+          backend.userUpdated(user, on: id)
+          return user
+        },
+        uploadAvatar: { data, _, _ in
+          let user = try write { viewer in
+            try engine.uploadAvatar(
+              try AvatarImage(validating: data), baseURL: FakeBackend.avatarHost, as: viewer)
+          }()
+          backend.userUpdated(user, on: id)
+          return user
+        },
+        fetchUser: { userID in try read { _ in try engine.user(userID) }() },
+        fetchMyAnswers: { page in try read { try engine.myAnswers(page, as: $0) }() }),
+      questions: QuestionRepository(
+        fetchToday: { try read { try engine.todaysQuestion(as: $0) }() },
+        fetchQuestions: { page in try read { try engine.questions(page, as: $0) }() },
+        fetchQuestion: { questionID in try read { try engine.question(questionID, as: $0) }() },
+        fetchAnswers: { questionID, page in
+          try read { try engine.answers(of: questionID, page, as: $0) }()
+        },
+        submitAnswer: { questionID, content in
+          try write { try engine.submitAnswer(to: questionID, content: content, as: $0) }()
+        },
+        deleteAnswer: { answerID in try write { try engine.deleteAnswer(answerID, as: $0) }() }),
+      board: BoardRepository(
+        fetchPosts: { page in try read { try engine.posts(page, as: $0) }() },
+        searchPosts: { query, page in
+          try read { try engine.posts(matching: query, page, as: $0) }()
+        },
+        fetchPost: { postID in try read { try engine.post(postID, as: $0) }() },
+        createPost: { draft in try write { try engine.createPost(draft, as: $0) }() },
+        deletePost: { postID in try write { try engine.deletePost(postID, as: $0) }() },
+        setPostLike: { postID, isLiked in
+          try write { try engine.setPostLike(postID, isLiked: isLiked, as: $0) }()
+        },
+        fetchComments: { postID, page in
+          try read { try engine.comments(on: postID, page, as: $0) }()
+        },
+        createComment: { postID, draft in
+          try write { try engine.createComment(on: postID, draft, as: $0) }()
+        },
+        deleteComment: { commentID in try write { try engine.deleteComment(commentID, as: $0) }() },
+        setCommentLike: { commentID, isLiked in
+          try write { try engine.setCommentLike(commentID, isLiked: isLiked, as: $0) }()
+        }),
+      reports: ReportRepository(
+        report: { target, reason in
+          try write {
+            try engine.report(target, reason: reason.code, detail: reason.detail, as: $0)
+          }()
+        },
+        fetchMyReports: { page in try read { try engine.myReports(page, as: $0) }() }),
+      notifications: NotificationRepository(
+        fetchNotifications: { page in try read { try engine.notifications(page, as: $0) }() },
+        fetchUnreadCount: { try read { try engine.unreadNotificationCount(as: $0) }() },
+        markRead: { notificationID in
+          try write { try engine.markNotificationRead(notificationID, as: $0) }()
+        },
+        markAllRead: { try write { try engine.markAllNotificationsRead(as: $0) }() }),
+      studyGroups: StudyGroupRepository(
+        fetchGroups: { query, page in
+          try read { try engine.groups(matching: query, page, as: $0) }()
+        },
+        fetchGroup: { groupID in try read { try engine.group(groupID, as: $0) }() },
+        createGroup: { draft in try write { try engine.createGroup(draft, as: $0) }() },
+        updateGroup: { groupID, draft in
+          try write {
+            try engine.updateGroup(
+              groupID, name: draft.name, description: draft.description, as: $0)
+          }()
+        },
+        deleteGroup: { groupID in try write { try engine.deleteGroup(groupID, as: $0) }() },
+        joinGroup: { groupID in try write { try engine.joinGroup(groupID, as: $0) }() },
+        leaveGroup: { groupID in try write { try engine.leaveGroup(groupID, as: $0) }() },
+        fetchMembers: { groupID, page in
+          try read { _ in try engine.groupMembers(of: groupID, page) }()
+        }),
+      chat: ChatRepository(
+        fetchRooms: { page in try read { try engine.chatRooms(page, as: $0) }() },
+        openDirectRoom: { peer in try write { try engine.openDirectRoom(with: peer, as: $0) }() },
+        fetchMessages: { roomID, afterSeq, beforeSeq, limit in
+          try read {
+            try engine.messages(
+              in: roomID, afterSeq: afterSeq, beforeSeq: beforeSeq, limit: limit, as: $0)
+          }()
+        },
+        sendMessage: { text, roomID, clientMessageID in
+          try write {
+            try engine.sendMessage(text, to: roomID, clientMessageID: clientMessageID, as: $0)
+              .message
+          }()
+        },
+        markRead: { roomID, seq in try write { try engine.markRoomRead(roomID, seq: seq, as: $0) }()
+        }),
+      analytics: AnalyticsRepository(
+        track: { event in
+          backend.clients.withLock { $0[id, default: .init()].analyticsBuffer.append(event) }
+        },
+        flush: {
+          try write { viewer in
+            let buffer = backend.clients.withLock { clients in
+              defer { clients[id]?.analyticsBuffer = [] }
+              return clients[id]?.analyticsBuffer ?? []
+            }
+            var accepted = 0
+            for start in stride(from: 0, to: buffer.count, by: AnalyticsBatch.maximumSize) {
+              let batch = buffer[start..<min(start + AnalyticsBatch.maximumSize, buffer.count)]
+              accepted += try engine.recordAnalytics(batch.map(UploadedEvent.init), as: viewer)
+            }
+            return accepted
+          }()
+        }),
+      admin: AdminRepository(
+        fetchQuestions: { status, page in
+          try read { try engine.scheduledQuestions(status: status, page, as: $0) }()
+        },
+        createQuestion: { draft in try write { try engine.createQuestion(draft, as: $0) }() },
+        updateQuestion: { questionID, draft in
+          try write {
+            try engine.updateQuestion(
+              questionID, content: draft.content, publishDate: draft.publishDate, as: $0)
+          }()
+        },
+        deleteQuestion: { questionID in
+          try write { try engine.deleteQuestion(questionID, as: $0) }()
+        },
+        importQuestions: { csv in try write { try engine.importQuestions(csv, as: $0) }() },
+        fetchReportCases: { status, page in
+          try read { try engine.reportCases(status: status, page, as: $0) }()
+        },
+        fetchReportCase: { caseID in try read { try engine.reportCase(caseID, as: $0) }() },
+        resolveReportCase: { caseID, resolution, note in
+          try write { try engine.resolveReportCase(caseID, resolution, note: note, as: $0) }()
+        },
+        fetchUsers: { query, page in
+          try read { try engine.adminUsers(matching: query, page, as: $0) }()
+        },
+        banUser: { userID, reason, until in
+          try write { try engine.banUser(userID, reason: reason, until: until, as: $0) }()
+        },
+        unbanUser: { userID in try write { try engine.unbanUser(userID, as: $0) }() },
+        fetchStats: { try read { try engine.adminStats(as: $0) }() }))
   }
 }
 
-extension QuestionRepository {
-  static func fake(_ id: FakeClient.ID, _ backend: FakeBackend) -> Self {
-    QuestionRepository(
-      fetchToday: {
-        try backend.perform(id, .read) { try $0.fetchToday(viewer: $1) }
-      },
-      fetchQuestions: { page in
-        try backend.perform(id, .read) { try $0.fetchQuestions(viewer: $1, page: page) }
-      },
-      fetchQuestion: { questionID in
-        try backend.perform(id, .read) { try $0.fetchQuestion(questionID, viewer: $1) }
-      },
-      fetchAnswers: { questionID, page in
-        try backend.perform(id, .read) {
-          try $0.fetchAnswers(of: questionID, viewer: $1, page: page)
-        }
-      },
-      submitAnswer: { questionID, content in
-        try backend.perform(id, .write) {
-          try $0.submitAnswer(to: questionID, content: content, author: $1)
-        }
-      },
-      deleteAnswer: { answerID in
-        try backend.perform(id, .write) { try $0.deleteAnswer(answerID, by: $1) }
-      })
-  }
-}
-
-extension BoardRepository {
-  static func fake(_ id: FakeClient.ID, _ backend: FakeBackend) -> Self {
-    BoardRepository(
-      fetchPosts: { page in
-        try backend.perform(id, .read) { try $0.fetchPosts(viewer: $1, page: page) }
-      },
-      searchPosts: { query, page in
-        try backend.perform(id, .read) { try $0.searchPosts(query, viewer: $1, page: page) }
-      },
-      fetchPost: { postID in
-        try backend.perform(id, .read) { try $0.fetchPost(postID, viewer: $1) }
-      },
-      createPost: { draft in
-        try backend.perform(id, .write) { try $0.createPost(draft, author: $1) }
-      },
-      deletePost: { postID in
-        try backend.perform(id, .write) { try $0.deletePost(postID, by: $1) }
-      },
-      setPostLike: { postID, isLiked in
-        try backend.perform(id, .write) { try $0.setPostLike(postID, isLiked: isLiked, by: $1) }
-      },
-      fetchComments: { postID, page in
-        try backend.perform(id, .read) { try $0.fetchComments(of: postID, viewer: $1, page: page) }
-      },
-      createComment: { postID, draft in
-        try backend.perform(id, .write) {
-          try $0.createComment(on: postID, draft: draft, author: $1)
-        }
-      },
-      deleteComment: { commentID in
-        try backend.perform(id, .write) { try $0.deleteComment(commentID, by: $1) }
-      },
-      setCommentLike: { commentID, isLiked in
-        try backend.perform(id, .write) {
-          try $0.setCommentLike(commentID, isLiked: isLiked, by: $1)
-        }
-      })
-  }
-}
-
-extension ReportRepository {
-  static func fake(_ id: FakeClient.ID, _ backend: FakeBackend) -> Self {
-    ReportRepository(
-      report: { target, reason in
-        try backend.perform(id, .write) { try $0.report(target, reason: reason, reporter: $1) }
-      },
-      fetchMyReports: { page in
-        try backend.perform(id, .read) { try $0.fetchMyReports(of: $1, page: page) }
-      })
-  }
-}
-
-extension NotificationRepository {
-  static func fake(_ id: FakeClient.ID, _ backend: FakeBackend) -> Self {
-    NotificationRepository(
-      fetchNotifications: { page in
-        try backend.perform(id, .read) { try $0.fetchNotifications(of: $1, page: page) }
-      },
-      fetchUnreadCount: {
-        try backend.perform(id, .read) { $0.unreadCount(of: $1) }
-      },
-      markRead: { notificationID in
-        try backend.perform(id, .action) { try $0.markNotificationRead(notificationID, by: $1) }
-      },
-      markAllRead: {
-        try backend.perform(id, .action) { $0.markAllNotificationsRead(of: $1) }
-      })
-  }
-}
-
-extension StudyGroupRepository {
-  static func fake(_ id: FakeClient.ID, _ backend: FakeBackend) -> Self {
-    StudyGroupRepository(
-      fetchGroups: { query, page in
-        try backend.perform(id, .read) { try $0.fetchGroups(query: query, viewer: $1, page: page) }
-      },
-      fetchGroup: { groupID in
-        try backend.perform(id, .read) { try $0.fetchGroup(groupID, viewer: $1) }
-      },
-      createGroup: { draft in
-        try backend.perform(id, .write) { try $0.createGroup(draft, owner: $1) }
-      },
-      updateGroup: { groupID, draft in
-        try backend.perform(id, .write) { try $0.updateGroup(groupID, draft: draft, by: $1) }
-      },
-      deleteGroup: { groupID in
-        try backend.perform(id, .write) { try $0.deleteGroup(groupID, by: $1) }
-      },
-      joinGroup: { groupID in
-        try backend.perform(id, .write) { try $0.joinGroup(groupID, by: $1) }
-      },
-      leaveGroup: { groupID in
-        try backend.perform(id, .action) { try $0.leaveGroup(groupID, by: $1) }
-      },
-      fetchMembers: { groupID, page in
-        try backend.perform(id, .read) { state, _ in try state.fetchMembers(of: groupID, page: page)
-        }
-      })
-  }
-}
-
-extension ChatRepository {
-  static func fake(_ id: FakeClient.ID, _ backend: FakeBackend) -> Self {
-    ChatRepository(
-      fetchRooms: { page in
-        try backend.perform(id, .read) { try $0.fetchRooms(viewer: $1, page: page) }
-      },
-      openDirectRoom: { peer in
-        try backend.perform(id, .write) { try $0.openDirectRoom(with: peer, viewer: $1) }
-      },
-      fetchMessages: { roomID, afterSeq, beforeSeq, limit in
-        try backend.perform(id, .read) {
-          try $0.fetchMessages(
-            in: roomID, afterSeq: afterSeq, beforeSeq: beforeSeq, limit: limit, viewer: $1)
-        }
-      },
-      sendMessage: { text, roomID, clientMessageID in
-        try backend.perform(id, .write) {
-          try $0.sendMessage(text, to: roomID, clientMessageID: clientMessageID, sender: $1)
-        }
-      },
-      markRead: { roomID, seq in
-        try backend.perform(id, .action) { try $0.markRoomRead(roomID, seq: seq, viewer: $1) }
-      })
-  }
-}
-
-extension AnalyticsRepository {
-  static func fake(_ id: FakeClient.ID, _ backend: FakeBackend) -> Self {
-    AnalyticsRepository(
-      track: { event in
-        backend.state.withLock { $0.track(event, on: id) }
-      },
-      flush: {
-        try backend.perform(id, .action) { $0.flushAnalytics(of: id, userID: $1) }
-      })
-  }
-}
-
-extension AdminRepository {
-  static func fake(_ id: FakeClient.ID, _ backend: FakeBackend) -> Self {
-    AdminRepository(
-      fetchQuestions: { status, page in
-        try backend.perform(id, .adminRead) { state, _ in
-          try state.fetchAdminQuestions(status: status, page: page)
-        }
-      },
-      createQuestion: { draft in
-        try backend.perform(id, .adminWrite) { try $0.createQuestion(draft, admin: $1) }
-      },
-      updateQuestion: { questionID, draft in
-        try backend.perform(id, .adminWrite) {
-          try $0.updateQuestion(questionID, draft: draft, admin: $1)
-        }
-      },
-      deleteQuestion: { questionID in
-        try backend.perform(id, .adminWrite) { state, _ in try state.deleteQuestion(questionID) }
-      },
-      importQuestions: { csv in
-        try backend.perform(id, .adminWrite) { try $0.importQuestions(csv, admin: $1) }
-      },
-      fetchReportCases: { status, page in
-        try backend.perform(id, .adminRead) { state, _ in
-          try state.fetchReportCases(status: status, page: page)
-        }
-      },
-      fetchReportCase: { caseID in
-        try backend.perform(id, .adminRead) { state, _ in try state.fetchReportCase(caseID) }
-      },
-      resolveReportCase: { caseID, resolution, note in
-        try backend.perform(id, .adminWrite) {
-          try $0.resolveReportCase(caseID, resolution: resolution, note: note, admin: $1)
-        }
-      },
-      fetchUsers: { query, page in
-        try backend.perform(id, .adminRead) { state, _ in
-          try state.fetchUsers(query: query, page: page)
-        }
-      },
-      banUser: { userID, reason, until in
-        try backend.perform(id, .adminWrite) {
-          try $0.banUser(userID, reason: reason, until: until, admin: $1)
-        }
-      },
-      unbanUser: { userID in
-        try backend.perform(id, .adminWrite) { state, _ in try state.unbanUser(userID) }
-      },
-      fetchStats: {
-        try backend.perform(id, .adminRead) { state, _ in state.stats() }
-      })
-  }
+extension FakeBackend {
+  /// Where fake avatar URLs point (nothing serves them).
+  static let avatarHost = "https://fake.qapple.test"
 }

@@ -1,12 +1,13 @@
 import Domain
 import Foundation
+import ServiceEngine
 
 /// Data to load into a ``FakeBackend`` in one go: people refer to each other by nickname, times
 /// are relative to the backend's clock, days relative to its "today".
 ///
-/// Seeding writes straight into the tables: it sends no notifications for the history it
-/// creates, except `new_question` for today's question (to every account, as the server's demo
-/// seed does).
+/// Seeding runs the engine's own operations at past times, so the history it creates follows
+/// every rule and notifies like the service: comments and likes reach their authors, and
+/// today's question is announced to every account.
 public struct Seed: Sendable {
   /// An account.
   public struct UserSeed: Sendable {
@@ -183,18 +184,21 @@ public enum SeedError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension FakeBackend {
-  /// Loads `seed` (validating nicknames and texts like the server) and returns the new ids;
-  /// a seed that fails loads nothing.
+  /// Loads `seed` through the engine's own operations (validating nicknames and texts like the
+  /// server, notifying like the server), at past times relative to now; returns the new ids.
+  /// A seed that fails loads nothing.
   @discardableResult
   public func seed(_ seed: Seed) throws -> SeededData {
-    let date = now()
-    return try state.withLock { state in
-      var copy = state
-      copy.now = date
-      let data = try copy.load(seed)
-      state = copy
-      return data
+    let now = engine.now
+    let today = engine.today
+    var data = SeededData(users: [:], questions: [], posts: [], comments: [:], groups: [])
+    try engine.inOneTransaction(startingAt: now) { travel in
+      try withoutActuallyEscaping(travel) { travel in
+        try SeedLoader(engine: engine, now: now, today: today, travel: travel).load(
+          seed, into: &data)
+      }
     }
+    return data
   }
 
   /// A new client signed in as the seeded or created user with `nickname`.
@@ -204,128 +208,119 @@ extension FakeBackend {
   }
 }
 
-extension BackendState {
-  mutating func load(_ seed: Seed) throws -> SeededData {
-    var data = SeededData(users: [:], questions: [], posts: [], comments: [:], groups: [])
+/// Loads a ``Seed`` inside one engine transaction.
+private struct SeedLoader {
+  let engine: ServiceEngine
+  let now: Date
+  let today: CalendarDay
+  let travel: (Date) -> Void
+
+  /// Runs `operation` as if at `date` (never later than now).
+  func at<T>(_ date: Date, _ operation: () throws -> T) rethrows -> T {
+    travel(min(date, now))
+    return try operation()
+  }
+
+  func load(_ seed: Seed, into data: inout SeededData) throws {
+    var viewers: [String: Viewer] = [:]
     for user in seed.users {
-      let nickname = try validating { () throws(ValidationError) in
-        try Nickname(validating: user.nickname)
+      let viewer = try at(now.addingTimeInterval(-86_400 * 60)) {
+        try engine.createUser(nickname: user.nickname, role: user.role, cohort: user.cohort)
       }
-      guard !isNicknameTaken(nickname.rawValue) else { throw DomainError.nicknameTaken }
-      let record = insertUser(
-        nickname: nickname.rawValue, role: user.role,
-        cohort: try Self.validCohort(user.cohort),
-        providerKey: Self.providerKey(.dev, user.nickname))
-      data.users[user.nickname] = record.id
+      viewers[user.nickname] = viewer
+      data.users[user.nickname] = viewer.id
     }
-    func id(_ nickname: String) throws -> User.ID {
-      if let id = data.users[nickname] { return id }
-      let folded = nickname.lowercased()
-      if let user = users.values.first(where: { $0.nickname.lowercased() == folded }) {
-        return user.id
+    func viewer(_ nickname: String) throws -> Viewer {
+      if let viewer = viewers[nickname] { return viewer }
+      guard let user = try engine.user(named: nickname) else {
+        throw SeedError.unknownUser(nickname)
       }
-      throw SeedError.unknownUser(nickname)
+      return try engine.viewer(user.id)
     }
     for question in seed.questions {
-      let draft = try validating { () throws(ValidationError) in
-        try QuestionDraft(
-          content: question.content, publishDate: today.adding(days: question.dayOffset)
-        )
-        .validated()
+      let day = today.adding(days: question.dayOffset)
+      // Today's question is created on its day, so it is announced; others a month ago.
+      let created = question.dayOffset == 0 ? startOfDay(day) : now.addingTimeInterval(-86_400 * 30)
+      let scheduled = try at(created) {
+        try engine.createQuestion(
+          QuestionDraft(content: question.content, publishDate: day), as: .system)
       }
-      guard !isDayTaken(draft.publishDate) else { throw Self.dayTaken(draft.publishDate) }
-      let record = QuestionRecord(
-        id: makeID("q"), content: draft.content, publishDate: draft.publishDate,
-        createdAt: now.addingTimeInterval(-86_400 * 30), order: nextOrder())
-      questions[record.id] = record
-      if record.publishDate == today { announce(record) }
-      data.questions.append(record.id)
+      data.questions.append(scheduled.id)
+      let published = min(now, startOfDay(day))
       for (offset, answer) in question.answers.enumerated() {
-        let text = try validating { () throws(ValidationError) in
-          try Answer.validate(content: answer.content)
+        let author = try viewer(answer.author)
+        _ = try at(published.addingTimeInterval(Double(offset + 1) * 600)) {
+          try engine.submitAnswer(to: scheduled.id, content: answer.content, as: author)
         }
-        let author = try id(answer.author)
-        let publishedAt = min(now, Self.startOfDay(draft.publishDate, in: timeZone))
-        let record = AnswerRecord(
-          id: makeID("a"), questionID: record.id, authorID: author, content: text,
-          createdAt: publishedAt.addingTimeInterval(Double(offset + 1) * 600), order: nextOrder())
-        answers[record.id] = record
       }
     }
     for post in seed.posts {
-      let draft = try validating { () throws(ValidationError) in
-        try PostDraft(content: post.content, isAnonymous: post.isAnonymous).validated()
-      }
       let createdAt = now.addingTimeInterval(-Double(post.minutesAgo) * 60)
-      var record = PostRecord(
-        id: makeID("p"), authorID: try id(post.author), content: draft.content,
-        isAnonymous: draft.isAnonymous, createdAt: createdAt, order: nextOrder())
-      record.likes = Set(try post.likedBy.map(id))
+      let created = try at(createdAt) {
+        try engine.createPost(
+          PostDraft(content: post.content, isAnonymous: post.isAnonymous),
+          as: try viewer(post.author))
+      }
+      for liker in post.likedBy {
+        _ = try at(createdAt.addingTimeInterval(30)) {
+          try engine.setPostLike(created.id, isLiked: true, as: try viewer(liker))
+        }
+      }
       var commentIDs: [Comment.ID] = []
       for (offset, comment) in post.comments.enumerated() {
-        let draft = try validating { () throws(ValidationError) in
-          try CommentDraft(content: comment.content, isAnonymous: comment.isAnonymous).validated()
+        let time = createdAt.addingTimeInterval(Double(offset + 1) * 60)
+        let made = try at(time) {
+          try engine.createComment(
+            on: created.id,
+            CommentDraft(content: comment.content, isAnonymous: comment.isAnonymous),
+            as: try viewer(comment.author))
         }
-        let author = try id(comment.author)
-        if draft.isAnonymous, record.anonymousOrdinals[author] == nil {
-          record.anonymousOrdinals[author] = record.anonymousOrdinals.count + 1
+        for liker in comment.likedBy {
+          _ = try at(time.addingTimeInterval(30)) {
+            try engine.setCommentLike(made.id, isLiked: true, as: try viewer(liker))
+          }
         }
-        var commentRecord = CommentRecord(
-          id: makeID("c"), postID: record.id, authorID: author, content: draft.content,
-          isAnonymous: draft.isAnonymous,
-          createdAt: min(now, createdAt.addingTimeInterval(Double(offset + 1) * 60)),
-          order: nextOrder())
-        commentRecord.likes = Set(try comment.likedBy.map(id))
-        comments[commentRecord.id] = commentRecord
-        commentIDs.append(commentRecord.id)
+        commentIDs.append(made.id)
       }
-      posts[record.id] = record
-      data.posts.append(record.id)
-      data.comments[record.id] = commentIDs
+      data.posts.append(created.id)
+      data.comments[created.id] = commentIDs
     }
     for group in seed.groups {
-      let draft = try validating { () throws(ValidationError) in
-        try StudyGroupDraft(name: group.name, description: group.description).validated()
-      }
-      let owner = try id(group.owner)
-      let groupID: StudyGroup.ID = makeID("g")
       let createdAt = now.addingTimeInterval(-86_400 * 7)
-      var record = GroupRecord(
-        id: groupID, name: draft.name, description: draft.description, ownerID: owner,
-        createdAt: createdAt, order: nextOrder(), roomID: ChatRoom.ID("room_\(groupID.rawValue)"))
-      record.members[owner] = (createdAt, nextOrder())
-      for member in group.members {
-        record.members[try id(member)] = (createdAt.addingTimeInterval(3_600), nextOrder())
+      let owner = try viewer(group.owner)
+      let made = try at(createdAt) {
+        try engine.createGroup(
+          StudyGroupDraft(name: group.name, description: group.description), as: owner)
       }
-      var room = RoomRecord(
-        id: record.roomID, kind: .group(groupID), createdAt: createdAt, order: nextOrder())
-      for (offset, message) in group.messages.enumerated() {
-        let text = try validating { () throws(ValidationError) in
-          try ChatMessage.validate(text: message.text)
+      var roster: Set<String> = [owner.id.rawValue]
+      for member in group.members {
+        let member = try viewer(member)
+        _ = try at(createdAt.addingTimeInterval(3_600)) {
+          try engine.joinGroup(made.id, as: member)
         }
-        let sender = try id(message.sender)
-        guard record.members[sender] != nil else {
+        roster.insert(member.id.rawValue)
+      }
+      let room = try engine.chatRooms(PageRequest(limit: 100), as: owner).items.first {
+        $0.kind == .group(made.id)
+      }
+      for (offset, message) in group.messages.enumerated() {
+        let sender = try viewer(message.sender)
+        guard roster.contains(sender.id.rawValue), let room else {
           throw SeedError.notAMember(message.sender, group: group.name)
         }
-        room.lastSeq += 1
-        room.messages.append(
-          MessageRecord(
-            id: makeID("m"), roomID: room.id, seq: room.lastSeq, clientMessageID: UUID(),
-            senderID: sender, text: text,
-            createdAt: now.addingTimeInterval(-Double(group.messages.count - offset) * 300)))
+        _ = try at(now.addingTimeInterval(-Double(group.messages.count - offset) * 300)) {
+          try engine.sendMessage(message.text, to: room.id, clientMessageID: UUID(), as: sender)
+        }
       }
-      groups[groupID] = record
-      rooms[room.id] = room
-      data.groups.append(groupID)
+      data.groups.append(made.id)
     }
-    return data
   }
 
-  /// Midnight of `day` in `timeZone`.
-  static func startOfDay(_ day: CalendarDay, in timeZone: TimeZone) -> Date {
+  /// Midnight of `day` in the engine's time zone.
+  func startOfDay(_ day: CalendarDay) -> Date {
     var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = timeZone
+    calendar.timeZone = engine.configuration.timeZone
     let components = DateComponents(year: day.year, month: day.month, day: day.day)
-    return calendar.date(from: components) ?? Date(timeIntervalSince1970: 0)
+    return calendar.date(from: components) ?? now
   }
 }

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import ServiceEngine
 
 /// The `sessionStates` streams of every client. It has its own lock, taken after the backend's
 /// (never before), so a stream ending while the backend is busy cannot deadlock.

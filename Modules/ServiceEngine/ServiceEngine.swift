@@ -38,7 +38,7 @@ public final class ServiceEngine: Sendable {
     /// Creates a configuration; the defaults are the service's.
     public init(
       storage: Storage = .inMemory, timeZone: TimeZone = .seoul,
-      accessTokenLifetime: TimeInterval = 3600, refreshTokenLifetime: TimeInterval = 30 * 86_400
+      accessTokenLifetime: TimeInterval = 15 * 60, refreshTokenLifetime: TimeInterval = 30 * 86_400
     ) {
       self.storage = storage
       self.timeZone = timeZone
@@ -63,7 +63,8 @@ public final class ServiceEngine: Sendable {
   ///   - secrets: where tokens and e-mail codes come from; ``SecretSource/seeded(_:)`` makes
   ///     them repeatable.
   public init(
-    configuration: Configuration = Configuration(), now: @escaping @Sendable () -> Date = { Date() },
+    configuration: Configuration = Configuration(),
+    now: @escaping @Sendable () -> Date = { Date() },
     secrets: SecretSource = .random
   ) throws {
     writer = try DatabaseFactory.open(configuration.storage)
@@ -145,21 +146,25 @@ public final class ServiceEngine: Sendable {
     return try mapped { try writer.unsafeReentrantWrite { db in try body(db, moment) } }
   }
 
-  /// Runs many operations as one transaction, each at the time `travel(to:)` last set (seeding
-  /// past activity quickly and atomically). Not for concurrent use: nothing else may call the
-  /// engine meanwhile.
-  func inOneTransaction(
+  /// Runs many operations as one transaction, each at the time `travel` last set (seeding past
+  /// activity quickly and atomically: if `body` throws, nothing of it stays). Not for
+  /// concurrent use: nothing else may call the engine meanwhile.
+  ///
+  /// Errors of `body` come out as they are; database failures as `DomainError.server`.
+  public func inOneTransaction(
     startingAt date: Date, _ body: (_ travel: (Date) -> Void) throws -> Void
-  ) throws(DomainError) {
+  ) throws {
     batch.withLock { $0 = date }
     defer { batch.withLock { $0 = nil } }
-    try mapped {
+    do {
       try writer.writeWithoutTransaction { db in
         try db.inTransaction {
           try body { date in self.batch.withLock { $0 = date } }
           return .commit
         }
       }
+    } catch let error as DatabaseError {
+      throw DomainError.server("The service's database failed: \(error)")
     }
   }
 
@@ -189,7 +194,9 @@ public struct SecretSource: Sendable {
   public static var random: SecretSource { SecretSource(SystemRandomNumberGenerator()) }
 
   /// A repeatable sequence for tests: the same seed gives the same tokens and codes.
-  public static func seeded(_ seed: UInt64) -> SecretSource { SecretSource(SeededRandom(seed: seed)) }
+  public static func seeded(_ seed: UInt64) -> SecretSource {
+    SecretSource(SeededRandom(seed: seed))
+  }
 
   private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
 

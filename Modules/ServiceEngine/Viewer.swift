@@ -16,6 +16,18 @@ public struct Viewer: Sendable, Hashable {
   /// When the ban ends; `nil` for a ban without end (or no ban).
   public let bannedUntil: Date?
 
+  /// The service itself, acting without an account (seeding scheduled questions, say): an
+  /// admin whose actions notify everyone, since it is nobody.
+  public static let system = Viewer(key: 0, nickname: "Qapple", isAdmin: true)
+
+  private init(key: Int64, nickname: String, isAdmin: Bool) {
+    self.key = key
+    self.nickname = nickname
+    self.isAdmin = isAdmin
+    banned = false
+    bannedUntil = nil
+  }
+
   init(_ user: UserRecord) {
     key = user.key
     nickname = user.nickname

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import LocalServer
-import ServiceEngine
 import Logging
+import ServiceEngine
 
 /// `qapple-server`: runs the Qapple reference server until SIGINT or SIGTERM.
 @main

@@ -49,13 +49,19 @@ struct FixtureTests {
     #expect(algorithms.unreadCount == 2)
   }
 
-  @Test("today's seeded question is announced to every account when it is seeded")
+  @Test("today's seeded question is announced to every account; seeded activity notifies")
   func seededQuestionAnnounced() async throws {
     let backend = makeBackend()
     let data = try backend.seed(Fixtures.community)
-    let minjun = try backend.client(forNickname: Fixtures.minjun)
-    let kinds = try await minjun.notifications.fetchNotifications(page: .first).items.map(\.kind)
+    // The moderator took part in nothing: only the announcement.
+    let moderator = try backend.client(forNickname: Fixtures.moderator)
+    let kinds = try await moderator.notifications.fetchNotifications(page: .first).items.map(\.kind)
     #expect(kinds == [.newQuestion(data.questions[0])])
+    // Seeding runs the service's rules: minjun hears of the comments and likes on his post.
+    let minjun = try backend.client(forNickname: Fixtures.minjun)
+    let his = try await minjun.notifications.fetchNotifications(page: .first).items.map(\.kind)
+    #expect(his.contains(.newQuestion(data.questions[0])))
+    #expect(his.contains(.likeOnMyPost(post: data.posts[0])))
   }
 
   @Test("a seed that names an unknown user loads nothing")

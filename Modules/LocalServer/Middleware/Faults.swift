@@ -1,6 +1,6 @@
 import Foundation
-import ServiceEngine
 import Hummingbird
+import ServiceEngine
 
 /// One fault to inject in dev mode: added latency, a share of requests that fail with a status,
 /// and a share whose connection is dropped without an answer, for the requests it matches.

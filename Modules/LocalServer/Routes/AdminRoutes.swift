@@ -93,7 +93,6 @@ extension RouteTable {
     add(.adminStats) { call in try .json(AdminStatsDTO(try call.engine.adminStats(as: call.me))) }
   }
 
-
   /// `/_dev/*` (dev mode only): fault injection, e-mail codes and the clock, for tools and tests
   /// that run the server in another process. Not rate-limited and never faulted.
   mutating func addDevRoutes() {

@@ -31,7 +31,8 @@ extension RouteTable {
     for (operation, liked) in [(APIOperation.boardLike, true), (.boardUnlike, false)] {
       add(operation) { call in
         try .json(
-          LikeStateDTO(try call.engine.setPostLike(call.id("post_id"), isLiked: liked, as: call.me)))
+          LikeStateDTO(try call.engine.setPostLike(call.id("post_id"), isLiked: liked, as: call.me))
+        )
       }
     }
     add(.commentComments) { call in

@@ -12,12 +12,14 @@ extension RouteTable {
       guard let kind = ReportTarget.Kind(rawValue: body.target.type) else {
         throw APIError.validation(
           field: "target.type",
-          "target.type must be one of \(ReportTarget.Kind.allCases.map(\.rawValue).joined(separator: ", ")).")
+          "target.type must be one of \(ReportTarget.Kind.allCases.map(\.rawValue).joined(separator: ", "))."
+        )
       }
       guard let code = ReportReason.Code(rawValue: body.reason) else {
         throw APIError.validation(
           field: "reason",
-          "reason must be one of \(ReportReason.Code.allCases.map(\.rawValue).joined(separator: ", ")).")
+          "reason must be one of \(ReportReason.Code.allCases.map(\.rawValue).joined(separator: ", "))."
+        )
       }
       let report = try call.engine.report(
         ReportTarget(kind: kind, id: body.target.id), reason: code, detail: body.detail,

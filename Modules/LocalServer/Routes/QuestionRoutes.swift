@@ -11,7 +11,8 @@ extension RouteTable {
     }
     add(.questionList) { call in
       try .json(
-        PageDTO(try call.engine.questions(try call.pageRequest(), as: try call.me), QuestionDTO.init))
+        PageDTO(
+          try call.engine.questions(try call.pageRequest(), as: try call.me), QuestionDTO.init))
     }
     add(.questionQuestion) { call in
       try .json(QuestionDTO(try call.engine.question(call.id("question_id"), as: try call.me)))

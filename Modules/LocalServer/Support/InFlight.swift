@@ -1,6 +1,6 @@
 import Foundation
-import ServiceEngine
 import Hummingbird
+import ServiceEngine
 
 /// Counts requests being handled, so a stop can wait for them to finish before the listener
 /// and the database close (a graceful stop without cutting answers off).

@@ -20,21 +20,25 @@ extension NotificationKind.Code: Codable {}
 extension UserRole: DatabaseValueConvertible, Codable {
   private static let spellings: [(UserRole, String)] = [(.member, "member"), (.admin, "admin")]
 
+  /// The stored text.
   public var databaseValue: DatabaseValue {
     if case .unknown(let text) = self { return text.databaseValue }
     return (Self.spellings.first { $0.0 == self }?.1 ?? "member").databaseValue
   }
 
+  /// The role of a stored text.
   public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UserRole? {
     guard let text = String.fromDatabaseValue(dbValue) else { return nil }
     return spellings.first { $0.1 == text }?.0 ?? .unknown(text)
   }
 
+  /// Decodes the stored text.
   public init(from decoder: any Decoder) throws {
     let text = try decoder.singleValueContainer().decode(String.self)
     self = Self.fromDatabaseValue(text.databaseValue) ?? .unknown(text)
   }
 
+  /// Encodes the stored text.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     try container.encode(String.fromDatabaseValue(databaseValue) ?? "")

@@ -5,7 +5,9 @@ import GRDB
 /// The admin tool's operations: scheduled questions (one per day; a published question with
 /// answers is history), CSV import, users and bans, counts (`Docs/Rules.md`, "Admin").
 enum Admin {
-  static func scheduled(_ db: Database, _ question: QuestionRecord, today: CalendarDay) throws
+  static func scheduled(
+    _ db: Database, _ question: QuestionRecord, today: CalendarDay
+  ) throws
     -> ScheduledQuestion
   {
     ScheduledQuestion(
@@ -140,7 +142,9 @@ extension ServiceEngine {
   /// Imports `publish_date,content` rows. A file that cannot be read at all (not UTF-8, empty,
   /// an unclosed quote, a wrong header) is refused whole; otherwise each bad row is reported
   /// with its line number and the good ones are imported, each in its own transaction.
-  public func importQuestions(_ data: Data, as viewer: Viewer) throws(DomainError)
+  public func importQuestions(
+    _ data: Data, as viewer: Viewer
+  ) throws(DomainError)
     -> QuestionImportResult
   {
     try viewer.requireAdmin()
@@ -220,7 +224,8 @@ extension ServiceEngine {
   ) throws(DomainError) -> AdminUser {
     try viewer.requireAdmin()
     let key = try PublicID.user.require(id.rawValue)
-    let reason = try validated { () throws(ValidationError) in try TextRule.banReason.validate(text) }
+    let reason = try validated { () throws(ValidationError) in try TextRule.banReason.validate(text)
+    }
     if let until, until <= now {
       throw .validation(.invalidFormat(field: "until", expected: "a time in the future"))
     }

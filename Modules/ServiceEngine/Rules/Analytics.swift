@@ -58,8 +58,11 @@ extension ServiceEngine {
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys
     let rows = events.map { event in
-      (event, (try? encoder.encode(event.properties)).map { String(decoding: $0, as: UTF8.self) }
-        ?? "{}")
+      (
+        event,
+        (try? encoder.encode(event.properties)).map { String(decoding: $0, as: UTF8.self) }
+          ?? "{}"
+      )
     }
     try write { db, moment in
       for (event, properties) in rows {

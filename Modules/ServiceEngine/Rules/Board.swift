@@ -247,9 +247,14 @@ extension ServiceEngine {
         postId: key, authorId: viewer.key, content: content, isAnonymous: draft.isAnonymous,
         createdAt: moment.millis)
       try comment.insert(db)
+      guard
+        let row = try Row.fetchOne(
+          db, sql: Board.commentSelect + " AND c.id = ?", arguments: [viewer.key, comment.key])
+      else { throw DomainError.notFound }
+      let made = Board.comment(row, viewer: viewer)
       try Notifications.notify(
-        db, post.authorId, of: .commentOnPost(post: key, comment: comment.key), actor: viewer.key,
-        now: moment.now)
+        db, post.authorId, of: .commentOnPost(post: key, comment: comment.key, by: made.authorName),
+        actor: viewer.key, now: moment.now)
       let earlier = try Int64.fetchAll(
         db,
         sql: """
@@ -259,14 +264,10 @@ extension ServiceEngine {
         arguments: [key, comment.key, post.authorId, viewer.key])
       for user in earlier {
         try Notifications.notify(
-          db, user, of: .replyUnderPost(post: key, comment: comment.key), actor: viewer.key,
-          now: moment.now)
+          db, user, of: .replyUnderPost(post: key, comment: comment.key, by: made.authorName),
+          actor: viewer.key, now: moment.now)
       }
-      guard
-        let row = try Row.fetchOne(
-          db, sql: Board.commentSelect + " AND c.id = ?", arguments: [viewer.key, comment.key])
-      else { throw DomainError.notFound }
-      return Board.comment(row, viewer: viewer)
+      return made
     }
   }
 

@@ -96,7 +96,9 @@ public struct SentMessage: Sendable, Hashable {
 
 extension ServiceEngine {
   /// The viewer's rooms (groups they belong to and direct rooms), newest first.
-  public func chatRooms(_ request: PageRequest, as viewer: Viewer) throws(DomainError)
+  public func chatRooms(
+    _ request: PageRequest, as viewer: Viewer
+  ) throws(DomainError)
     -> Page<ChatRoom>
   {
     let paging = try Paging(request)
@@ -146,7 +148,10 @@ extension ServiceEngine {
       throw .validation(
         .invalidFormat(field: "before_seq", expected: "absent when after_seq is given"))
     }
-    let limit = PageRequest(limit: limit).limit
+    guard (1...PageRequest.maximumLimit).contains(limit) else {
+      throw .validation(
+        .outOfRange(field: "limit", range: 1...PageRequest.maximumLimit, actual: limit))
+    }
     return try read { db, _ in
       let room = try Chat.memberRoom(db, key, viewer: viewer)
       let rows: [MessageRecord]

@@ -50,7 +50,9 @@ extension ServiceEngine {
             (scope, operation, key, status, body, created_at, request_hash)
           VALUES (?, ?, ?, ?, ?, ?, ?)
           """,
-        arguments: [scope, operation, key, reply.status, reply.body, moment.millis, reply.fingerprint])
+        arguments: [
+          scope, operation, key, reply.status, reply.body, moment.millis, reply.fingerprint,
+        ])
     }
   }
 

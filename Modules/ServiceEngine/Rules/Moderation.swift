@@ -188,7 +188,9 @@ extension ServiceEngine {
   }
 
   /// Reports the viewer filed, newest first.
-  public func myReports(_ request: PageRequest, as viewer: Viewer) throws(DomainError)
+  public func myReports(
+    _ request: PageRequest, as viewer: Viewer
+  ) throws(DomainError)
     -> Page<Report>
   {
     let paging = try Paging(request)

@@ -7,8 +7,8 @@ import GRDB
 enum Notifications {
   /// What happened, with the identifiers a notification links to.
   enum Event {
-    case commentOnPost(post: Int64, comment: Int64)
-    case replyUnderPost(post: Int64, comment: Int64)
+    case commentOnPost(post: Int64, comment: Int64, by: String)
+    case replyUnderPost(post: Int64, comment: Int64, by: String)
     case postLiked(post: Int64)
     case commentLiked(post: Int64, comment: Int64)
     case questionPublished(question: Int64, content: String)
@@ -31,8 +31,8 @@ enum Notifications {
 
     var message: String {
       switch self {
-      case .commentOnPost: "Someone commented on your post."
-      case .replyUnderPost: "Someone replied on a post you commented on."
+      case .commentOnPost(_, _, let name): "\(name) commented on your post."
+      case .replyUnderPost(_, _, let name): "\(name) replied on a post you commented on."
       case .postLiked: "Someone liked your post."
       case .commentLiked: "Someone liked your comment."
       case .questionPublished(_, let content): "Today's question is out: \(content)"
@@ -46,7 +46,7 @@ enum Notifications {
       var record = NotificationRecord(
         userId: user, kind: code, message: message, createdAt: millis, actorId: actor)
       switch self {
-      case .commentOnPost(let post, let comment), .replyUnderPost(let post, let comment),
+      case .commentOnPost(let post, let comment, _), .replyUnderPost(let post, let comment, _),
         .commentLiked(let post, let comment):
         record.postId = PublicID.post(post)
         record.commentId = PublicID.comment(comment)
@@ -102,7 +102,8 @@ enum Notifications {
     func id<T>(_ text: String?) -> Identifier<T> { Identifier(rawValue: text ?? "") }
     let kind: NotificationKind =
       switch record.kind {
-      case .commentOnMyPost: .commentOnMyPost(post: id(record.postId), comment: id(record.commentId))
+      case .commentOnMyPost:
+        .commentOnMyPost(post: id(record.postId), comment: id(record.commentId))
       case .replyToMyComment:
         .replyToMyComment(post: id(record.postId), comment: id(record.commentId))
       case .likeOnMyPost: .likeOnMyPost(post: id(record.postId))

@@ -15,15 +15,16 @@ enum Questions {
   static let dayNumberSQL = "CAST(REPLACE(publish_date, '-', '') AS INTEGER)"
 
   /// The published question with `key` (publish date today or earlier), or `notFound`.
-  static func published(_ db: Database, _ key: Int64, today: CalendarDay) throws -> QuestionRecord
-  {
+  static func published(_ db: Database, _ key: Int64, today: CalendarDay) throws -> QuestionRecord {
     guard let question = try QuestionRecord.fetchOne(db, key: key),
       question.publishDate <= today.iso8601
     else { throw DomainError.notFound }
     return question
   }
 
-  static func question(_ db: Database, _ question: QuestionRecord, viewer: Viewer) throws
+  static func question(
+    _ db: Database, _ question: QuestionRecord, viewer: Viewer
+  ) throws
     -> Question
   {
     let count =
@@ -104,7 +105,9 @@ extension ServiceEngine {
   }
 
   /// Published questions, newest day first.
-  public func questions(_ request: PageRequest, as viewer: Viewer) throws(DomainError)
+  public func questions(
+    _ request: PageRequest, as viewer: Viewer
+  ) throws(DomainError)
     -> Page<Question>
   {
     let paging = try Paging(request)
@@ -141,7 +144,9 @@ extension ServiceEngine {
   }
 
   /// The viewer's answers, newest first.
-  public func myAnswers(_ request: PageRequest, as viewer: Viewer) throws(DomainError)
+  public func myAnswers(
+    _ request: PageRequest, as viewer: Viewer
+  ) throws(DomainError)
     -> Page<Answer>
   {
     let paging = try Paging(request)

@@ -100,7 +100,8 @@ extension ServiceEngine {
       try db.execute(
         sql: "UPDATE auth_token SET revoked_at = ? WHERE token = ?",
         arguments: [moment.millis, token])
-      return try Sessions.issue(db, user: user, family: record.family, engine: self, now: moment.now)
+      return try Sessions.issue(
+        db, user: user, family: record.family, engine: self, now: moment.now)
     }
     guard let outcome else { throw .signedOut }
     return outcome

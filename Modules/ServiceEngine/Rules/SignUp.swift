@@ -37,8 +37,7 @@ public struct SentEmailCode: Sendable, Hashable {
 extension ServiceEngine {
   /// Signs in with a provider's token: a session for a known account, a sign-up token for a
   /// new one. Only `dev` works here; `apple` and `kakao` are refused with a field error.
-  public func signIn(provider: String, token rawToken: String) throws(DomainError) -> SignInResult
-  {
+  public func signIn(provider: String, token rawToken: String) throws(DomainError) -> SignInResult {
     switch AuthProvider(rawValue: provider) {
     case .dev: break
     case .apple, .kakao:
@@ -47,7 +46,8 @@ extension ServiceEngine {
           field: "provider", expected: "dev (only dev sign-in works on the local service)"))
     case nil:
       throw .validation(
-        .invalidFormat(field: "provider", expected: "one of apple, kakao, dev (got \"\(provider)\")"))
+        .invalidFormat(
+          field: "provider", expected: "one of apple, kakao, dev (got \"\(provider)\")"))
     }
     let token = rawToken.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !token.isEmpty else { throw .validation(.empty(field: "token")) }
@@ -149,7 +149,8 @@ extension ServiceEngine {
       let terms = agreedTermsVersion.trimmingCharacters(in: .whitespacesAndNewlines)
       guard !terms.isEmpty else {
         throw DomainError.validation(
-          .invalidFormat(field: "agreed_terms_version", expected: "the version of the terms agreed to"))
+          .invalidFormat(
+            field: "agreed_terms_version", expected: "the version of the terms agreed to"))
       }
       let cohort = try Users.validCohort(cohort)
       guard try !Users.isTaken(db, nickname: nickname.rawValue) else {

@@ -52,7 +52,8 @@ enum Users {
   /// The summary of the user with `key` (a placeholder when the row is gone).
   static func summary(_ db: Database, _ key: Int64) throws -> UserSummary {
     guard let user = try any(db, key) else {
-      return UserSummary(id: User.ID(rawValue: PublicID.user(key)), nickname: UserRecord.withdrawnName)
+      return UserSummary(
+        id: User.ID(rawValue: PublicID.user(key)), nickname: UserRecord.withdrawnName)
     }
     return summary(user)
   }

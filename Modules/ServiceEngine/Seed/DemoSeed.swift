@@ -27,7 +27,7 @@ public enum DemoSeed {
   /// Loads the demo data unless the database already has users (idempotent across restarts);
   /// returns whether it loaded. All of it is one transaction.
   @discardableResult
-  public static func loadIfEmpty(_ engine: ServiceEngine) throws(DomainError) -> Bool {
+  public static func loadIfEmpty(_ engine: ServiceEngine) throws -> Bool {
     let empty = try engine.read { db, _ in try UserRecord.fetchCount(db) == 0 }
     guard empty else { return false }
     let now = engine.now
