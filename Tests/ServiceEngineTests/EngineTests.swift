@@ -1,0 +1,122 @@
+import Domain
+import Foundation
+import Testing
+
+@testable import ServiceEngine
+
+/// A movable clock for exact tests.
+private final class TestClock: Sendable {
+  private let date = Locked(Date(timeIntervalSince1970: 1_773_622_800))
+  var now: Date { date.withLock { $0 } }
+  func advance(_ seconds: TimeInterval) { date.withLock { $0 += seconds } }
+}
+
+@Suite("ServiceEngine: storage, clock, secrets, batches, seeds")
+struct EngineTests {
+  @Test("seeded secrets repeat: the same seed mints the same tokens")
+  func seededSecrets() throws {
+    func firstToken() throws -> String {
+      let engine = try ServiceEngine(
+        now: { Date(timeIntervalSince1970: 1_773_622_800) }, secrets: .seeded(7))
+      let mina = try engine.createUser(nickname: "Mina")
+      return try engine.startSession(for: mina).accessToken
+    }
+    #expect(try firstToken() == firstToken())
+    #expect(try firstToken().hasPrefix("at_"))
+  }
+
+  @Test("the injected clock decides token expiry and today")
+  func clock() throws {
+    let clock = TestClock()
+    let engine = try ServiceEngine(now: { clock.now })
+    let mina = try engine.createUser(nickname: "Mina")
+    let session = try engine.startSession(for: mina)
+    let today = engine.today
+    #expect(try engine.checkAccessToken(session.accessToken) == .valid(mina))
+    clock.advance(engine.configuration.accessTokenLifetime + 1)
+    #expect(try engine.checkAccessToken(session.accessToken) == .expired)
+    #expect(throws: DomainError.signedOut) {
+      try engine.authenticate(accessToken: session.accessToken)
+    }
+    let renewed = try engine.refresh(refreshToken: session.refreshToken)
+    #expect(try engine.authenticate(accessToken: renewed.accessToken) == mina)
+    clock.advance(86_400)
+    #expect(engine.today == today.adding(days: 1))
+  }
+
+  @Test("a file database keeps its data across engines")
+  func fileStorage() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("engine-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("nested/qapple.sqlite").path
+    let first = try ServiceEngine(configuration: .init(storage: .file(path: path)))
+    let mina = try first.createUser(nickname: "Mina")
+    _ = try first.createPost(PostDraft(content: "hello"), as: mina)
+    try first.close()
+    let second = try ServiceEngine(configuration: .init(storage: .file(path: path)))
+    let again = try second.viewer(mina.id)
+    #expect(try second.posts(.first, as: again).items.map(\.content) == ["hello"])
+    try second.close()
+  }
+
+  @Test("one transaction: a failing body leaves nothing behind; times follow travel")
+  func batch() throws {
+    let engine = try ServiceEngine()
+    struct Stop: Error {}
+    let start = Date(timeIntervalSince1970: 1_700_000_000)
+    #expect(throws: Stop.self) {
+      try engine.inOneTransaction(startingAt: start) { _ in
+        _ = try engine.createUser(nickname: "Ghost")
+        throw Stop()
+      }
+    }
+    #expect(try engine.user(named: "Ghost") == nil)
+    try engine.inOneTransaction(startingAt: start) { travel in
+      let mina = try engine.createUser(nickname: "Mina")
+      travel(start.addingTimeInterval(60))
+      _ = try engine.createPost(PostDraft(content: "then"), as: mina)
+    }
+    let mina = try engine.viewer(try #require(try engine.user(named: "Mina")).id)
+    let post = try #require(try engine.posts(.first, as: mina).items.first)
+    #expect(post.createdAt == start.addingTimeInterval(60))
+  }
+
+  @Test("the system viewer schedules questions; members may not")
+  func systemViewer() throws {
+    let engine = try ServiceEngine()
+    let member = try engine.createUser(nickname: "Mina")
+    let draft = QuestionDraft(content: "What did you learn today?", publishDate: engine.today)
+    #expect(throws: DomainError.forbidden) { try engine.createQuestion(draft, as: member) }
+    let question = try engine.createQuestion(draft, as: .system)
+    #expect(try engine.todaysQuestion(as: member).id == question.id)
+    // Announced to every account.
+    #expect(try engine.unreadNotificationCount(as: member) == 1)
+  }
+
+  @Test("the demo seed loads once into an empty database")
+  func demoSeed() throws {
+    let engine = try ServiceEngine()
+    #expect(try DemoSeed.loadIfEmpty(engine))
+    #expect(try DemoSeed.loadIfEmpty(engine) == false)
+    let admin = try engine.viewer(try #require(try engine.user(named: DemoSeed.adminNickname)).id)
+    let stats = try engine.adminStats(as: admin)
+    #expect(stats.users == 11 && stats.admins == 1)
+    #expect(stats.posts >= 40 && stats.groups >= 3 && stats.openReports >= 1)
+  }
+
+  @Test("stored replies: the first answer per caller, operation and key; fingerprints differ")
+  func idempotency() throws {
+    let engine = try ServiceEngine()
+    let reply = StoredReply(status: 201, body: Data("{}".utf8), fingerprint: "abc")
+    try engine.storeReply(reply, scope: "u_1", operation: "BoardAPI.create", key: "k")
+    try engine.storeReply(
+      StoredReply(status: 500, body: Data(), fingerprint: "zzz"), scope: "u_1",
+      operation: "BoardAPI.create", key: "k")
+    #expect(try engine.storedReply(scope: "u_1", operation: "BoardAPI.create", key: "k") == reply)
+    #expect(try engine.storedReply(scope: "u_2", operation: "BoardAPI.create", key: "k") == nil)
+    #expect(
+      ServiceEngine.fingerprint(Data("/posts".utf8), Data("a".utf8))
+        != ServiceEngine.fingerprint(Data("/posts".utf8), Data("b".utf8)))
+  }
+}
