@@ -100,16 +100,6 @@ struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
 
   // MARK: 409
 
-  /// The nickname belongs to someone else (case-insensitively).
-  static let nicknameTaken = APIError(
-    status: .conflict, code: "nickname_taken",
-    message: "The nickname is taken; choose another.", field: "nickname")
-
-  /// The caller already reported this target.
-  static let alreadyReported = APIError(
-    status: .conflict, code: "already_reported",
-    message: "You already reported this; moderators will review it.", field: nil)
-
   /// The write collides with the current state.
   static func conflict(_ message: String) -> APIError {
     APIError(status: .conflict, code: "conflict", message: message, field: nil)

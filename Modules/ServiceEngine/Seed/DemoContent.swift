@@ -129,31 +129,31 @@ enum Content {
     "리뷰 해드릴게요!",
   ]
 
-  struct GroupSeed {
+  struct Group {
     var name: String
     var description: String
     var messages: [String]
   }
 
   static let groups = [
-    GroupSeed(
+    Group(
       name: "Swift Concurrency",
       description: "We read one chapter a week and build a small demo.",
       messages: [
         "This week: actors and reentrancy.", "Demo idea: a rate limiter actor?",
         "좋아요, 저는 테스트 코드 맡을게요.", "See you at 7!",
       ]),
-    GroupSeed(
+    Group(
       name: "알고리즘 스터디",
       description: "매주 월/목 백준 문제 풀이, 코드 리뷰는 PR로!",
       messages: ["이번 주는 그래프 탐색입니다.", "BFS 문제 3개 올려뒀어요.", "저 오늘 조금 늦어요 🙏"]),
-    GroupSeed(
+    Group(
       name: "Design Systems",
       description: "Designers and developers building a shared component library.",
       messages: [
         "Figma tokens are exported, please check the colours.", "다크 모드 대비가 조금 낮아요.",
       ]),
-    GroupSeed(
+    Group(
       name: "새벽 러닝",
       description: "매일 아침 7시 형산강 5km. 초보 환영!",
       messages: ["내일 비 온대요, 실내 트랙에서 만나요.", "Running shoes on!"]),
