@@ -22,7 +22,7 @@ enum Routes {
   }
 
   /// The router: envelope and in-flight tracking around everything, faults in dev mode, then
-  /// one pipeline per operation.
+  /// one route group per operation with the middleware of its pipeline (`HTTP/Pipeline.swift`).
   static func router(
     _ table: RouteTable, core: ServerCore, inFlight: InFlight
   ) -> Router<QappleRequestContext> {
@@ -37,9 +37,24 @@ enum Routes {
       router.add(middleware: FaultMiddleware(operations: table.operations, faults: core.faults))
     }
     for (operation, handler) in table.entries {
-      router.on(
+      let group = router.group()
+      if operation.isWrite {
+        group.add(middleware: BodyMiddleware(limit: core.configuration.maxBodySize))
+      }
+      if operation.access != .anyone {
+        group.add(
+          middleware: AuthenticationMiddleware(
+            engine: core.engine, adminOnly: operation.access == .admin))
+      }
+      if operation.isWrite, operation.rateLimited, let limiter = core.rateLimiter {
+        group.add(middleware: RateLimitMiddleware(limiter: limiter, engine: core.engine))
+      }
+      if operation.idempotent {
+        group.add(middleware: IdempotencyMiddleware(operation: operation.id, engine: core.engine))
+      }
+      group.on(
         RouterPath(operation.path), method: operation.method,
-        responder: EndpointResponder(operation: operation, handler: handler, core: core))
+        responder: HandlerResponder(operation: operation, handler: handler, core: core))
     }
     return router
   }
