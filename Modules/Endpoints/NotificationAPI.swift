@@ -49,7 +49,7 @@ extension NotificationAPI {
         "items": [
           {
             "id": "n_0901",
-            "kind": "comment_on_my_post",
+            "kind": "\(NotificationKind.Code.commentOnMyPost.rawValue)",
             "message": "내 글에 새 댓글이 달렸어요: \\"저요! 저도 TCA 공부 중이에요.\\"",
             "is_read": false,
             "created_at": "2026-11-21T05:10:01.000Z",
@@ -58,7 +58,7 @@ extension NotificationAPI {
           },
           {
             "id": "n_0900",
-            "kind": "reply_to_my_comment",
+            "kind": "\(NotificationKind.Code.replyToMyComment.rawValue)",
             "message": "Someone replied to your comment.",
             "is_read": false,
             "created_at": "2026-11-21T04:58:30.250Z",
@@ -67,7 +67,7 @@ extension NotificationAPI {
           },
           {
             "id": "n_0899",
-            "kind": "like_on_my_post",
+            "kind": "\(NotificationKind.Code.likeOnMyPost.rawValue)",
             "message": "내 글을 12명이 좋아해요. 12 people like your post.",
             "is_read": true,
             "created_at": "2026-11-21T04:30:00.000Z",
@@ -76,7 +76,7 @@ extension NotificationAPI {
           },
           {
             "id": "n_0898",
-            "kind": "like_on_my_comment",
+            "kind": "\(NotificationKind.Code.likeOnMyComment.rawValue)",
             "message": "Your comment got a like.",
             "is_read": true,
             "created_at": "2026-11-21T04:12:44.120Z",
@@ -85,7 +85,7 @@ extension NotificationAPI {
           },
           {
             "id": "n_0897",
-            "kind": "new_question",
+            "kind": "\(NotificationKind.Code.newQuestion.rawValue)",
             "message": "오늘의 질문이 도착했어요! Today's question is here.",
             "is_read": true,
             "created_at": "2026-11-21T00:00:00.000Z",
@@ -94,7 +94,7 @@ extension NotificationAPI {
           },
           {
             "id": "n_0896",
-            "kind": "group_invite",
+            "kind": "\(NotificationKind.Code.groupInvite.rawValue)",
             "message": "'알고리즘 아침반'에 초대받았어요. You're invited to a study group.",
             "is_read": true,
             "created_at": "2026-11-20T22:15:09.800Z",
@@ -103,7 +103,7 @@ extension NotificationAPI {
           },
           {
             "id": "n_0895",
-            "kind": "group_message",
+            "kind": "\(NotificationKind.Code.groupMessage.rawValue)",
             "message": "알고리즘 아침반: 내일 7시에 만나요!",
             "is_read": true,
             "created_at": "2026-11-20T21:03:40.000Z",
@@ -112,7 +112,7 @@ extension NotificationAPI {
           },
           {
             "id": "n_0894",
-            "kind": "report_resolved",
+            "kind": "\(NotificationKind.Code.reportResolved.rawValue)",
             "message": "신고하신 내용이 처리되었어요. Your report was resolved.",
             "is_read": true,
             "created_at": "2026-11-19T10:00:00.000Z",

@@ -204,7 +204,7 @@ struct PreviewData: Sendable {
     notifications = [
       AppNotification(
         id: "n_preview_1", kind: .commentOnMyPost(post: myPost, comment: "c_preview_1"),
-        message: "Anonymous 1 commented on your post: 정말 잘했어요! 👏", isRead: false,
+        message: "New comment from Anonymous 1: 정말 잘했어요! 👏", isRead: false,
         createdAt: ago(8)),
       AppNotification(
         id: "n_preview_2", kind: .likeOnMyPost(post: myPost),

@@ -165,7 +165,9 @@ struct DemoTour {
       detail("[\(kindName(notification.kind))] \(notification.message)")
     }
     guard minaInbox.items.contains(where: { $0.kind == .reportResolved }) else {
-      throw ToolError("demo: Mina got no report_resolved notification", exitCode: .failure)
+      throw ToolError(
+        "demo: Mina got no \(NotificationKind.Code.reportResolved.rawValue) notification",
+        exitCode: .failure)
     }
 
     let stats = try await admin.repositories.admin.fetchStats()

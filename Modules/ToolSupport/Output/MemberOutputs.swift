@@ -522,16 +522,8 @@ extension UserRole {
 extension NotificationKind {
   /// The kind's wire name, as `--json` prints it (`comment_on_my_post`, ...).
   public var outputName: String {
-    switch self {
-    case .commentOnMyPost: "comment_on_my_post"
-    case .replyToMyComment: "reply_to_my_comment"
-    case .likeOnMyPost: "like_on_my_post"
-    case .likeOnMyComment: "like_on_my_comment"
-    case .newQuestion: "new_question"
-    case .groupInvite: "group_invite"
-    case .groupMessage: "group_message"
-    case .reportResolved: "report_resolved"
-    case .unknown(let name): name
-    }
+    if case .unknown(let name) = self { return name }
+    return code?.rawValue ?? ""
   }
+
 }
