@@ -25,6 +25,12 @@ let wireTargets: [Target] = [
     ],
     path: "Modules/NetworkKit"
   ),
+  // Test doubles of NetworkKit (house rule 2: never in the production module).
+  .target(
+    name: "NetworkKitTesting",
+    dependencies: ["NetworkKit", .product(name: "HTTPTypes", package: "swift-http-types")],
+    path: "Modules/NetworkKitTesting"
+  ),
 ]
 
 // MARK: - Layer 2: the API routers
@@ -162,7 +168,7 @@ let testTargets: [Target] = [
   .testTarget(
     name: "NetworkKitTests",
     dependencies: [
-      "NetworkKit",
+      "NetworkKit", "NetworkKitTesting",
       .product(name: "HTTPTypes", package: "swift-http-types"),
       .product(name: "Logging", package: "swift-log"),
       .product(name: "Hummingbird", package: "hummingbird"),
@@ -215,7 +221,8 @@ let testTargets: [Target] = [
   .testTarget(
     name: "RepositoriesLiveTests",
     dependencies: [
-      "RepositoriesLive", "Repositories", "NetworkKit", "Endpoints", "DTO", "Domain",
+      "RepositoriesLive", "Repositories", "NetworkKit", "NetworkKitTesting", "Endpoints", "DTO",
+      "Domain",
       .product(name: "Dependencies", package: "swift-dependencies"),
       .product(name: "HTTPTypes", package: "swift-http-types"),
       .product(name: "Logging", package: "swift-log"),

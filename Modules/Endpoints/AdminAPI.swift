@@ -36,65 +36,44 @@ public enum AdminAPI: Sendable, Hashable {
 }
 
 extension AdminAPI: DeclaredRoute {
-  static let area = "AdminAPI"
-
   var declaration: RouteDeclaration {
     switch self {
     case .questions(let status, let page):
       RouteDeclaration(
-        "questions", .get, "/admin/questions", path: Path.make("admin", "questions"),
-        task: .query(Query.optional("status", status?.rawValue) + page.queryItems),
+        .adminQuestions, task: .query(Query.optional("status", status?.rawValue) + page.queryItems),
         sample: SampleData.questions)
     case .createQuestion(let body, let key):
       RouteDeclaration(
-        "createQuestion", .post, "/admin/questions", path: Path.make("admin", "questions"),
-        task: .json(body), headers: Header.idempotencyKey(key), sample: SampleData.createdQuestion)
+        .adminCreateQuestion, task: .json(body), headers: Header.idempotencyKey(key),
+        sample: SampleData.createdQuestion)
     case .updateQuestion(let id, let body):
       RouteDeclaration(
-        "updateQuestion", .patch, "/admin/questions/{question_id}",
-        path: Path.make("admin", "questions", id.rawValue), task: .json(body),
-        sample: SampleData.updatedQuestion)
+        .adminUpdateQuestion, id.rawValue, task: .json(body), sample: SampleData.updatedQuestion)
     case .deleteQuestion(let id):
-      RouteDeclaration(
-        "deleteQuestion", .delete, "/admin/questions/{question_id}",
-        path: Path.make("admin", "questions", id.rawValue))
+      RouteDeclaration(.adminDeleteQuestion, id.rawValue)
     case .importQuestions(let csv, let key):
       RouteDeclaration(
-        "importQuestions", .post, "/admin/questions/import",
-        path: Path.make("admin", "questions", "import"),
-        task: .data(csv, contentType: "text/csv"), headers: Header.idempotencyKey(key),
-        sample: SampleData.importResult)
+        .adminImportQuestions, task: .data(csv, contentType: "text/csv"),
+        headers: Header.idempotencyKey(key), sample: SampleData.importResult)
     case .reports(let status, let page):
       RouteDeclaration(
-        "reports", .get, "/admin/reports", path: Path.make("admin", "reports"),
-        task: .query(Query.optional("status", status?.rawValue) + page.queryItems),
+        .adminReports, task: .query(Query.optional("status", status?.rawValue) + page.queryItems),
         sample: SampleData.reportCases)
     case .report(let id):
-      RouteDeclaration(
-        "report", .get, "/admin/reports/{case_id}",
-        path: Path.make("admin", "reports", id.rawValue),
-        sample: SampleData.reportCaseDetail)
+      RouteDeclaration(.adminReport, id.rawValue, sample: SampleData.reportCaseDetail)
     case .resolveReport(let id, let body):
       RouteDeclaration(
-        "resolveReport", .post, "/admin/reports/{case_id}/resolve",
-        path: Path.make("admin", "reports", id.rawValue, "resolve"), task: .json(body),
-        sample: SampleData.resolvedCase)
+        .adminResolveReport, id.rawValue, task: .json(body), sample: SampleData.resolvedCase)
     case .users(let query, let page):
       RouteDeclaration(
-        "users", .get, "/admin/users", path: Path.make("admin", "users"),
-        task: .query(Query.optional("q", query) + page.queryItems), sample: SampleData.users)
+        .adminUsers, task: .query(Query.optional("q", query) + page.queryItems),
+        sample: SampleData.users)
     case .banUser(let id, let body):
-      RouteDeclaration(
-        "banUser", .put, "/admin/users/{user_id}/ban",
-        path: Path.make("admin", "users", id.rawValue, "ban"), task: .json(body),
-        sample: SampleData.bannedUser)
+      RouteDeclaration(.adminBanUser, id.rawValue, task: .json(body), sample: SampleData.bannedUser)
     case .unbanUser(let id):
-      RouteDeclaration(
-        "unbanUser", .delete, "/admin/users/{user_id}/ban",
-        path: Path.make("admin", "users", id.rawValue, "ban"), sample: SampleData.unbannedUser)
+      RouteDeclaration(.adminUnbanUser, id.rawValue, sample: SampleData.unbannedUser)
     case .stats:
-      RouteDeclaration(
-        "stats", .get, "/admin/stats", path: Path.make("admin", "stats"), sample: SampleData.stats)
+      RouteDeclaration(.adminStats, sample: SampleData.stats)
     }
   }
 }

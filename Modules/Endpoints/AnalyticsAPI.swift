@@ -9,14 +9,12 @@ public enum AnalyticsAPI: Sendable, Hashable {
 }
 
 extension AnalyticsAPI: DeclaredRoute {
-  static let area = "AnalyticsAPI"
-
   var declaration: RouteDeclaration {
     switch self {
     case .track(let body, let key):
       RouteDeclaration(
-        "track", .post, "/analytics/events", path: Path.make("analytics", "events"),
-        task: .json(body), headers: Header.idempotencyKey(key), sample: SampleData.batchResult)
+        .analyticsTrack, task: .json(body), headers: Header.idempotencyKey(key),
+        sample: SampleData.batchResult)
     }
   }
 }

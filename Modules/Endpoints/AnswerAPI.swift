@@ -15,23 +15,17 @@ public enum AnswerAPI: Sendable, Hashable {
 }
 
 extension AnswerAPI: DeclaredRoute {
-  static let area = "AnswerAPI"
-
   var declaration: RouteDeclaration {
     switch self {
     case .answers(let questionID, let page):
       RouteDeclaration(
-        "answers", .get, "/questions/{question_id}/answers",
-        path: Path.make("questions", questionID.rawValue, "answers"),
-        task: .query(page.queryItems), sample: SampleData.page)
+        .answerAnswers, questionID.rawValue, task: .query(page.queryItems), sample: SampleData.page)
     case .create(let questionID, let body, let key):
       RouteDeclaration(
-        "create", .post, "/questions/{question_id}/answers",
-        path: Path.make("questions", questionID.rawValue, "answers"),
-        task: .json(body), headers: Header.idempotencyKey(key), sample: SampleData.myAnswer)
+        .answerCreate, questionID.rawValue, task: .json(body), headers: Header.idempotencyKey(key),
+        sample: SampleData.myAnswer)
     case .delete(let id):
-      RouteDeclaration(
-        "delete", .delete, "/answers/{answer_id}", path: Path.make("answers", id.rawValue))
+      RouteDeclaration(.answerDelete, id.rawValue)
     }
   }
 }

@@ -19,35 +19,20 @@ public enum AuthAPI: Sendable, Hashable {
 }
 
 extension AuthAPI: DeclaredRoute {
-  static let area = "AuthAPI"
-
   var declaration: RouteDeclaration {
     switch self {
     case .signIn(let body):
-      RouteDeclaration(
-        "signIn", .post, "/auth/sign-in", path: Path.make("auth", "sign-in"),
-        task: .json(body), authorization: .none, sample: SampleData.signInResponse)
+      RouteDeclaration(.authSignIn, task: .json(body), sample: SampleData.signInResponse)
     case .requestEmailCode(let body):
-      RouteDeclaration(
-        "requestEmailCode", .post, "/auth/email/code", path: Path.make("auth", "email", "code"),
-        task: .json(body), authorization: .none, sample: SampleData.emailCodeSent)
+      RouteDeclaration(.authRequestEmailCode, task: .json(body), sample: SampleData.emailCodeSent)
     case .verifyEmailCode(let body):
-      RouteDeclaration(
-        "verifyEmailCode", .post, "/auth/email/verify",
-        path: Path.make("auth", "email", "verify"),
-        task: .json(body), authorization: .none, sample: SampleData.emailVerified)
+      RouteDeclaration(.authVerifyEmailCode, task: .json(body), sample: SampleData.emailVerified)
     case .signUp(let body):
-      RouteDeclaration(
-        "signUp", .post, "/auth/sign-up", path: Path.make("auth", "sign-up"),
-        task: .json(body), authorization: .none, sample: SampleData.session)
+      RouteDeclaration(.authSignUp, task: .json(body), sample: SampleData.session)
     case .refresh(let body):
-      RouteDeclaration(
-        "refresh", .post, "/auth/refresh", path: Path.make("auth", "refresh"),
-        task: .json(body), authorization: .none, sample: SampleData.session)
+      RouteDeclaration(.authRefresh, task: .json(body), sample: SampleData.session)
     case .signOut(let body):
-      RouteDeclaration(
-        "signOut", .post, "/auth/sign-out", path: Path.make("auth", "sign-out"),
-        task: .json(body))
+      RouteDeclaration(.authSignOut, task: .json(body))
     }
   }
 }

@@ -22,38 +22,26 @@ public enum BoardAPI: Sendable, Hashable {
 }
 
 extension BoardAPI: DeclaredRoute {
-  static let area = "BoardAPI"
-
   var declaration: RouteDeclaration {
     switch self {
     case .posts(let page):
-      RouteDeclaration(
-        "posts", .get, "/posts", path: Path.make("posts"), task: .query(page.queryItems),
-        sample: SampleData.page)
+      RouteDeclaration(.boardPosts, task: .query(page.queryItems), sample: SampleData.page)
     case .search(let query, let page):
       RouteDeclaration(
-        "search", .get, "/posts/search", path: Path.make("posts", "search"),
-        task: .query([URLQueryItem(name: "q", value: query)] + page.queryItems),
+        .boardSearch, task: .query([URLQueryItem(name: "q", value: query)] + page.queryItems),
         sample: SampleData.searchPage)
     case .post(let id):
-      RouteDeclaration(
-        "post", .get, "/posts/{post_id}", path: Path.make("posts", id.rawValue),
-        sample: SampleData.post)
+      RouteDeclaration(.boardPost, id.rawValue, sample: SampleData.post)
     case .create(let body, let key):
       RouteDeclaration(
-        "create", .post, "/posts", path: Path.make("posts"), task: .json(body),
-        headers: Header.idempotencyKey(key), sample: SampleData.createdPost)
+        .boardCreate, task: .json(body), headers: Header.idempotencyKey(key),
+        sample: SampleData.createdPost)
     case .delete(let id):
-      RouteDeclaration(
-        "delete", .delete, "/posts/{post_id}", path: Path.make("posts", id.rawValue))
+      RouteDeclaration(.boardDelete, id.rawValue)
     case .like(let id):
-      RouteDeclaration(
-        "like", .put, "/posts/{post_id}/like", path: Path.make("posts", id.rawValue, "like"),
-        sample: SampleData.liked)
+      RouteDeclaration(.boardLike, id.rawValue, sample: SampleData.liked)
     case .unlike(let id):
-      RouteDeclaration(
-        "unlike", .delete, "/posts/{post_id}/like", path: Path.make("posts", id.rawValue, "like"),
-        sample: SampleData.unliked)
+      RouteDeclaration(.boardUnlike, id.rawValue, sample: SampleData.unliked)
     }
   }
 }

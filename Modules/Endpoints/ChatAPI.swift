@@ -24,22 +24,15 @@ public enum ChatAPI: Sendable, Hashable {
 }
 
 extension ChatAPI: DeclaredRoute {
-  static let area = "ChatAPI"
-
   var declaration: RouteDeclaration {
     switch self {
     case .rooms(let page):
-      RouteDeclaration(
-        "rooms", .get, "/chat/rooms", path: Path.make("chat", "rooms"),
-        task: .query(page.queryItems), sample: SampleData.rooms)
+      RouteDeclaration(.chatRooms, task: .query(page.queryItems), sample: SampleData.rooms)
     case .openDirect(let body):
-      RouteDeclaration(
-        "openDirect", .post, "/chat/rooms/direct", path: Path.make("chat", "rooms", "direct"),
-        task: .json(body), sample: SampleData.directRoom)
+      RouteDeclaration(.chatOpenDirect, task: .json(body), sample: SampleData.directRoom)
     case .messages(let roomID, let afterSeq, let beforeSeq, let limit):
       RouteDeclaration(
-        "messages", .get, "/chat/rooms/{room_id}/messages",
-        path: Path.make("chat", "rooms", roomID.rawValue, "messages"),
+        .chatMessages, roomID.rawValue,
         task: .query(
           Query.optional("after_seq", afterSeq.map(String.init))
             + Query.optional("before_seq", beforeSeq.map(String.init))
@@ -47,15 +40,11 @@ extension ChatAPI: DeclaredRoute {
         sample: SampleData.messages)
     case .send(let roomID, let body):
       RouteDeclaration(
-        "send", .post, "/chat/rooms/{room_id}/messages",
-        path: Path.make("chat", "rooms", roomID.rawValue, "messages"),
-        task: .json(body),
+        .chatSend, roomID.rawValue, task: .json(body),
         headers: Header.idempotencyKey(body.clientMessageId.uuidString),
         sample: SampleData.sentMessage)
     case .markRead(let roomID, let body):
-      RouteDeclaration(
-        "markRead", .put, "/chat/rooms/{room_id}/read",
-        path: Path.make("chat", "rooms", roomID.rawValue, "read"), task: .json(body))
+      RouteDeclaration(.chatMarkRead, roomID.rawValue, task: .json(body))
     }
   }
 }

@@ -18,31 +18,21 @@ public enum CommentAPI: Sendable, Hashable {
 }
 
 extension CommentAPI: DeclaredRoute {
-  static let area = "CommentAPI"
-
   var declaration: RouteDeclaration {
     switch self {
     case .comments(let postID, let page):
       RouteDeclaration(
-        "comments", .get, "/posts/{post_id}/comments",
-        path: Path.make("posts", postID.rawValue, "comments"),
-        task: .query(page.queryItems), sample: SampleData.page)
+        .commentComments, postID.rawValue, task: .query(page.queryItems), sample: SampleData.page)
     case .create(let postID, let body, let key):
       RouteDeclaration(
-        "create", .post, "/posts/{post_id}/comments",
-        path: Path.make("posts", postID.rawValue, "comments"),
-        task: .json(body), headers: Header.idempotencyKey(key), sample: SampleData.createdComment)
+        .commentCreate, postID.rawValue, task: .json(body), headers: Header.idempotencyKey(key),
+        sample: SampleData.createdComment)
     case .delete(let id):
-      RouteDeclaration(
-        "delete", .delete, "/comments/{comment_id}", path: Path.make("comments", id.rawValue))
+      RouteDeclaration(.commentDelete, id.rawValue)
     case .like(let id):
-      RouteDeclaration(
-        "like", .put, "/comments/{comment_id}/like",
-        path: Path.make("comments", id.rawValue, "like"), sample: SampleData.liked)
+      RouteDeclaration(.commentLike, id.rawValue, sample: SampleData.liked)
     case .unlike(let id):
-      RouteDeclaration(
-        "unlike", .delete, "/comments/{comment_id}/like",
-        path: Path.make("comments", id.rawValue, "like"), sample: SampleData.unliked)
+      RouteDeclaration(.commentUnlike, id.rawValue, sample: SampleData.unliked)
     }
   }
 }

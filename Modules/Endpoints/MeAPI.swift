@@ -22,40 +22,29 @@ public enum MeAPI: Sendable, Hashable {
 }
 
 extension MeAPI: DeclaredRoute {
-  static let area = "MeAPI"
-
   var declaration: RouteDeclaration {
     switch self {
     case .me:
-      RouteDeclaration("me", .get, "/me", path: Path.make("me"), sample: SampleData.user)
+      RouteDeclaration(.meMe, sample: SampleData.user)
     case .updateProfile(let body):
-      RouteDeclaration(
-        "updateProfile", .patch, "/me", path: Path.make("me"), task: .json(body),
-        sample: SampleData.user)
+      RouteDeclaration(.meUpdateProfile, task: .json(body), sample: SampleData.user)
     case .uploadAvatar(let image, let fileName, let mimeType):
       RouteDeclaration(
-        "uploadAvatar", .put, "/me/avatar", path: Path.make("me", "avatar"),
+        .meUploadAvatar,
         task: .multipart(
           MultipartFormData(parts: [
             .init(name: "image", fileName: fileName, contentType: mimeType, data: image)
-          ])),
-        sample: SampleData.userWithAvatar)
+          ])), sample: SampleData.userWithAvatar)
     case .withdraw:
-      RouteDeclaration("withdraw", .delete, "/me", path: Path.make("me"))
+      RouteDeclaration(.meWithdraw)
     case .nicknameAvailability(let nickname):
       RouteDeclaration(
-        "nicknameAvailability", .get, "/nicknames/availability",
-        path: Path.make("nicknames", "availability"),
-        task: .query([URLQueryItem(name: "nickname", value: nickname)]),
-        authorization: .none, sample: SampleData.nicknameAvailability)
+        .meNicknameAvailability, task: .query([URLQueryItem(name: "nickname", value: nickname)]),
+        sample: SampleData.nicknameAvailability)
     case .user(let id):
-      RouteDeclaration(
-        "user", .get, "/users/{user_id}", path: Path.make("users", id.rawValue),
-        sample: SampleData.otherUser)
+      RouteDeclaration(.meUser, id.rawValue, sample: SampleData.otherUser)
     case .myAnswers(let page):
-      RouteDeclaration(
-        "myAnswers", .get, "/me/answers", path: Path.make("me", "answers"),
-        task: .query(page.queryItems), sample: SampleData.myAnswers)
+      RouteDeclaration(.meMyAnswers, task: .query(page.queryItems), sample: SampleData.myAnswers)
     }
   }
 }

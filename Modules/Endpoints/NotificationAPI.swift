@@ -16,26 +16,16 @@ public enum NotificationAPI: Sendable, Hashable {
 }
 
 extension NotificationAPI: DeclaredRoute {
-  static let area = "NotificationAPI"
-
   var declaration: RouteDeclaration {
     switch self {
     case .list(let page):
-      RouteDeclaration(
-        "list", .get, "/notifications", path: Path.make("notifications"),
-        task: .query(page.queryItems), sample: SampleData.page)
+      RouteDeclaration(.notificationList, task: .query(page.queryItems), sample: SampleData.page)
     case .unreadCount:
-      RouteDeclaration(
-        "unreadCount", .get, "/notifications/unread-count",
-        path: Path.make("notifications", "unread-count"), sample: SampleData.unreadCount)
+      RouteDeclaration(.notificationUnreadCount, sample: SampleData.unreadCount)
     case .markRead(let id):
-      RouteDeclaration(
-        "markRead", .post, "/notifications/{notification_id}/read",
-        path: Path.make("notifications", id.rawValue, "read"))
+      RouteDeclaration(.notificationMarkRead, id.rawValue)
     case .markAllRead:
-      RouteDeclaration(
-        "markAllRead", .post, "/notifications/read-all",
-        path: Path.make("notifications", "read-all"))
+      RouteDeclaration(.notificationMarkAllRead)
     }
   }
 }

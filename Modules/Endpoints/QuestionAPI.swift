@@ -14,22 +14,14 @@ public enum QuestionAPI: Sendable, Hashable {
 }
 
 extension QuestionAPI: DeclaredRoute {
-  static let area = "QuestionAPI"
-
   var declaration: RouteDeclaration {
     switch self {
     case .today:
-      RouteDeclaration(
-        "today", .get, "/questions/today", path: Path.make("questions", "today"),
-        sample: SampleData.today)
+      RouteDeclaration(.questionToday, sample: SampleData.today)
     case .list(let page):
-      RouteDeclaration(
-        "list", .get, "/questions", path: Path.make("questions"), task: .query(page.queryItems),
-        sample: SampleData.page)
+      RouteDeclaration(.questionList, task: .query(page.queryItems), sample: SampleData.page)
     case .question(let id):
-      RouteDeclaration(
-        "question", .get, "/questions/{question_id}", path: Path.make("questions", id.rawValue),
-        sample: SampleData.answered)
+      RouteDeclaration(.questionQuestion, id.rawValue, sample: SampleData.answered)
     }
   }
 }

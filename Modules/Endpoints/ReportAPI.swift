@@ -13,18 +13,14 @@ public enum ReportAPI: Sendable, Hashable {
 }
 
 extension ReportAPI: DeclaredRoute {
-  static let area = "ReportAPI"
-
   var declaration: RouteDeclaration {
     switch self {
     case .create(let body, let key):
       RouteDeclaration(
-        "create", .post, "/reports", path: Path.make("reports"), task: .json(body),
-        headers: Header.idempotencyKey(key), sample: SampleData.report)
+        .reportCreate, task: .json(body), headers: Header.idempotencyKey(key),
+        sample: SampleData.report)
     case .mine(let page):
-      RouteDeclaration(
-        "mine", .get, "/me/reports", path: Path.make("me", "reports"),
-        task: .query(page.queryItems), sample: SampleData.page)
+      RouteDeclaration(.reportMine, task: .query(page.queryItems), sample: SampleData.page)
     }
   }
 }

@@ -1,65 +1,78 @@
+import DTO
 import Domain
 import Foundation
 import HTTPTypes
 import NetworkKit
 
-/// Everything one router case declares, gathered in one value so a case reads as one block.
+/// What one router case adds to its operation's declaration in `APIOperation` (method, path
+/// template and access are declared there, once): the path parameter values, the query or body,
+/// extra headers and sample data.
 struct RouteDeclaration: Sendable {
-  /// The case name as the contract spells it, e.g. `like`.
-  var name: String
-  var method: HTTPRequest.Method
-  /// The documented template, e.g. `/posts/{post_id}/like`.
-  var template: String
-  /// The concrete path, always built with `Path.make` so identifiers are percent-encoded.
-  var path: String
+  /// The operation, e.g. `.boardLike`.
+  var operation: APIOperation
+  /// The path parameter values, in the template's order (percent-encoded when filled in).
+  var parameters: [String]
   var task: HTTPTask = .plain
   var headers: HTTPFields = [:]
-  var authorization: AuthorizationRequirement = .bearer
   /// The sample response body; empty for `204` operations.
   var sample: String = ""
 
   init(
-    _ name: String, _ method: HTTPRequest.Method, _ template: String, path: String,
-    task: HTTPTask = .plain, headers: HTTPFields = [:],
-    authorization: AuthorizationRequirement = .bearer, sample: String = ""
+    _ operation: APIOperation, _ parameters: String..., task: HTTPTask = .plain,
+    headers: HTTPFields = [:], sample: String = ""
   ) {
-    self.name = name
-    self.method = method
-    self.template = template
-    self.path = path
+    self.operation = operation
+    self.parameters = parameters
     self.task = task
     self.headers = headers
-    self.authorization = authorization
     self.sample = sample
   }
 }
 
-/// A router whose cases describe themselves with a ``RouteDeclaration``; the `APIRoute`
-/// members are read from it, so each router only writes its `declaration` switch.
-protocol DeclaredRoute: APIRoute {
-  /// The router's name in operation ids, e.g. `BoardAPI`.
-  static var area: String { get }
+/// A target of the Qapple API: a router case that names its `APIOperation`.
+public protocol APITarget: TargetType {
+  /// The operation of the contract this target performs.
+  var operation: APIOperation { get }
+}
+
+extension APIOperation {
+  /// The concrete path: the template with each `{parameter}` replaced by the next value,
+  /// percent-encoded as one segment (`..`, `/` and `?` in an id cannot change the route).
+  public func path(_ values: [String]) -> String {
+    var values = values.makeIterator()
+    let segments = pathTemplate.split(separator: "/").map { segment in
+      segment.hasPrefix("{") ? Path.encode(segment: values.next() ?? "") : String(segment)
+    }
+    return "/" + segments.joined(separator: "/")
+  }
+}
+
+/// A router whose cases describe themselves with a ``RouteDeclaration``; the `TargetType`
+/// members are read from it and from its `APIOperation`.
+protocol DeclaredRoute: APITarget {
   /// This case's declaration.
   var declaration: RouteDeclaration { get }
 }
 
-// The members are `public` so they can witness the public `APIRoute` requirements of the public
-// routers, while `DeclaredRoute` and `RouteDeclaration` stay internal.
+// The members are `public` so they can witness the public `TargetType` requirements of the
+// public routers, while `DeclaredRoute` and `RouteDeclaration` stay internal.
 extension DeclaredRoute {
-  /// `<Router>.<case>`, e.g. `BoardAPI.like`.
-  public var operationID: String { "\(Self.area).\(declaration.name)" }
-  /// The documented path template.
-  public var pathTemplate: String { declaration.template }
+  /// The operation of the contract.
+  public var operation: APIOperation { declaration.operation }
   /// The percent-encoded path.
-  public var path: String { declaration.path }
+  public var path: String { declaration.operation.path(declaration.parameters) }
   /// The HTTP method.
-  public var method: HTTPRequest.Method { declaration.method }
+  public var method: HTTPRequest.Method {
+    HTTPRequest.Method(declaration.operation.method.rawValue) ?? .get
+  }
   /// Query items or body.
   public var task: HTTPTask { declaration.task }
   /// Extra header fields.
   public var headers: HTTPFields { declaration.headers }
-  /// Whether the access token is attached.
-  public var authorization: AuthorizationRequirement { declaration.authorization }
+  /// A token for every operation but the public ones.
+  public var authorization: AuthorizationRequirement {
+    declaration.operation.access == .anyone ? .none : .bearer
+  }
   /// The sample response body, UTF-8.
   public var sampleData: Data { Data(declaration.sample.utf8) }
 }

@@ -25,43 +25,30 @@ public enum StudyGroupAPI: Sendable, Hashable {
 }
 
 extension StudyGroupAPI: DeclaredRoute {
-  static let area = "StudyGroupAPI"
-
   var declaration: RouteDeclaration {
     switch self {
     case .groups(let query, let page):
       RouteDeclaration(
-        "groups", .get, "/groups", path: Path.make("groups"),
-        task: .query(Query.optional("q", query) + page.queryItems),
+        .studyGroupGroups, task: .query(Query.optional("q", query) + page.queryItems),
         sample: SampleData.page)
     case .group(let id):
-      RouteDeclaration(
-        "group", .get, "/groups/{group_id}", path: Path.make("groups", id.rawValue),
-        sample: SampleData.group)
+      RouteDeclaration(.studyGroupGroup, id.rawValue, sample: SampleData.group)
     case .create(let body, let key):
       RouteDeclaration(
-        "create", .post, "/groups", path: Path.make("groups"), task: .json(body),
-        headers: Header.idempotencyKey(key), sample: SampleData.createdGroup)
+        .studyGroupCreate, task: .json(body), headers: Header.idempotencyKey(key),
+        sample: SampleData.createdGroup)
     case .update(let id, let body):
       RouteDeclaration(
-        "update", .patch, "/groups/{group_id}", path: Path.make("groups", id.rawValue),
-        task: .json(body), sample: SampleData.updatedGroup)
+        .studyGroupUpdate, id.rawValue, task: .json(body), sample: SampleData.updatedGroup)
     case .delete(let id):
-      RouteDeclaration(
-        "delete", .delete, "/groups/{group_id}", path: Path.make("groups", id.rawValue))
+      RouteDeclaration(.studyGroupDelete, id.rawValue)
     case .join(let id):
-      RouteDeclaration(
-        "join", .put, "/groups/{group_id}/membership",
-        path: Path.make("groups", id.rawValue, "membership"), sample: SampleData.joinedGroup)
+      RouteDeclaration(.studyGroupJoin, id.rawValue, sample: SampleData.joinedGroup)
     case .leave(let id):
-      RouteDeclaration(
-        "leave", .delete, "/groups/{group_id}/membership",
-        path: Path.make("groups", id.rawValue, "membership"))
+      RouteDeclaration(.studyGroupLeave, id.rawValue)
     case .members(let id, let page):
       RouteDeclaration(
-        "members", .get, "/groups/{group_id}/members",
-        path: Path.make("groups", id.rawValue, "members"), task: .query(page.queryItems),
-        sample: SampleData.members)
+        .studyGroupMembers, id.rawValue, task: .query(page.queryItems), sample: SampleData.members)
     }
   }
 }

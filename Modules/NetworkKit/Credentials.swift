@@ -42,27 +42,3 @@ public protocol CredentialStore: Sendable {
   /// Removes the stored credentials.
   func clear() async throws
 }
-
-/// A ``CredentialStore`` that keeps credentials in memory only, for command-line tools, tests and
-/// previews; credentials are gone when the process ends.
-public actor InMemoryCredentialStore: CredentialStore {
-  private var stored: Credentials?
-
-  /// Creates a store, optionally already holding credentials.
-  public init(_ credentials: Credentials? = nil) {
-    self.stored = credentials
-  }
-
-  /// The stored credentials.
-  public func credentials() -> Credentials? { stored }
-
-  /// Replaces the stored credentials.
-  public func save(_ credentials: Credentials) {
-    stored = credentials
-  }
-
-  /// Removes the stored credentials.
-  public func clear() {
-    stored = nil
-  }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// Everything that can go wrong when a ``NetworkProvider`` performs a request.
 ///
@@ -12,11 +13,10 @@ public enum NetworkError: Error, Sendable, Hashable {
   case timeout
   /// The Swift task that made the request was cancelled.
   case cancelled
-  /// The server answered with a status the target does not accept.
-  ///
-  /// `error` is the decoded `{ "error": { "code", "message", "field" } }` envelope when the body
-  /// has that shape; `body` always holds the raw bytes (e.g. a proxy's HTML error page).
-  case status(code: Int, error: ServerError?, body: Data)
+  /// The server answered with a status the target does not accept: the status, the headers,
+  /// the raw body (e.g. a proxy's HTML error page) and the server's error when the provider's
+  /// ``ErrorBodyDecoder`` understood the body.
+  case status(HTTPFailure)
   /// The response body did not decode as the expected type.
   case decoding(type: String, codingPath: String, description: String)
   /// The server still answered 401 after the access token was refreshed.
@@ -31,26 +31,30 @@ public enum NetworkError: Error, Sendable, Hashable {
   case credentialStorage(String)
   /// The request could not be built (e.g. its JSON body failed to encode).
   case invalidRequest(String)
-  /// A ``StubTransport`` received a request that no test registered a stub for.
+  /// A stub transport (NetworkKitTesting's `StubTransport`) received a request that no test
+  /// registered a stub for.
   case notStubbed(method: String, path: String)
 }
 
 extension NetworkError {
   /// The HTTP status code for `.status` errors, `nil` otherwise.
   public var statusCode: Int? {
-    if case .status(let code, _, _) = self { return code }
+    if case .status(let failure) = self { return failure.status }
     return nil
   }
 
-  /// The decoded server error for `.status` errors whose body has the error envelope shape.
+  /// The decoded server error for `.status` errors whose body the provider's
+  /// ``ErrorBodyDecoder`` understood.
   public var serverError: ServerError? {
-    if case .status(_, let error, _) = self { return error }
+    if case .status(let failure) = self { return failure.serverError }
     return nil
   }
 
-  /// Builds a `.status` error from a response body, decoding the error envelope when present.
-  public static func status(code: Int, body: Data) -> NetworkError {
-    .status(code: code, error: ServerError.decodeEnvelope(from: body), body: body)
+  /// A `.status` error (tests and transports that build one by hand).
+  public static func status(
+    code: Int, error: ServerError? = nil, body: Data = Data(), headers: HTTPFields = [:]
+  ) -> NetworkError {
+    .status(HTTPFailure(status: code, headers: headers, body: body, serverError: error))
   }
 }
 
@@ -72,13 +76,14 @@ extension NetworkError: CustomStringConvertible {
       return "The server did not answer in time. Try again later or raise the provider's timeout."
     case .cancelled:
       return "The request was cancelled before it finished."
-    case .status(let code, let error?, _):
-      let field = error.field.map { " (field: \($0))" } ?? ""
-      return "The server refused the request with status \(code): \(error.code): "
-        + "\(error.message)\(field)."
-    case .status(let code, nil, let body):
-      return "The server answered with status \(code) and a body that is not an error envelope "
-        + "(\(body.count) bytes). Inspect the body or the server logs."
+    case .status(let failure):
+      if let error = failure.serverError {
+        let field = error.field.map { " (field: \($0))" } ?? ""
+        return "The server refused the request with status \(failure.status): \(error.code): "
+          + "\(error.message)\(field)."
+      }
+      return "The server answered with status \(failure.status) and a body that is not an error "
+        + "envelope (\(failure.body.count) bytes). Inspect the body or the server logs."
     case .decoding(let type, let codingPath, let description):
       let path = codingPath.isEmpty ? "the top level" : "'\(codingPath)'"
       return "The response could not be decoded as \(type) at \(path): \(description). "
@@ -103,7 +108,8 @@ extension NetworkError: CustomStringConvertible {
   }
 }
 
-/// The server's error body: `{ "error": { "code": "...", "message": "...", "field": "..." } }`.
+/// An error the server described in its body: a code, a message and the field at fault. How
+/// such a body looks is the API's business: an ``ErrorBodyDecoder`` given to the provider reads it.
 public struct ServerError: Sendable, Hashable, Codable {
   /// A stable machine-readable code such as `nickname_taken`.
   public var code: String
@@ -118,14 +124,50 @@ public struct ServerError: Sendable, Hashable, Codable {
     self.message = message
     self.field = field
   }
+}
 
-  private struct Envelope: Decodable {
-    var error: ServerError
+/// A response with a status the target does not accept: everything the server said.
+public struct HTTPFailure: Sendable, Hashable {
+  /// The status code.
+  public var status: Int
+  /// The response's header fields (`Retry-After`, `WWW-Authenticate`, ...).
+  public var headers: HTTPFields
+  /// The response body.
+  public var body: Data
+  /// The server's error, when the provider's ``ErrorBodyDecoder`` understood the body.
+  public var serverError: ServerError?
+
+  /// Creates a failure.
+  public init(
+    status: Int, headers: HTTPFields = [:], body: Data = Data(), serverError: ServerError?
+  ) {
+    self.status = status
+    self.headers = headers
+    self.body = body
+    self.serverError = serverError
   }
 
-  /// Decodes the `{ "error": { ... } }` envelope, or returns `nil` when `body` has another shape.
-  public static func decodeEnvelope(from body: Data) -> ServerError? {
-    guard !body.isEmpty else { return nil }
-    return try? JSONDecoder().decode(Envelope.self, from: body).error
+  /// The wait `Retry-After` asks for (seconds or an HTTP date, relative to `now`), if any.
+  public func retryAfter(now: Date) -> Duration? {
+    headers[.retryAfter].flatMap { RetryPolicy.parseRetryAfter($0, now: now) }
+  }
+}
+
+/// Reads the server's error out of a failed response's body. NetworkKit knows no error shape of
+/// its own: the SDK that defines the API configures this on the provider.
+public struct ErrorBodyDecoder: Sendable {
+  private let decode: @Sendable (Data) -> ServerError?
+
+  /// A decoder from a closure; it returns `nil` for bodies of another shape.
+  public init(_ decode: @escaping @Sendable (Data) -> ServerError?) {
+    self.decode = decode
+  }
+
+  /// Understands no body: failures keep only status, headers and bytes.
+  public static let none = ErrorBodyDecoder { _ in nil }
+
+  /// The server error in `body`, or `nil`.
+  public func serverError(in body: Data) -> ServerError? {
+    body.isEmpty ? nil : decode(body)
   }
 }

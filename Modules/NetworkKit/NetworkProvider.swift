@@ -1,23 +1,29 @@
 import Foundation
 import HTTPTypes
 
-/// Performs the operations of one router, e.g. `NetworkProvider<QuestionAPI>`.
+/// Performs targets against one server: every router enum of an API is a ``TargetType``, and
+/// the provider owns the base URL they are sent to.
 ///
 /// ```swift
-/// let questions = NetworkProvider<QuestionAPI>(authenticator: authenticator)
-/// let today = try await questions.request(.today, as: QuestionDTO.self)
+/// let api = NetworkProvider(baseURL: server, authenticator: authenticator)
+/// let today = try await api.request(QuestionAPI.today, as: QuestionDTO.self)
 /// ```
 ///
 /// For each call the provider builds the request from the target, attaches the access token for
 /// `.bearer` targets, runs the plugins, sends the request through the transport (or answers from
 /// sample data when stubbing), refreshes the token once on 401, retries according to the
-/// ``RetryPolicy``, and maps every failure to ``NetworkError``. Several providers (one per router)
-/// can share one ``Authenticator`` and one transport. Cancelling the calling task cancels the
+/// ``RetryPolicy``, and maps every failure to ``NetworkError`` (a refused status keeps its headers,
+/// body and the server's error as the ``ErrorBodyDecoder`` reads it). Providers can share one
+/// ``Authenticator`` and one transport. Cancelling the calling task cancels the
 /// transfer and any retry wait.
-public final class NetworkProvider<Target: TargetType>: Sendable {
+public final class NetworkProvider: Sendable {
   /// Produces the stubbed answer for a target; ``StubResponse/sample(_:)`` by default.
-  public typealias StubResponseProvider = @Sendable (Target) -> StubResponse
+  public typealias StubResponseProvider = @Sendable (any TargetType) -> StubResponse
 
+  /// The server every target's path is appended to, unless the target names its own.
+  public let baseURL: URL?
+  /// Reads the server's error out of refused responses.
+  public let errorBody: ErrorBodyDecoder
   /// Moves requests over the wire.
   public let transport: any HTTPTransport
   /// Supplies and refreshes access tokens; `nil` for providers of public routes.
@@ -39,6 +45,9 @@ public final class NetworkProvider<Target: TargetType>: Sendable {
   /// Creates a provider.
   ///
   /// - Parameters:
+  ///   - baseURL: The server; each target's path is appended to it (a target that names its own
+  ///     server goes there).
+  ///   - errorBody: Reads the server's error out of refused responses; none by default.
   ///   - transport: The transport; AsyncHTTPClient on Linux and URLSession elsewhere by default.
   ///   - authenticator: Supplies access tokens for `.bearer` targets.
   ///   - plugins: Hooks called for every attempt, in order.
@@ -52,6 +61,8 @@ public final class NetworkProvider<Target: TargetType>: Sendable {
   ///   - stubBehavior: `.never` to use the transport, `.immediate` or `.delayed` to stub.
   ///   - stubResponse: The stubbed answer per target when stubbing.
   public init(
+    baseURL: URL? = nil,
+    errorBody: ErrorBodyDecoder = .none,
     transport: any HTTPTransport = HTTPTransports.platformDefault,
     authenticator: Authenticator? = nil,
     plugins: [any NetworkPlugin] = [],
@@ -64,6 +75,8 @@ public final class NetworkProvider<Target: TargetType>: Sendable {
     stubBehavior: StubBehavior = .never,
     stubResponse: @escaping StubResponseProvider = { StubResponse.sample($0) }
   ) {
+    self.baseURL = baseURL
+    self.errorBody = errorBody
     self.transport = transport
     self.authenticator = authenticator
     self.plugins = plugins
@@ -76,26 +89,15 @@ public final class NetworkProvider<Target: TargetType>: Sendable {
     self.stubResponse = stubResponse
   }
 
-  /// A provider that answers every target from its sample data, for previews and tests.
-  public static func stubbed(
-    _ behavior: StubBehavior = .immediate,
-    authenticator: Authenticator? = nil,
-    plugins: [any NetworkPlugin] = [],
-    decoder: JSONDecoder = JSONDecoder(),
-    clock: any Clock<Duration> = ContinuousClock(),
-    response: @escaping StubResponseProvider = { StubResponse.sample($0) }
-  ) -> NetworkProvider {
-    NetworkProvider(
-      transport: StubTransport(), authenticator: authenticator, plugins: plugins,
-      retryPolicy: .never, decoder: decoder, clock: clock, stubBehavior: behavior,
-      stubResponse: response)
-  }
-
   // MARK: - Calls
 
   /// Performs `target` and returns the raw response once its status is accepted.
-  public func response(_ target: Target) async throws(NetworkError) -> NetworkResponse {
-    let encoded = try target.encodedRequest(using: coders.encoder)
+  public func response(_ target: some TargetType) async throws(NetworkError) -> NetworkResponse {
+    guard let server = target.baseURL ?? baseURL else {
+      throw .invalidRequest(
+        "\(target.method.rawValue) \(target.path) has no server: give the provider a baseURL")
+    }
+    let encoded = try target.encodedRequest(baseURL: server, using: coders.encoder)
     let timeout = target.timeout ?? self.timeout
     var attempt = 1
     var refreshedAfterUnauthorized = false
@@ -118,7 +120,6 @@ public final class NetworkProvider<Target: TargetType>: Sendable {
       }
 
       let failure: NetworkError
-      var head: HTTPResponse?
       switch result {
       case .success(let response):
         let code = response.status.code
@@ -130,15 +131,17 @@ public final class NetworkProvider<Target: TargetType>: Sendable {
           continue
         }
         if target.acceptedStatusCodes.contains(code) { return response }
-        failure = .status(code: code, body: response.body)
-        head = response.response
+        failure = .status(
+          HTTPFailure(
+            status: code, headers: response.headerFields, body: response.body,
+            serverError: errorBody.serverError(in: response.body)))
       case .failure(let error):
         failure = error
       }
       if Task.isCancelled { throw .cancelled }
       guard
         let delay = retryPolicy.delay(
-          afterAttempt: attempt, of: request, failedWith: failure, response: head, now: now())
+          afterAttempt: attempt, of: request, failedWith: failure, now: now())
       else { throw failure }
       do {
         try await clock.sleep(for: delay)
@@ -151,7 +154,7 @@ public final class NetworkProvider<Target: TargetType>: Sendable {
 
   /// Performs `target` and decodes the response body as `T` with the provider's decoder.
   public func request<T: Decodable>(
-    _ target: Target, as type: T.Type = T.self
+    _ target: some TargetType, as type: T.Type = T.self
   )
     async throws(NetworkError) -> T
   {
@@ -167,13 +170,13 @@ public final class NetworkProvider<Target: TargetType>: Sendable {
   }
 
   /// Performs `target`, ignoring the body but still checking the status.
-  public func send(_ target: Target) async throws(NetworkError) {
+  public func send(_ target: some TargetType) async throws(NetworkError) {
     _ = try await response(target)
   }
 
   // MARK: - Steps
 
-  private func accessToken(for target: Target) async throws(NetworkError) -> String? {
+  private func accessToken(for target: some TargetType) async throws(NetworkError) -> String? {
     guard target.authorization == .bearer else { return nil }
     guard let authenticator else {
       // Previews and stubbed tests run bearer targets without anyone signed in.
@@ -186,7 +189,7 @@ public final class NetworkProvider<Target: TargetType>: Sendable {
   }
 
   private func exchange(
-    _ request: HTTPRequest, body: Data?, target: Target, timeout: Duration
+    _ request: HTTPRequest, body: Data?, target: some TargetType, timeout: Duration
   ) async -> Result<NetworkResponse, NetworkError> {
     let stubDelay: Duration
     switch stubBehavior {

@@ -18,11 +18,12 @@ public struct EncodedRequest: Sendable, Hashable {
 extension TargetType {
   /// Builds the HTTP request this target describes.
   ///
-  /// The path is appended to `baseURL`'s path as is (it is already percent-encoded, see ``Path``),
+  /// The path is appended to `baseURL`'s path (the provider's server) as is (it is already
+  /// percent-encoded, see ``Path``),
   /// query items are percent-encoded so only unreserved characters stay literal, JSON bodies use
   /// `encoder`, and `Content-Type` is set for bodies unless the target's headers set it.
   public func encodedRequest(
-    using encoder: JSONEncoder = JSONEncoder()
+    baseURL: URL, using encoder: JSONEncoder = JSONEncoder()
   ) throws(NetworkError)
     -> EncodedRequest
   {

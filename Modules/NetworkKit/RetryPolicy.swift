@@ -59,8 +59,8 @@ public struct RetryPolicy: Sendable {
     switch error {
     case .offline, .timeout, .transport:
       return true
-    case .status(let code, _, _):
-      return retryableStatusCodes.contains(code)
+    case .status(let failure):
+      return retryableStatusCodes.contains(failure.status)
     case .cancelled, .decoding, .unauthorized, .notSignedIn, .sessionRevoked, .refreshRateLimited,
       .credentialStorage, .invalidRequest, .notStubbed:
       return false
@@ -73,19 +73,17 @@ public struct RetryPolicy: Sendable {
   ///   - attempt: How many attempts were made so far (1 after the first failure).
   ///   - request: The request that failed.
   ///   - error: Why it failed.
-  ///   - response: The response head for status failures, for `Retry-After`.
   ///   - now: The current wall-clock time, for `Retry-After` dates.
+  ///
+  /// A status failure's `Retry-After` header, when it has one, sets the wait.
   public func delay(
     afterAttempt attempt: Int,
     of request: HTTPRequest,
     failedWith error: NetworkError,
-    response: HTTPResponse?,
     now: Date
   ) -> Duration? {
     guard attempt < maxAttempts, isRepeatable(request), isRetryable(error) else { return nil }
-    if let retryAfter = response?.headerFields[.retryAfter],
-      let wait = Self.parseRetryAfter(retryAfter, now: now)
-    {
+    if case .status(let failure) = error, let wait = failure.retryAfter(now: now) {
       return min(wait, maxDelay)
     }
     return backoff(retry: attempt - 1)

@@ -6,9 +6,12 @@ import HTTPTypes
 /// Routers are enums whose cases conform to `TargetType`, so each operation declares its method,
 /// path, query, body and sample data in one place and callers never pick the verb themselves.
 public protocol TargetType: Sendable {
-  /// The server's base URL, e.g. `https://api.example.com`. The path is appended to it.
-  var baseURL: URL { get }
-  /// The path below `baseURL`, made of already percent-encoded segments (see `Path`).
+  /// The server of this target, when the target knows it; `nil` (the default) sends it to the
+  /// provider's base URL, which is how API routers work: they describe operations, the
+  /// provider knows the server.
+  var baseURL: URL? { get }
+  /// The path below the provider's base URL, made of already percent-encoded segments (see
+  /// `Path`).
   var path: String { get }
   /// The HTTP method.
   var method: HTTPRequest.Method { get }
@@ -27,6 +30,8 @@ public protocol TargetType: Sendable {
 }
 
 extension TargetType {
+  /// No server of its own: the provider's.
+  public var baseURL: URL? { nil }
   /// No extra headers by default.
   public var headers: HTTPFields { [:] }
   /// Operations need a token unless they say otherwise.

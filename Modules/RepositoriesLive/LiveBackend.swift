@@ -8,7 +8,7 @@ import NetworkKit
 import Repositories
 
 /// The live repositories of one server and their shared machinery: one
-/// `NetworkProvider<Endpoint>`, one ``NetworkKit/Authenticator`` (its refresh calls
+/// `NetworkProvider` for the server, one ``NetworkKit/Authenticator`` (its refresh calls
 /// `AuthAPI.refresh` through a provider without an authenticator, so a refresh can never wait
 /// for itself), one ``SessionController`` and one analytics buffer.
 ///
@@ -36,18 +36,18 @@ public final class LiveBackend: Sendable {
     let encoder = QappleCoding.makeEncoder()
     let plugins: [any NetworkPlugin] =
       configuration.plugins + [
-        LoggingPlugin(logger: logger, level: configuration.networkLogLevel),
-        ResponseHeadRecorder(),
+        LoggingPlugin(logger: logger, level: configuration.networkLogLevel)
       ]
+    let baseURL = configuration.baseURL
+    let errorBody = ErrorBodyDecoder.qappleEnvelope
 
     // The refresh goes through its own provider: no authenticator (it would wait for itself)
     // and no retries (a refresh token is single-use; the authenticator decides what a failure
     // means).
-    let refreshProvider = NetworkProvider<Endpoint>(
-      transport: configuration.transport, plugins: plugins, retryPolicy: .never,
-      timeout: configuration.timeout, encoder: encoder, clock: configuration.clock,
-      now: configuration.now)
-    let baseURL = configuration.baseURL
+    let refreshProvider = NetworkProvider(
+      baseURL: baseURL, errorBody: errorBody, transport: configuration.transport,
+      plugins: plugins, retryPolicy: .never, timeout: configuration.timeout, encoder: encoder,
+      clock: configuration.clock, now: configuration.now)
     // The refresh throws NetworkKit's errors as they are: the authenticator tells a rejected
     // refresh token (400/401: sign out) from a transient failure (keep the session) by them.
     let authenticator = Authenticator(
@@ -55,20 +55,21 @@ public final class LiveBackend: Sendable {
       clock: configuration.clock, now: configuration.now
     ) { refreshToken in
       let route = AuthAPI.refresh(RefreshRequest(refreshToken: refreshToken))
-      let response = try await refreshProvider.response(route.endpoint(baseURL: baseURL))
+      let response = try await refreshProvider.response(route)
       let session = try DTODecoding.decode(SessionDTO.self, from: response.body).toDomain()
       return Credentials(
         accessToken: session.accessToken, refreshToken: session.refreshToken,
         expiresAt: session.expiresAt)
     }
 
-    let provider = NetworkProvider<Endpoint>(
-      transport: configuration.transport, authenticator: authenticator, plugins: plugins,
-      retryPolicy: configuration.retryPolicy, timeout: configuration.timeout, encoder: encoder,
-      clock: configuration.clock, now: configuration.now)
+    let provider = NetworkProvider(
+      baseURL: baseURL, errorBody: errorBody, transport: configuration.transport,
+      authenticator: authenticator, plugins: plugins, retryPolicy: configuration.retryPolicy,
+      timeout: configuration.timeout, encoder: encoder, clock: configuration.clock,
+      now: configuration.now)
     let link = SessionLink()
     let client = APIClient(
-      provider: provider, baseURL: configuration.baseURL, logger: logger, now: configuration.now,
+      provider: provider, logger: logger, now: configuration.now,
       onSessionEnded: { error in await link.controller?.sessionEnded(by: error) })
     let session = SessionController(
       store: configuration.credentialStore, authenticator: authenticator, logger: logger,

@@ -13,7 +13,7 @@ public struct LiveConfiguration: Sendable {
   public var baseURL: URL
   /// Where the session survives relaunches: the Keychain on Apple platforms, a `0600` file
   /// elsewhere. A ``SessionStore`` also keeps the user snapshot; a plain `CredentialStore`
-  /// (e.g. NetworkKit's `InMemoryCredentialStore`) makes a relaunch ask `GET /me` first.
+  /// (e.g. NetworkKitTesting's `InMemoryCredentialStore` in tests) makes a relaunch ask `GET /me` first.
   public var credentialStore: any CredentialStore
   /// Moves the bytes: AsyncHTTPClient on Linux, URLSession elsewhere.
   public var transport: any HTTPTransport

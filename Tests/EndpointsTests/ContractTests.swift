@@ -1,3 +1,4 @@
+import DTO
 import Domain
 import Endpoints
 import Foundation
@@ -14,9 +15,9 @@ struct ContractTests {
     document = try OpenAPIDocument.load()
   }
 
-  private func documented(_ route: any APIRoute) -> OpenAPIDocument.Operation? {
+  private func documented(_ route: any APITarget) -> OpenAPIDocument.Operation? {
     document.operations.first {
-      $0.method == route.method.rawValue && $0.pathTemplate == route.pathTemplate
+      $0.method == route.method.rawValue && $0.pathTemplate == route.operation.pathTemplate
     }
   }
 
@@ -24,13 +25,39 @@ struct ContractTests {
   func operationsMatchBothWays() {
     let documentedKeys = Set(document.operations.map { "\($0.method) \($0.pathTemplate)" })
     let routedKeys = Set(
-      RouteExamples.all.map { "\($0.route.method.rawValue) \($0.route.pathTemplate)" })
+      RouteExamples.all.map { "\($0.route.method.rawValue) \($0.route.operation.pathTemplate)" })
     #expect(
       documentedKeys.subtracting(routedKeys).sorted() == [],
       "documented but no router case has an example")
     #expect(
       routedKeys.subtracting(documentedKeys).sorted() == [], "router cases missing from openapi")
-    #expect(Set(RouteExamples.all.map(\.route.operationID)).count == document.operations.count)
+    #expect(Set(RouteExamples.all.map(\.route.operation.id)).count == document.operations.count)
+  }
+
+  @Test("APIOperation, the one route table, equals the document in both directions")
+  func operationTableMatchesTheDocument() throws {
+    let table = Set(
+      APIOperation.allCases.map {
+        "\($0.id) \($0.method.rawValue) \($0.pathTemplate) public=\($0.access == .anyone)"
+      })
+    let documented = Set(
+      document.operations.map {
+        "\($0.operationID) \($0.method) \($0.pathTemplate) public=\($0.isPublic)"
+      })
+    #expect(table.subtracting(documented).sorted() == [], "in APIOperation, not in openapi")
+    #expect(documented.subtracting(table).sorted() == [], "in openapi, not in APIOperation")
+    for operation in APIOperation.allCases where operation.pathTemplate.hasPrefix("/admin") {
+      #expect(operation.access == .admin, "\(operation.id)")
+    }
+  }
+
+  @Test("every router case names an APIOperation, and every APIOperation has a router case")
+  func routersCoverTheTable() {
+    let routed = Set(RouteExamples.all.map(\.route.operation))
+    #expect(Set(APIOperation.allCases).subtracting(routed).map(\.id).sorted() == [])
+    for example in RouteExamples.all {
+      #expect(example.route.operation.id == example.expectedOperationID, "\(example)")
+    }
   }
 
   @Test("operation ids: router case name, document and method+path agree")
@@ -38,13 +65,13 @@ struct ContractTests {
     var seen: [String: String] = [:]
     for example in RouteExamples.all {
       let route = example.route
-      #expect(route.operationID == example.expectedOperationID, "\(example)")
-      let key = "\(route.method.rawValue) \(route.pathTemplate)"
-      if let earlier = seen[route.operationID] {
-        #expect(earlier == key, "\(route.operationID) is used for two method+path pairs")
+      #expect(route.operation.id == example.expectedOperationID, "\(example)")
+      let key = "\(route.method.rawValue) \(route.operation.pathTemplate)"
+      if let earlier = seen[route.operation.id] {
+        #expect(earlier == key, "\(route.operation.id) is used for two method+path pairs")
       }
-      seen[route.operationID] = key
-      #expect(documented(route)?.operationID == route.operationID, "\(example)")
+      seen[route.operation.id] = key
+      #expect(documented(route)?.operationID == route.operation.id, "\(example)")
     }
   }
 
@@ -69,7 +96,7 @@ struct ContractTests {
     for example in RouteExamples.all {
       let route = example.route
       let operation = try #require(documented(route), "\(example)")
-      var expected = route.pathTemplate
+      var expected = route.operation.pathTemplate
       for name in operation.pathParameters {
         let value = try #require(FixtureID.values[name], "no fixture for {\(name)}")
         expected = expected.replacingOccurrences(
@@ -124,7 +151,7 @@ struct ContractTests {
         .map(\.operationID))
     let routedWithKey = Set(
       RouteExamples.all.filter { $0.route.headers[HTTPField.Name("Idempotency-Key")!] != nil }
-        .map(\.route.operationID))
+        .map(\.route.operation.id))
     #expect(routedWithKey == idempotent, "every documented Idempotency-Key can be sent")
   }
 
@@ -163,26 +190,6 @@ struct ContractTests {
     }
   }
 
-  @Test("Endpoint forwards every member of its route")
-  func endpointForwards() {
-    for example in RouteExamples.all {
-      let route = example.route
-      let endpoint = route.endpoint(baseURL: RouteExamples.baseURL)
-      #expect(endpoint.baseURL == RouteExamples.baseURL)
-      #expect(endpoint.operationID == route.operationID)
-      #expect(endpoint.pathTemplate == route.pathTemplate)
-      #expect(endpoint.path == route.path)
-      #expect(endpoint.method == route.method)
-      #expect(endpoint.headers == route.headers)
-      #expect(endpoint.authorization == route.authorization)
-      #expect(endpoint.sampleData == route.sampleData)
-      #expect(endpoint.acceptedStatusCodes == route.acceptedStatusCodes)
-      #expect(queryItems(of: endpoint.task) == queryItems(of: route.task))
-      #expect(
-        endpoint.description
-          == "\(route.method.rawValue) \(route.pathTemplate) (\(route.operationID))")
-    }
-  }
 }
 
 /// The query items a task carries.

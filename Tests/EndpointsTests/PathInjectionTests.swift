@@ -14,7 +14,7 @@ struct PathInjectionTests {
   ]
 
   /// Every case that puts an identifier in its path, with `raw` as that identifier.
-  static func routes(withID raw: String) -> [any APIRoute] {
+  static func routes(withID raw: String) -> [any APITarget] {
     [
       MeAPI.user(User.ID(raw)),
       QuestionAPI.question(Question.ID(raw)),
@@ -45,40 +45,43 @@ struct PathInjectionTests {
 
   @Test("every case with a path parameter is covered here")
   func coversEveryParameterizedOperation() {
-    let covered = Set(Self.routes(withID: "x").map(\.operationID))
+    let covered = Set(Self.routes(withID: "x").map(\.operation.id))
     let withParameters = Set(
-      RouteExamples.all.map(\.route).filter { $0.pathTemplate.contains("{") }.map(\.operationID))
+      RouteExamples.all.map(\.route).filter { $0.operation.pathTemplate.contains("{") }.map(
+        \.operation.id))
     #expect(covered == withParameters)
   }
 
   @Test("a hostile identifier stays one path segment and decodes back", arguments: hostileIDs)
   func hostileIdentifier(raw: String) throws {
     for route in Self.routes(withID: raw) {
-      let endpoint = Endpoint(baseURL: RouteExamples.baseURL, route: route)
-      let request = try endpoint.encodedRequest(using: .qapple()).request
+      let request = try route.encodedRequest(baseURL: RouteExamples.baseURL, using: .qapple())
+        .request
       let target = try #require(request.path)
       let (path, query) = split(target)
 
       // The base URL's `/v1` plus the template's segments, nothing more or less.
-      let template = route.pathTemplate.split(separator: "/", omittingEmptySubsequences: false)
-        .dropFirst().map(String.init)
+      let template = route.operation.pathTemplate.split(
+        separator: "/", omittingEmptySubsequences: false
+      )
+      .dropFirst().map(String.init)
       let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         .map(String.init)
-      try #require(segments.count == template.count + 1, "\(route.operationID): \(path)")
+      try #require(segments.count == template.count + 1, "\(route.operation.id): \(path)")
       #expect(segments.first == "v1")
       for (segment, expected) in zip(segments.dropFirst(), template) {
         if expected.hasPrefix("{") {
-          #expect(segment.removingPercentEncoding == raw, "\(route.operationID): \(segment)")
-          #expect(segment != "." && segment != "..", "\(route.operationID): dot segment")
+          #expect(segment.removingPercentEncoding == raw, "\(route.operation.id): \(segment)")
+          #expect(segment != "." && segment != "..", "\(route.operation.id): dot segment")
           #expect(!segment.contains(where: { "/?#;\\ ".contains($0) }), "\(segment)")
         } else {
-          #expect(segment == expected, "\(route.operationID): \(path)")
+          #expect(segment == expected, "\(route.operation.id): \(path)")
         }
       }
 
       // The query is exactly what the route's task asked for.
       let expectedQuery = QueryEncoding.encode(queryItems(of: route.task))
-      #expect((query ?? "") == expectedQuery, "\(route.operationID): \(target)")
+      #expect((query ?? "") == expectedQuery, "\(route.operation.id): \(target)")
 
       // A URL parser agrees: same path, no fragment, no query taken from the identifier.
       let url = try #require(URL(string: "https://api.qapple.example" + target), "\(target)")
@@ -87,7 +90,7 @@ struct PathInjectionTests {
       #expect(components.fragment == nil)
       #expect(
         (components.queryItems ?? []).map(\.name) == queryItems(of: route.task).map(\.name),
-        "\(route.operationID): \(target)")
+        "\(route.operation.id): \(target)")
     }
   }
 
@@ -98,15 +101,15 @@ struct PathInjectionTests {
 
   @Test("search and filter text survives as one query item", arguments: hostileTexts)
   func hostileQueryText(text: String) throws {
-    let routes: [(route: any APIRoute, name: String)] = [
+    let routes: [(route: any APITarget, name: String)] = [
       (BoardAPI.search(query: text), "q"),
       (StudyGroupAPI.groups(query: text), "q"),
       (AdminAPI.users(query: text), "q"),
       (MeAPI.nicknameAvailability(nickname: text), "nickname"),
     ]
     for (route, name) in routes {
-      let endpoint = route.endpoint(baseURL: RouteExamples.baseURL)
-      let target = try #require(try endpoint.encodedRequest().request.path)
+      let target = try #require(
+        try route.encodedRequest(baseURL: RouteExamples.baseURL).request.path)
       let url = try #require(URL(string: "https://api.qapple.example" + target), "\(target)")
       let components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
       let items = components.queryItems ?? []

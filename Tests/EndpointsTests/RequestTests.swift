@@ -9,16 +9,16 @@ import Testing
 /// What the requests carry: JSON keys, the avatar form, the CSV body, query items, headers.
 @Suite("Request bodies, queries and headers")
 struct RequestTests {
-  private func encoded(_ route: any APIRoute) throws -> EncodedRequest {
-    try route.endpoint(baseURL: RouteExamples.baseURL).encodedRequest(using: .qapple())
+  private func encoded(_ route: any APITarget) throws -> EncodedRequest {
+    try route.encodedRequest(baseURL: RouteExamples.baseURL, using: .qapple())
   }
 
-  private func jsonObject(_ route: any APIRoute) throws -> [String: Any] {
-    let body = try #require(try encoded(route).body, "\(route.operationID) has no body")
+  private func jsonObject(_ route: any APITarget) throws -> [String: Any] {
+    let body = try #require(try encoded(route).body, "\(route.operation.id) has no body")
     return try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
   }
 
-  private func target(_ route: any APIRoute) throws -> String {
+  private func target(_ route: any APITarget) throws -> String {
     try #require(try encoded(route).request.path)
   }
 
@@ -152,19 +152,19 @@ struct RequestTests {
 
   @Test("bodiless operations send no body and no content type")
   func bodilessOperations() throws {
-    for route in [BoardAPI.like("p_1"), BoardAPI.unlike("p_1")] as [any APIRoute]
+    for route in [BoardAPI.like("p_1"), BoardAPI.unlike("p_1")] as [any APITarget]
       + [MeAPI.withdraw, NotificationAPI.markAllRead, StudyGroupAPI.join("g_1")]
     {
       let request = try encoded(route)
-      #expect(request.body == nil, "\(route.operationID)")
-      #expect(request.request.headerFields[.contentType] == nil, "\(route.operationID)")
+      #expect(request.body == nil, "\(route.operation.id)")
+      #expect(request.request.headerFields[.contentType] == nil, "\(route.operation.id)")
     }
   }
 
   @Test("public operations are exactly the sign-in flow and the nickname check")
   func publicOperations() {
     let publicIDs = RouteExamples.all.map(\.route).filter { $0.authorization == .none }
-      .map(\.operationID)
+      .map(\.operation.id)
     #expect(
       Set(publicIDs) == [
         "AuthAPI.signIn", "AuthAPI.requestEmailCode", "AuthAPI.verifyEmailCode", "AuthAPI.signUp",

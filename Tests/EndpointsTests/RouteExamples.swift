@@ -308,11 +308,11 @@ extension AdminAPI {
 
 /// One example route with the case name the exhaustive switches give it.
 struct RouteExample: Sendable, CustomStringConvertible, CustomTestStringConvertible {
-  let route: any APIRoute
+  let route: any APITarget
   /// `<Router>.<case>` as named by the test's exhaustive switch, independent of the router.
   let expectedOperationID: String
 
-  var description: String { "\(route.method.rawValue) \(route.path) (\(route.operationID))" }
+  var description: String { "\(route.method.rawValue) \(route.path) (\(route.operation.id))" }
   var testDescription: String { description }
 }
 
@@ -335,7 +335,7 @@ enum RouteExamples {
     tagged("AdminAPI", AdminAPI.examples, \.caseName),
   ].flatMap { $0 }
 
-  private static func tagged<Route: APIRoute>(
+  private static func tagged<Route: APITarget>(
     _ router: String, _ routes: [Route], _ caseName: (Route) -> String
   ) -> [RouteExample] {
     routes.map { RouteExample(route: $0, expectedOperationID: "\(router).\(caseName($0))") }

@@ -94,7 +94,7 @@ struct SampleDataTests {
   static let routesWithSamples: [RouteExample] = {
     var seen: Set<String> = []
     return RouteExamples.all.filter {
-      !$0.route.sampleData.isEmpty && seen.insert($0.route.operationID).inserted
+      !$0.route.sampleData.isEmpty && seen.insert($0.route.operation.id).inserted
     }
   }()
 
@@ -103,7 +103,7 @@ struct SampleDataTests {
     let document = try OpenAPIDocument.load()
     let withBodies = Set(document.operations.filter { $0.successSchema != nil }.map(\.operationID))
     #expect(Set(responseChecks.keys) == withBodies)
-    #expect(Set(Self.routesWithSamples.map(\.route.operationID)) == withBodies)
+    #expect(Set(Self.routesWithSamples.map(\.route.operation.id)) == withBodies)
     for operation in document.operations {
       #expect(
         responseChecks[operation.operationID]?.schema == operation.successSchema,
@@ -115,17 +115,17 @@ struct SampleDataTests {
     "the sample decodes, maps to Domain and every key in it is read", arguments: routesWithSamples)
   func sampleDecodes(example: RouteExample) throws {
     let route = example.route
-    let check = try #require(responseChecks[route.operationID], "no response type for \(example)")
+    let check = try #require(responseChecks[route.operation.id], "no response type for \(example)")
     let reencoded = try check.decodeMapAndReencode(route.sampleData)
     let sample = try JSONSerialization.jsonObject(with: route.sampleData)
     let roundTrip = try JSONSerialization.jsonObject(with: reencoded)
-    #expect(differences(sample, roundTrip) == [], "\(route.operationID)")
+    #expect(differences(sample, roundTrip) == [], "\(route.operation.id)")
   }
 
   @Test("every sample of the same operation decodes, whatever the case's parameters")
   func everyExampleDecodes() throws {
     for example in RouteExamples.all where !example.route.sampleData.isEmpty {
-      let check = try #require(responseChecks[example.route.operationID])
+      let check = try #require(responseChecks[example.route.operation.id])
       _ = try check.decodeMapAndReencode(example.route.sampleData)
     }
   }

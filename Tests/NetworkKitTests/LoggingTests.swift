@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import NetworkKit
+import NetworkKitTesting
 import Testing
 
 @Suite("Logging and redaction")
@@ -15,9 +16,7 @@ struct LoggingTests {
 
   private func provider(
     capture: LogCapture, bodyLimit: Int = 4_096
-  ) -> NetworkProvider<
-    TestTarget
-  > {
+  ) -> NetworkProvider {
     let authenticator = Authenticator(
       store: InMemoryCredentialStore(
         Credentials(accessToken: "bearer-secret-71f0", refreshToken: "unused"))
@@ -119,7 +118,7 @@ struct LoggingTests {
 
   @Test func transportFailuresAreLoggedAsErrors() async throws {
     let capture = LogCapture()
-    let provider = NetworkProvider<TestTarget>(
+    let provider = NetworkProvider(
       plugins: [LoggingPlugin(logger: capture.logger)], retryPolicy: .never)
     await #expect(throws: NetworkError.offline) {
       try await provider.send(TestTarget(.get, "/", on: URL(string: "http://127.0.0.1:9")!))

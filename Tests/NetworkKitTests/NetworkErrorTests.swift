@@ -30,13 +30,24 @@ struct NetworkErrorTests {
     #expect((error as any Error).localizedDescription == text)
   }
 
-  @Test func statusErrorsExposeCodeAndEnvelope() {
-    let body = Data(#"{"error":{"code":"banned","message":"Banned until May","field":null}}"#.utf8)
-    let error = NetworkError.status(code: 403, body: body)
+  @Test func statusErrorsCarryTheResponseAndTheConfiguredServerError() {
+    // NetworkKit knows no envelope: the API's decoder reads its own shape.
+    let decoder = ErrorBodyDecoder { body in
+      String(decoding: body, as: UTF8.self).hasPrefix("E:")
+        ? ServerError(code: "banned", message: "Banned until May") : nil
+    }
+    let body = Data("E:banned".utf8)
+    let error = NetworkError.status(
+      HTTPFailure(
+        status: 403, headers: [.retryAfter: "7"], body: body,
+        serverError: decoder.serverError(in: body)))
     #expect(error.statusCode == 403)
     #expect(error.serverError == ServerError(code: "banned", message: "Banned until May"))
     #expect(error.description.contains("banned: Banned until May"))
-    #expect(NetworkError.status(code: 500, body: Data("oops".utf8)).serverError == nil)
+    guard case .status(let failure) = error else { return }
+    #expect(failure.retryAfter(now: Date()) == .seconds(7))
+    #expect(decoder.serverError(in: Data("oops".utf8)) == nil)
+    #expect(ErrorBodyDecoder.none.serverError(in: body) == nil)
     #expect(NetworkError.timeout.statusCode == nil)
   }
 

@@ -6,8 +6,10 @@ import Testing
 /// The provider against the real server, once per transport.
 @Suite("Provider against the server")
 struct ProviderTests {
-  private func provider(_ transport: NamedTransport) -> NetworkProvider<TestTarget> {
-    NetworkProvider(transport: transport.transport, retryPolicy: .never, timeout: .seconds(10))
+  private func provider(_ transport: NamedTransport) -> NetworkProvider {
+    NetworkProvider(
+      errorBody: .testEnvelope, transport: transport.transport, retryPolicy: .never,
+      timeout: .seconds(10))
   }
 
   @Test(arguments: NamedTransport.all)
@@ -87,8 +89,9 @@ struct ProviderTests {
     let error = await #expect(throws: NetworkError.self) {
       try await provider(transport).send(TestTarget(.get, "/html502", on: server.baseURL))
     }
-    #expect(
-      error == .status(code: 502, error: nil, body: Data(TestServer.html502.utf8)))
+    #expect(error?.statusCode == 502 && error?.serverError == nil)
+    guard case .status(let failure) = error else { return }
+    #expect(failure.body == Data(TestServer.html502.utf8))
   }
 
   @Test(arguments: NamedTransport.all)
@@ -97,12 +100,13 @@ struct ProviderTests {
     let error = await #expect(throws: NetworkError.self) {
       try await provider(transport).response(TestTarget(.delete, "/status/404", on: server.baseURL))
     }
-    #expect(error == .status(code: 404, error: nil, body: Data()))
+    guard case .status(let failure) = error else { return }
+    #expect(failure.status == 404 && failure.body.isEmpty && failure.serverError == nil)
   }
 
   @Test func acceptedStatusCodesComeFromTheTarget() async throws {
     struct Accepting404: TargetType {
-      var baseURL: URL
+      var baseURL: URL?
       var path: String { "/status/404" }
       var method: HTTPRequest.Method { .get }
       var task: HTTPTask { .plain }
@@ -110,7 +114,7 @@ struct ProviderTests {
       var acceptedStatusCodes: ClosedRange<Int> { 200...404 }
     }
     let server = try await TestServer.shared()
-    let provider = NetworkProvider<Accepting404>(retryPolicy: .never)
+    let provider = NetworkProvider(retryPolicy: .never)
     let response = try await provider.response(Accepting404(baseURL: server.baseURL))
     #expect(response.status == .notFound)
     #expect(response.request.path == "/status/404")
@@ -121,7 +125,7 @@ struct ProviderTests {
     struct Page: Decodable { var items: [Item] }
     let server = try await TestServer.shared()
     let error = await #expect(throws: NetworkError.self) {
-      try await NetworkProvider<TestTarget>(retryPolicy: .never).request(
+      try await NetworkProvider(retryPolicy: .never).request(
         TestTarget(.get, "/bad-json", on: server.baseURL), as: Page.self)
     }
     guard case .decoding(let type, let codingPath, _) = error else {
@@ -138,7 +142,7 @@ struct ProviderTests {
     let server = try await TestServer.shared()
     let decoder = JSONDecoder()
     decoder.keyDecodingStrategy = .convertFromSnakeCase
-    let provider = NetworkProvider<TestTarget>(retryPolicy: .never, decoder: decoder)
+    let provider = NetworkProvider(retryPolicy: .never, decoder: decoder)
     let pair = try await provider.request(
       TestTarget(.post, "/json", on: server.baseURL, task: .json(["access_token": "x"])),
       as: Pair.self)
@@ -148,7 +152,7 @@ struct ProviderTests {
   @Test func pluginsPrepareTheRequestAndObserveEveryAttempt() async throws {
     let server = try await TestServer.shared()
     let recorder = RecordingPlugin()
-    let provider = NetworkProvider<TestTarget>(
+    let provider = NetworkProvider(
       plugins: [HeaderPlugin([.userAgent: "QappleTests/1"]), recorder],
       retryPolicy: RetryPolicy(maxAttempts: 2, random: { $0.lowerBound }),
       clock: TestClock())

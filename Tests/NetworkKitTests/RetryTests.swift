@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import NetworkKit
+import NetworkKitTesting
 import Testing
 
 @Suite("Retry policy")
@@ -75,10 +76,10 @@ struct RetryPolicyTests {
     let policy = RetryPolicy(maxAttempts: 2, random: { $0.upperBound })
     let get = HTTPRequest(method: .get, scheme: "https", authority: "a", path: "/")
     #expect(
-      policy.delay(afterAttempt: 1, of: get, failedWith: .timeout, response: nil, now: Date())
+      policy.delay(afterAttempt: 1, of: get, failedWith: .timeout, now: Date())
         == .milliseconds(500))
     #expect(
-      policy.delay(afterAttempt: 2, of: get, failedWith: .timeout, response: nil, now: Date())
+      policy.delay(afterAttempt: 2, of: get, failedWith: .timeout, now: Date())
         == nil)
     #expect(RetryPolicy.never.maxAttempts == 1)
   }
@@ -91,8 +92,9 @@ struct RetryIntegrationTests {
   private func provider(
     clock: TestClock, maxAttempts: Int = 4, baseDelay: Duration = .seconds(1),
     maxDelay: Duration = .seconds(3)
-  ) -> NetworkProvider<TestTarget> {
+  ) -> NetworkProvider {
     NetworkProvider(
+      errorBody: .testEnvelope,
       retryPolicy: RetryPolicy(
         maxAttempts: maxAttempts, baseDelay: baseDelay, maxDelay: maxDelay,
         random: { $0.lowerBound + ($0.upperBound - $0.lowerBound) / 2 }),
@@ -231,7 +233,7 @@ struct RetryIntegrationTests {
       }
     }
     let clock = TestClock()
-    let provider = NetworkProvider<TestTarget>(
+    let provider = NetworkProvider(
       transport: stubs,
       retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .seconds(2), random: { $0.upperBound }),
       clock: clock)
@@ -245,7 +247,7 @@ struct RetryIntegrationTests {
     let stubs = StubTransport()
     stubs.stub(.get, "/feed", with: .response(status: .serviceUnavailable, body: Data()))
     let clock = SuspendingTestClock()
-    let provider = NetworkProvider<TestTarget>(
+    let provider = NetworkProvider(
       transport: stubs, retryPolicy: RetryPolicy(maxAttempts: 5), clock: clock)
     let call = Task { try await provider.send(TestTarget(.get, "/feed")) }
     await clock.waitUntilSleeping()

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import NetworkKit
+import NetworkKitTesting
 import Testing
 
 /// A router like the ones in Endpoints, with sample data per case.
@@ -9,7 +10,7 @@ private enum ProfileAPI: TargetType {
   case rename(String)
   case avatar
 
-  var baseURL: URL { URL(string: "https://api.example.com/v1")! }
+  var baseURL: URL? { URL(string: "https://api.example.com/v1")! }
   var path: String {
     switch self {
     case .me, .rename: "/me"
@@ -44,11 +45,11 @@ private struct Profile: Decodable, Equatable {
 struct StubbingTests {
   @Test func immediateStubsAnswerWithSampleDataAndSendNothing() async throws {
     let transport = StubTransport()
-    let provider = NetworkProvider<ProfileAPI>(transport: transport, stubBehavior: .immediate)
-    let profile = try await provider.request(.me, as: Profile.self)
+    let provider = NetworkProvider(transport: transport, stubBehavior: .immediate)
+    let profile = try await provider.request(ProfileAPI.me, as: Profile.self)
     #expect(profile == Profile(nickname: "sample-kim"))
     // Bearer targets run without an authenticator while stubbing, e.g. in previews.
-    let response = try await provider.response(.rename("new"))
+    let response = try await provider.response(ProfileAPI.rename("new"))
     #expect(response.status == .ok)
     #expect(response.request.method == .patch)
     #expect(response.request.path == "/v1/me")
@@ -57,44 +58,44 @@ struct StubbingTests {
 
   @Test func delayedStubsWaitOnTheInjectedClock() async throws {
     let clock = TestClock()
-    let provider = NetworkProvider<ProfileAPI>.stubbed(.delayed(.seconds(2)), clock: clock)
-    _ = try await provider.request(.me, as: Profile.self)
-    _ = try await provider.response(.avatar)
+    let provider = NetworkProvider.stubbed(.delayed(.seconds(2)), clock: clock)
+    _ = try await provider.request(ProfileAPI.me, as: Profile.self)
+    _ = try await provider.response(ProfileAPI.avatar)
     #expect(clock.sleeps == [.seconds(2), .seconds(2)])
   }
 
   @Test func overridesChooseStatusHeadersBodyOrFailurePerTarget() async throws {
-    let provider = NetworkProvider<ProfileAPI>.stubbed { target in
-      switch target {
-      case .me:
+    let provider = NetworkProvider.stubbed(errorBody: .testEnvelope) { target in
+      switch target as? ProfileAPI {
+      case .me?:
         return .response(
           status: .ok, headerFields: [HTTPField.Name("X-Stub")!: "yes"],
           body: Data(#"{"nickname":"override"}"#.utf8))
-      case .rename:
+      case .rename?:
         return .response(
           status: .conflict,
           body: Data(
             #"{"error":{"code":"nickname_taken","message":"taken","field":"nickname"}}"#.utf8))
-      case .avatar:
+      case .avatar?, nil:
         return .failure(.offline)
       }
     }
-    let me = try await provider.response(.me)
+    let me = try await provider.response(ProfileAPI.me)
     #expect(me.headerFields[HTTPField.Name("X-Stub")!] == "yes")
     #expect(try JSONDecoder().decode(Profile.self, from: me.body) == Profile(nickname: "override"))
 
     let conflict = await #expect(throws: NetworkError.self) {
-      try await provider.send(.rename("taken"))
+      try await provider.send(ProfileAPI.rename("taken"))
     }
     #expect(conflict?.serverError?.code == "nickname_taken")
-    await #expect(throws: NetworkError.offline) { try await provider.send(.avatar) }
+    await #expect(throws: NetworkError.offline) { try await provider.send(ProfileAPI.avatar) }
   }
 
   @Test func stubbedAnswersGoThroughPluginsAndRetries() async throws {
     let clock = TestClock()
     let recorder = RecordingPlugin()
     let calls = Counter()
-    let provider = NetworkProvider<ProfileAPI>(
+    let provider = NetworkProvider(
       plugins: [recorder],
       retryPolicy: RetryPolicy(maxAttempts: 2, random: { $0.upperBound }),
       clock: clock, stubBehavior: .immediate
@@ -102,7 +103,7 @@ struct StubbingTests {
       calls.next() == 1
         ? .response(status: .serviceUnavailable, body: Data()) : .sample(target)
     }
-    _ = try await provider.request(.me, as: Profile.self)
+    _ = try await provider.request(ProfileAPI.me, as: Profile.self)
     #expect(await recorder.statuses == [503, 200])
     #expect(clock.sleeps == [.milliseconds(500)])
   }
@@ -114,10 +115,12 @@ struct StubbingTests {
       #expect(request.headerFields[.contentType] == "application/json")
       return .response(status: .ok, body: body ?? Data())
     }
-    let provider = NetworkProvider<ProfileAPI>(transport: transport, authenticator: signedIn())
-    #expect(try await provider.request(.me, as: Profile.self) == Profile(nickname: "from-stub"))
+    let provider = NetworkProvider(transport: transport, authenticator: signedIn())
     #expect(
-      try await provider.request(.rename("echo"), as: Profile.self) == Profile(nickname: "echo"))
+      try await provider.request(ProfileAPI.me, as: Profile.self) == Profile(nickname: "from-stub"))
+    #expect(
+      try await provider.request(ProfileAPI.rename("echo"), as: Profile.self)
+        == Profile(nickname: "echo"))
     #expect(transport.receivedRequests.map(\.request.method) == [.get, .patch])
     #expect(
       transport.receivedRequests.last?.request.headerFields[.authorization] == "Bearer stub-token")
@@ -129,7 +132,7 @@ struct StubbingTests {
     transport.stub(.get, "/feed", with: .response(status: .ok, body: Data("1".utf8)))
     transport.stub(.get, "/feed", with: .response(status: .ok, body: Data("2".utf8)))
     transport.stub(.get, "/feed?page=2", with: .response(status: .ok, body: Data("3".utf8)))
-    let provider = NetworkProvider<TestTarget>(transport: transport)
+    let provider = NetworkProvider(transport: transport)
     #expect(try await provider.response(TestTarget(.get, "/feed")).body == Data("2".utf8))
     let page2 = TestTarget(.get, "/feed", task: .query([URLQueryItem(name: "page", value: "2")]))
     #expect(try await provider.response(page2).body == Data("3".utf8))
@@ -137,9 +140,9 @@ struct StubbingTests {
 
   @Test func unstubbedRequestsFailClearlyAndAreRecorded() async throws {
     let transport = StubTransport()
-    let provider = NetworkProvider<ProfileAPI>(transport: transport, authenticator: signedIn())
+    let provider = NetworkProvider(transport: transport, authenticator: signedIn())
     let error = await #expect(throws: NetworkError.self) {
-      try await provider.send(.avatar)
+      try await provider.send(ProfileAPI.avatar)
     }
     #expect(error == .notStubbed(method: "GET", path: "/v1/me/avatar"))
     #expect(error?.description.contains("GET /v1/me/avatar") == true)

@@ -10,7 +10,7 @@ struct TransportTests {
   func aSlowAnswerTimesOut(transport: NamedTransport) async throws {
     let server = try await TestServer.shared()
     let id = uniqueID()
-    let provider = NetworkProvider<TestTarget>(
+    let provider = NetworkProvider(
       transport: transport.transport, retryPolicy: .never, timeout: .seconds(10))
     // The target's timeout overrides the provider's. The route never answers, so the deadline
     // only needs to outlast connection set-up on a loaded 2-core machine (300 ms did not).
@@ -28,7 +28,7 @@ struct TransportTests {
   func cancellingTheTaskCancelsTheTransfer(transport: NamedTransport) async throws {
     let server = try await TestServer.shared()
     let id = uniqueID()
-    let provider = NetworkProvider<TestTarget>(
+    let provider = NetworkProvider(
       transport: transport.transport, retryPolicy: .default, timeout: .seconds(30))
     let call = Task {
       try await provider.response(TestTarget(.get, "/slow/\(id)", on: server.baseURL))
@@ -46,7 +46,7 @@ struct TransportTests {
   func anAlreadyCancelledTaskSendsNothing(transport: NamedTransport) async throws {
     let server = try await TestServer.shared()
     let id = uniqueID()
-    let provider = NetworkProvider<TestTarget>(transport: transport.transport)
+    let provider = NetworkProvider(transport: transport.transport)
     let call = Task {
       withUnsafeCurrentTask { $0?.cancel() }
       return try await provider.response(TestTarget(.get, "/flaky/\(id)", on: server.baseURL))
@@ -58,7 +58,7 @@ struct TransportTests {
   @Test(arguments: NamedTransport.all)
   func aRefusedConnectionIsOffline(transport: NamedTransport) async throws {
     // Port 9 (discard) has no listener on the test machine, so the connection is refused.
-    let provider = NetworkProvider<TestTarget>(
+    let provider = NetworkProvider(
       transport: transport.transport, retryPolicy: .never, timeout: .seconds(10))
     let error = await #expect(throws: NetworkError.self) {
       try await provider.response(TestTarget(.get, "/", on: URL(string: "http://127.0.0.1:9")!))

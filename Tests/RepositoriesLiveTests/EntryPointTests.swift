@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import HTTPTypes
 import NetworkKit
+import NetworkKitTesting
 import Repositories
 import Testing
 

@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import HTTPTypes
 import NetworkKit
+import NetworkKitTesting
 import Testing
 
 @testable import RepositoriesLive
@@ -234,5 +235,27 @@ struct ServerValidationMessageTests {
   @Test func aMissingFieldIsNamedRequest() {
     #expect(ValidationError(serverField: nil, message: "").field == "request")
     #expect(ValidationError(serverField: "", message: "x").field == "request")
+  }
+}
+
+@Suite("The API's error envelope, configured on NetworkKit")
+struct ErrorEnvelopeDecodingTests {
+  @Test("qappleEnvelope reads code, message and field; other bodies give no server error")
+  func envelope() {
+    let body = Data(
+      #"{"error":{"code":"nickname_taken","message":"taken","field":"nickname"}}"#.utf8)
+    #expect(
+      ErrorBodyDecoder.qappleEnvelope.serverError(in: body)
+        == ServerError(code: "nickname_taken", message: "taken", field: "nickname"))
+    #expect(ErrorBodyDecoder.qappleEnvelope.serverError(in: Data("<html>".utf8)) == nil)
+    #expect(ErrorBodyDecoder.qappleEnvelope.serverError(in: Data()) == nil)
+  }
+
+  @Test("a 429's Retry-After reaches DomainError.rateLimited through the failure")
+  func retryAfterFromTheFailure() {
+    let error = NetworkError.status(
+      code: 429, error: ServerError(code: "rate_limited", message: "slow down"),
+      headers: [.retryAfter: "12"])
+    #expect(LiveErrorMapping.domainError(for: error) == .rateLimited(retryAfter: .seconds(12)))
   }
 }

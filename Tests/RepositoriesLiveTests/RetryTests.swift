@@ -4,6 +4,7 @@ import Endpoints
 import Foundation
 import HTTPTypes
 import NetworkKit
+import NetworkKitTesting
 import Testing
 
 @testable import RepositoriesLive

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import NetworkKit
+import NetworkKitTesting
 import Repositories
 import Testing
 
@@ -49,7 +50,7 @@ struct Harness {
   }
 
   /// Answers `method path` with the route's own sample response.
-  func stubSample(_ route: some APIRoute, status: HTTPResponse.Status = .ok) {
+  func stubSample(_ route: some APITarget, status: HTTPResponse.Status = .ok) {
     transport.stub(
       route.method, String(route.path.prefix { $0 != "?" }),
       with: .response(

@@ -5,7 +5,7 @@ import NetworkKit
 
 /// `GET /posts?limit=20` on the loopback server: a public route, so no authenticator is involved.
 struct PostsTarget: TargetType {
-  let baseURL: URL
+  let baseURL: URL?
   var path: String { Path.make("posts") }
   var method: HTTPRequest.Method { .get }
   var task: HTTPTask { .query([URLQueryItem(name: "limit", value: "20")]) }
@@ -22,7 +22,7 @@ struct RoundTrip: @unchecked Sendable {
   /// The transport both sides use.
   let transport: any HTTPTransport
   /// A provider on `transport`: no authenticator, no plugins, the default retry policy.
-  let provider: NetworkProvider<PostsTarget>
+  let provider: NetworkProvider
   /// The target the provider performs.
   let target: PostsTarget
   /// The same request, prepared once for the bare transport.
@@ -35,10 +35,10 @@ struct RoundTrip: @unchecked Sendable {
   static func make(transport: any HTTPTransport, baseURL: URL) async throws -> RoundTrip {
     let target = PostsTarget(baseURL: baseURL)
     let decoder = QappleCoding.makeDecoder()
-    let provider = NetworkProvider<PostsTarget>(transport: transport, decoder: decoder)
+    let provider = NetworkProvider(transport: transport, decoder: decoder)
     let roundTrip = RoundTrip(
       transport: transport, provider: provider, target: target,
-      request: try target.encodedRequest().request, decoder: decoder)
+      request: try target.encodedRequest(baseURL: baseURL).request, decoder: decoder)
     let viaTransport = try await roundTrip.bare()
     let viaProvider = try await roundTrip.viaProvider()
     guard viaTransport == viaProvider, viaTransport.items.count == LoopbackServer.postsPerPage
@@ -51,7 +51,7 @@ struct RoundTrip: @unchecked Sendable {
     let (head, body) = try await transport.send(request, body: nil, timeout: provider.timeout)
     // Any caller of a bare transport has to look at the status; the provider does the same.
     guard (200...299).contains(head.status.code) else {
-      throw NetworkError.status(code: head.status.code, body: body)
+      throw NetworkError.status(code: head.status.code, body: body, headers: head.headerFields)
     }
     return try decoder.decode(PostPage.self, from: body)
   }

@@ -10,8 +10,7 @@ import NetworkKit
 /// ``Domain/DomainError``: the one place where requests, decoding, mapping and error
 /// translation meet, so every repository endpoint behaves the same.
 struct APIClient: Sendable {
-  let provider: NetworkProvider<Endpoint>
-  let baseURL: URL
+  let provider: NetworkProvider
   let logger: Logger
   let now: @Sendable () -> Date
   /// Told about failures that end the session (revoked refresh token, 401 after refresh), so
@@ -21,12 +20,11 @@ struct APIClient: Sendable {
   private let decoder = DecoderBox()
 
   init(
-    provider: NetworkProvider<Endpoint>, baseURL: URL, logger: Logger,
+    provider: NetworkProvider, logger: Logger,
     now: @escaping @Sendable () -> Date,
     onSessionEnded: (@Sendable (NetworkError) async -> Void)? = nil
   ) {
     self.provider = provider
-    self.baseURL = baseURL
     self.logger = logger
     self.now = now
     self.onSessionEnded = onSessionEnded
@@ -34,14 +32,14 @@ struct APIClient: Sendable {
 
   /// Performs `route`, decodes `Wire` and maps it to its Domain value.
   func fetch<Wire: Decodable & DomainConvertible>(
-    _ route: some APIRoute, as wire: Wire.Type
+    _ route: some APITarget, as wire: Wire.Type
   ) async throws -> Wire.DomainValue {
     try await fetch(route, as: wire) { value throws(MappingError) in try value.toDomain() }
   }
 
   /// Performs `route`, decodes `Wire` and maps it with `transform`.
   func fetch<Wire: Decodable, Value>(
-    _ route: some APIRoute, as wire: Wire.Type,
+    _ route: some APITarget, as wire: Wire.Type,
     _ transform: (Wire) throws(MappingError) -> Value
   ) async throws -> Value {
     let response = try await perform(route)
@@ -51,23 +49,24 @@ struct APIClient: Sendable {
     } catch {
       logger.error(
         "undecodable response",
-        metadata: ["operation": "\(route.operationID)", "error": "\(error)"]
+        metadata: ["operation": "\(route.operation.id)", "error": "\(error)"]
       )
-      throw LiveErrorMapping.domainError(for: error, operation: route.operationID)
+      throw LiveErrorMapping.domainError(for: error, operation: route.operation.id)
     }
     do {
       return try transform(decoded)
     } catch {
       logger.error(
-        "unmappable response", metadata: ["operation": "\(route.operationID)", "error": "\(error)"])
-      throw LiveErrorMapping.domainError(for: error, operation: route.operationID)
+        "unmappable response",
+        metadata: ["operation": "\(route.operation.id)", "error": "\(error)"])
+      throw LiveErrorMapping.domainError(for: error, operation: route.operation.id)
     }
   }
 
   /// Performs a list `route` and maps every item (strictly: one bad item fails the page, naming
   /// `items[i]`, because a silently shorter page hides server bugs and breaks cursors).
   func fetchPage<Item: Codable & DomainConvertible>(
-    _ route: some APIRoute, of item: Item.Type
+    _ route: some APITarget, of item: Item.Type
   ) async throws -> Page<Item.DomainValue> {
     try await fetch(route, as: PageDTO<Item>.self) { page throws(MappingError) in
       try page.toDomain()
@@ -75,23 +74,18 @@ struct APIClient: Sendable {
   }
 
   /// Performs `route` whose answer has no body worth reading (`204`).
-  func send(_ route: some APIRoute) async throws {
+  func send(_ route: some APITarget) async throws {
     _ = try await perform(route)
   }
 
   /// Performs `route`; failures become `DomainError` (or `CancellationError`).
-  func perform(_ route: some APIRoute) async throws -> NetworkResponse {
-    let endpoint = route.endpoint(baseURL: baseURL)
-    let recorder = ResponseHeadRecorder.Box()
-    let provider = self.provider
-    let result: Result<NetworkResponse, NetworkError> = await ResponseHeadRecorder.$current
-      .withValue(recorder) {
-        do throws(NetworkError) {
-          return .success(try await provider.response(endpoint))
-        } catch {
-          return .failure(error)
-        }
-      }
+  func perform(_ route: some APITarget) async throws -> NetworkResponse {
+    let result: Result<NetworkResponse, NetworkError>
+    do throws(NetworkError) {
+      result = .success(try await provider.response(route))
+    } catch {
+      result = .failure(error)
+    }
     switch result {
     case .success(let response):
       return response
@@ -104,15 +98,12 @@ struct APIClient: Sendable {
       default:
         break
       }
-      let retryAfter = recorder.retryAfter.flatMap {
-        RetryPolicy.parseRetryAfter($0, now: now())
-      }
       let mapped = LiveErrorMapping.domainError(
-        for: error, retryAfter: retryAfter, operation: route.operationID)
+        for: error, now: now(), operation: route.operation.id)
       logger.debug(
         "request failed",
         metadata: [
-          "operation": "\(route.operationID)", "error": "\(error)", "mapped": "\(mapped)",
+          "operation": "\(route.operation.id)", "error": "\(error)", "mapped": "\(mapped)",
         ])
       throw mapped
     }
@@ -124,40 +115,6 @@ private final class DecoderBox: @unchecked Sendable {
   let decoder = QappleCoding.makeDecoder()
 }
 
-/// Remembers the last response head of the calling task, so a 429's `Retry-After` (which
-/// `NetworkError.status` does not carry) reaches ``DomainError/rateLimited(retryAfter:)``.
-///
-/// The provider runs plugin hooks inline in the caller's task, so a task-local box sees exactly
-/// the responses of one repository call.
-struct ResponseHeadRecorder: NetworkPlugin {
-  /// The box of the current repository call.
-  @TaskLocal static var current: Box?
-
-  /// What the last response of one call said.
-  final class Box: @unchecked Sendable {
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var lastRetryAfter: String?
-
-    /// The `Retry-After` value of the last response, if it had one.
-    var retryAfter: String? { lock.withLock { lastRetryAfter } }
-
-    func record(_ response: HTTPResponse) {
-      lock.withLock { lastRetryAfter = response.headerFields[.retryAfter] }
-    }
-  }
-
-  func didReceive(
-    _ result: Result<NetworkResponse, NetworkError>, for request: HTTPRequest,
-    target: any TargetType, duration: Duration
-  ) async {
-    guard let box = Self.current, case .success(let response) = result else { return }
-    box.record(response.response)
-  }
-}
-
-/// Builds a typed identifier check: an empty id would silently address the wrong route
-/// (`/posts/` instead of `/posts/{id}`).
 func requireID<Owner>(_ id: Identifier<Owner>, field: String) throws(DomainError) {
   if id.rawValue.isEmpty { throw .validation(.empty(field: field)) }
 }

@@ -11,11 +11,11 @@ public enum LiveErrorMapping {
   /// The Domain error for a failed request.
   ///
   /// - Parameters:
-  ///   - error: What the provider threw.
-  ///   - retryAfter: The wait the server asked for in `Retry-After`, if it sent one.
+  ///   - error: What the provider threw; a refused status carries its `Retry-After` header.
+  ///   - now: The wall-clock time, for a `Retry-After` given as a date.
   ///   - operation: The operation id (`BoardAPI.like`), quoted in `.server` messages for logs.
   public static func domainError(
-    for error: NetworkError, retryAfter: Duration? = nil, operation: String = ""
+    for error: NetworkError, now: Date = Date(), operation: String = ""
   ) -> DomainError {
     let prefix = operation.isEmpty ? "" : "\(operation): "
     switch error {
@@ -27,10 +27,10 @@ public enum LiveErrorMapping {
       // Repositories throw `CancellationError` for cancelled calls and never get here; this
       // answer exists for callers of this function that have no better choice.
       return .server("\(prefix)the request was cancelled before it finished")
-    case .status(let code, let serverError, let body):
+    case .status(let failure):
       return domainError(
-        status: code, serverError: serverError, body: body, retryAfter: retryAfter,
-        prefix: prefix)
+        status: failure.status, serverError: failure.serverError, body: failure.body,
+        retryAfter: failure.retryAfter(now: now), prefix: prefix)
     case .decoding(let type, let codingPath, let description):
       let path = codingPath.isEmpty ? "the top level" : codingPath
       return .server("\(prefix)the response did not decode as \(type) at \(path): \(description)")
@@ -195,5 +195,17 @@ extension ValidationError {
     while text.hasSuffix(".") { text.removeLast() }
     if text.isEmpty { return "a value the server accepts" }
     return "a value the server accepts (\(text))"
+  }
+}
+
+extension ErrorBodyDecoder {
+  /// The Qapple API's error envelope, `{ "error": { "code", "message", "field" } }` (DTO's
+  /// `ErrorEnvelopeDTO`), as NetworkKit's generic ``NetworkKit/ServerError``.
+  public static let qappleEnvelope = ErrorBodyDecoder { body in
+    guard let envelope = try? JSONDecoder().decode(ErrorEnvelopeDTO.self, from: body) else {
+      return nil
+    }
+    return ServerError(
+      code: envelope.error.code, message: envelope.error.message, field: envelope.error.field)
   }
 }

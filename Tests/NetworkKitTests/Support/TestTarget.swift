@@ -5,7 +5,7 @@ import Testing
 
 /// A target whose every property is a stored value, so each test describes exactly what it sends.
 struct TestTarget: TargetType {
-  var baseURL: URL
+  var baseURL: URL?
   var path: String
   var method: HTTPRequest.Method = .get
   var task: HTTPTask = .plain
@@ -35,6 +35,17 @@ struct TestTarget: TargetType {
   }
 }
 
+extension TestTarget {
+  /// The request this target describes, sent to its own server.
+  func encodedRequest(
+    using encoder: JSONEncoder = JSONEncoder()
+  ) throws(NetworkError)
+    -> EncodedRequest
+  {
+    try encodedRequest(baseURL: baseURL ?? URL(string: "http://127.0.0.1:9")!, using: encoder)
+  }
+}
+
 /// A transport under test, named for parameterized test output.
 struct NamedTransport: Sendable, CustomTestStringConvertible {
   let name: String
@@ -60,4 +71,13 @@ func uniqueID(_ prefix: String = "t") -> String {
 /// A decoder/encoder-agnostic JSON value for quick body assertions.
 func jsonObject(_ data: Data) -> [String: Any]? {
   (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+}
+
+extension ErrorBodyDecoder {
+  /// The envelope the test server answers with, `{ "error": { "code", "message", "field" } }`:
+  /// NetworkKit knows no shape of its own, so its tests configure one like an SDK would.
+  static let testEnvelope = ErrorBodyDecoder { body in
+    struct Envelope: Decodable { var error: ServerError }
+    return try? JSONDecoder().decode(Envelope.self, from: body).error
+  }
 }
