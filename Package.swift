@@ -43,6 +43,16 @@ let apiTargets: [Target] = [
   )
 ]
 
+// MARK: - Layer 2b: the client's local store
+
+let storageTargets: [Target] = [
+  .target(
+    name: "Persistence",
+    dependencies: ["Domain", .product(name: "GRDB", package: "GRDB.swift")],
+    path: "Modules/Persistence"
+  )
+]
+
 // MARK: - Layer 3: repository interfaces (Domain + swift-dependencies only)
 
 let repositoryTargets: [Target] = [
@@ -204,6 +214,12 @@ let testTargets: [Target] = [
     path: "Tests/RepositoriesTestingTests"
   ),
   .testTarget(
+    name: "PersistenceTests",
+    dependencies: ["Persistence", "Domain"],
+    path: "Tests/PersistenceTests",
+    resources: [.copy("Fixtures")]
+  ),
+  .testTarget(
     name: "ServiceEngineTests",
     dependencies: ["ServiceEngine", "Domain", .product(name: "GRDB", package: "GRDB.swift")],
     path: "Tests/ServiceEngineTests"
@@ -250,7 +266,7 @@ let testTargets: [Target] = [
 ]
 
 let library =
-  domainTargets + wireTargets + apiTargets + repositoryTargets + engineTargets
+  domainTargets + wireTargets + apiTargets + storageTargets + repositoryTargets + engineTargets
   + implementationTargets + serverTargets + toolTargets
 
 let package = Package(

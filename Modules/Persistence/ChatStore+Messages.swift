@@ -1,0 +1,185 @@
+import Domain
+import Foundation
+import GRDB
+
+/// What a batch of server messages did to the store.
+public struct SaveResult: Sendable, Hashable {
+  /// Messages stored for the first time (or unsent ones the server now confirmed).
+  public var stored: Int
+  /// Messages the store already had, unchanged.
+  public var duplicates: Int
+}
+
+extension ChatStore {
+  /// Stores the rooms the server listed (title, kind, unread count and read cursor), in order;
+  /// messages and sync cursors stay.
+  public func saveRooms(_ rooms: [ChatRoom]) throws(PersistenceError) {
+    try write { db in
+      let statement = try db.cachedStatement(
+        sql: """
+          INSERT INTO room (id, kind, peer_id, title, unread_count, read_seq, position)
+          VALUES (?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, peer_id = excluded.peer_id,
+            title = excluded.title, read_seq = MAX(read_seq, excluded.read_seq),
+            position = excluded.position
+          """)
+      for (position, room) in rooms.enumerated() {
+        let (kind, peer): (String, String) =
+          switch room.kind {
+          case .group(let group): ("group", group.rawValue)
+          case .direct(let user): ("direct", user.rawValue)
+          }
+        try statement.execute(arguments: [
+          room.id.rawValue, kind, peer, room.title, room.unreadCount, room.lastReadSeq, position,
+        ])
+      }
+    }
+  }
+
+  /// Stores messages the server sent (each with its `seq`) in one transaction. A message the
+  /// store already has by `seq` or by client message id is not stored twice; an unsent message
+  /// of the same client id becomes sent. Each room's sync cursor then moves over every
+  /// contiguous `seq`.
+  @discardableResult
+  public func save(_ messages: [ChatMessage]) throws(PersistenceError) -> SaveResult {
+    try write { db in
+      let room = try db.cachedStatement(
+        sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')")
+      let upsert = try db.cachedStatement(
+        sql: """
+          INSERT INTO message (room_id, id, seq, client_message_id, sender_id, sender_nickname,
+            text, created_at, state)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'sent')
+          ON CONFLICT(room_id, client_message_id) DO UPDATE SET id = excluded.id,
+            seq = excluded.seq, sender_nickname = excluded.sender_nickname,
+            text = excluded.text, created_at = excluded.created_at, state = 'sent', failure = NULL
+            WHERE message.state <> 'sent'
+          ON CONFLICT DO NOTHING
+          """)
+      var result = SaveResult(stored: 0, duplicates: 0)
+      var rooms = Set<String>()
+      for message in messages {
+        guard let seq = message.seq else { continue }
+        let roomID = message.roomID.rawValue
+        if rooms.insert(roomID).inserted { try room.execute(arguments: [roomID]) }
+        try upsert.execute(arguments: [
+          roomID, message.id.rawValue, seq, message.clientMessageID.uuidString.lowercased(),
+          message.sender.id.rawValue, message.sender.nickname, message.text,
+          message.createdAt.timeIntervalSince1970,
+        ])
+        if db.changesCount > 0 { result.stored += 1 } else { result.duplicates += 1 }
+      }
+      for roomID in rooms { try Self.advanceSyncCursor(db, room: roomID) }
+      return result
+    }
+  }
+
+  /// Moves a room's sync cursor over every stored `seq` that follows it without a gap.
+  static func advanceSyncCursor(_ db: Database, room: String) throws {
+    try db.execute(
+      sql: """
+        UPDATE room SET sync_seq = (
+          WITH RECURSIVE next(seq) AS (
+            SELECT sync_seq FROM room WHERE id = ?1
+            UNION ALL
+            SELECT seq + 1 FROM next
+            WHERE EXISTS (SELECT 1 FROM message WHERE room_id = ?1 AND message.seq = next.seq + 1)
+          )
+          SELECT MAX(seq) FROM next)
+        WHERE id = ?1
+        """, arguments: [room])
+  }
+
+  /// The highest `seq` up to which every message of `room` is stored (0 for an unknown room):
+  /// a sync asks the server only for what comes after it.
+  public func syncCursor(of room: ChatRoom.ID) throws(PersistenceError) -> Int64 {
+    try read { db in
+      try Int64.fetchOne(
+        db, sql: "SELECT sync_seq FROM room WHERE id = ?", arguments: [room.rawValue])
+        ?? 0
+    }
+  }
+
+  /// The `seq`s missing between the sync cursor and the newest stored message of `room`: the
+  /// gaps a sync fills over REST.
+  public func missingSeqs(in room: ChatRoom.ID) throws(PersistenceError) -> ClosedRange<Int64>? {
+    try read { db in
+      guard
+        let row = try Row.fetchOne(
+          db,
+          sql: """
+            SELECT r.sync_seq AS cursor, MAX(m.seq) AS newest FROM room r
+            LEFT JOIN message m ON m.room_id = r.id WHERE r.id = ?
+            """, arguments: [room.rawValue]),
+        let cursor = row["cursor"] as Int64?, let newest = row["newest"] as Int64?,
+        newest > cursor + 1
+      else { return nil }
+      return (cursor + 1)...(newest - 1)
+    }
+  }
+
+  /// Moves the read cursor of `room` forward (never back).
+  public func markRead(_ room: ChatRoom.ID, upTo seq: Int64) throws(PersistenceError) {
+    try write { db in
+      try db.execute(
+        sql: "UPDATE room SET read_seq = MAX(read_seq, ?) WHERE id = ?",
+        arguments: [seq, room.rawValue])
+    }
+  }
+
+  /// The newest `limit` messages of `room`, oldest first; unsent ones last, in sending order.
+  public func latestMessages(
+    in room: ChatRoom.ID, limit: Int = 50
+  ) throws(PersistenceError) -> [ChatMessage] {
+    try read { db in try Self.latest(db, room: room.rawValue, limit: limit) }
+  }
+
+  /// Up to `limit` stored messages before `seq` (loading older history), oldest first.
+  public func messages(
+    in room: ChatRoom.ID, before seq: Int64, limit: Int = 50
+  ) throws(PersistenceError) -> [ChatMessage] {
+    try read { db in
+      try Self.messages(
+        db,
+        sql: """
+          SELECT * FROM (SELECT * FROM message WHERE room_id = ? AND seq < ?
+          ORDER BY seq DESC LIMIT ?) ORDER BY seq
+          """, [room.rawValue, seq, limit])
+    }
+  }
+
+  static func latest(_ db: Database, room: String, limit: Int) throws -> [ChatMessage] {
+    let sent = try messages(
+      db,
+      sql: """
+        SELECT * FROM (SELECT * FROM message WHERE room_id = ? AND seq IS NOT NULL
+        ORDER BY seq DESC LIMIT ?) ORDER BY seq
+        """, [room, limit])
+    let unsent = try messages(
+      db, sql: "SELECT * FROM message WHERE room_id = ? AND seq IS NULL ORDER BY row", [room])
+    return sent + unsent
+  }
+
+  static func messages(
+    _ db: Database, sql: String, _ arguments: StatementArguments
+  ) throws -> [ChatMessage] {
+    try Row.fetchAll(db, sql: sql, arguments: arguments).map(message)
+  }
+
+  static func message(_ row: Row) -> ChatMessage {
+    let state: ChatMessage.DeliveryState =
+      switch row["state"] as String {
+      case "pending": .pending
+      case "sending": .sending
+      case "failed": .failed(reason: row["failure"] ?? "")
+      default: .sent
+      }
+    return ChatMessage(
+      id: ChatMessage.ID(rawValue: row["id"]), roomID: ChatRoom.ID(rawValue: row["room_id"]),
+      seq: row["seq"], clientMessageID: UUID(uuidString: row["client_message_id"]) ?? UUID(),
+      sender: UserSummary(
+        id: User.ID(rawValue: row["sender_id"]), nickname: row["sender_nickname"]),
+      text: row["text"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+      deliveryState: state)
+  }
+}

@@ -1,0 +1,163 @@
+import Domain
+import Foundation
+import GRDB
+
+extension ChatStore {
+  /// Stores a message the user is sending, before it goes out: it shows at once as pending and
+  /// survives a restart. Enqueueing the same client message id twice changes nothing.
+  @discardableResult
+  public func enqueue(
+    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, sender: UserSummary,
+    at date: Date
+  ) throws(PersistenceError) -> ChatMessage {
+    let client = clientMessageID.uuidString.lowercased()
+    return try write { db in
+      try db.execute(
+        sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')",
+        arguments: [room.rawValue])
+      try db.execute(
+        sql: """
+          INSERT OR IGNORE INTO message (room_id, id, seq, client_message_id, sender_id,
+            sender_nickname, text, created_at, state)
+          VALUES (?, ?, NULL, ?, ?, ?, ?, ?, 'pending')
+          """,
+        arguments: [
+          room.rawValue, client, client, sender.id.rawValue, sender.nickname, text,
+          date.timeIntervalSince1970,
+        ])
+      return try Self.message(
+        Row.fetchOne(
+          db, sql: "SELECT * FROM message WHERE room_id = ? AND client_message_id = ?",
+          arguments: [room.rawValue, client])!)
+    }
+  }
+
+  /// Unsent messages (pending, sending, failed), oldest first: what the outbox sends after a
+  /// restart.
+  public func outbox() throws(PersistenceError) -> [ChatMessage] {
+    try read { db in try Self.outbox(db) }
+  }
+
+  static func outbox(_ db: Database) throws -> [ChatMessage] {
+    try messages(db, sql: "SELECT * FROM message WHERE state <> 'sent' ORDER BY row", [])
+  }
+
+  /// Marks an unsent message as on its way (one more attempt).
+  public func markSending(_ clientMessageID: UUID) throws(PersistenceError) {
+    try setState("sending", failure: nil, of: clientMessageID, attempt: true)
+  }
+
+  /// Marks an unsent message as failed with a reason the user can read; it stays in the outbox
+  /// until retried or deleted.
+  public func markFailed(_ clientMessageID: UUID, reason: String) throws(PersistenceError) {
+    try setState("failed", failure: reason, of: clientMessageID, attempt: false)
+  }
+
+  /// Puts a failed message back in line (the user tapped retry).
+  public func retry(_ clientMessageID: UUID) throws(PersistenceError) {
+    try setState("pending", failure: nil, of: clientMessageID, attempt: false)
+  }
+
+  /// How many times an unsent message was tried.
+  public func attempts(of clientMessageID: UUID) throws(PersistenceError) -> Int {
+    try read { db in
+      try Int.fetchOne(
+        db, sql: "SELECT attempts FROM message WHERE client_message_id = ? AND state <> 'sent'",
+        arguments: [clientMessageID.uuidString.lowercased()]) ?? 0
+    }
+  }
+
+  /// Deletes an unsent message (the user gave up on it); sent messages are never deleted here.
+  public func deleteUnsent(_ clientMessageID: UUID) throws(PersistenceError) {
+    try write { db in
+      try db.execute(
+        sql: "DELETE FROM message WHERE client_message_id = ? AND state <> 'sent'",
+        arguments: [clientMessageID.uuidString.lowercased()])
+    }
+  }
+
+  private func setState(
+    _ state: String, failure: String?, of clientMessageID: UUID, attempt: Bool
+  ) throws(PersistenceError) {
+    try write { db in
+      try db.execute(
+        sql: """
+          UPDATE message SET state = ?, failure = ?, attempts = attempts + ?
+          WHERE client_message_id = ? AND state <> 'sent'
+          """,
+        arguments: [state, failure, attempt ? 1 : 0, clientMessageID.uuidString.lowercased()])
+    }
+  }
+}
+
+extension ChatStore {
+  /// The stored rooms in the server's order, each with its newest message and the messages of
+  /// others after the read cursor as unread.
+  public func rooms() throws(PersistenceError) -> [ChatRoom] {
+    try read { db in try Self.rooms(db, owner: owner.rawValue) }
+  }
+
+  static func rooms(_ db: Database, owner: String) throws -> [ChatRoom] {
+    try Row.fetchAll(
+      db,
+      sql: """
+        SELECT r.*,
+          (SELECT COUNT(*) FROM message m WHERE m.room_id = r.id AND m.seq > r.read_seq
+            AND m.sender_id <> ?) AS unread
+        FROM room r WHERE r.kind <> 'unknown' ORDER BY r.position, r.id
+        """, arguments: [owner]
+    ).map { row in
+      let id: String = row["id"]
+      let peer: String = row["peer_id"] ?? ""
+      let kind: ChatRoom.Kind =
+        row["kind"] == "direct"
+        ? .direct(User.ID(rawValue: peer)) : .group(StudyGroup.ID(rawValue: peer))
+      let last = try messages(
+        db,
+        sql: """
+          SELECT * FROM message WHERE room_id = ? ORDER BY seq IS NULL DESC, seq DESC, row DESC
+          LIMIT 1
+          """, [id]
+      ).first
+      return ChatRoom(
+        id: ChatRoom.ID(rawValue: id), kind: kind, title: row["title"], lastMessage: last,
+        unreadCount: row["unread"], lastReadSeq: row["read_seq"])
+    }
+  }
+
+  /// The newest `limit` messages of `room` now and after every change, in order.
+  public func observeMessages(
+    in room: ChatRoom.ID, limit: Int = 50
+  ) -> AsyncThrowingStream<[ChatMessage], any Error> {
+    let id = room.rawValue
+    return stream(ValueObservation.tracking { db in try Self.latest(db, room: id, limit: limit) })
+  }
+
+  /// The room list now and after every change.
+  public func observeRooms() -> AsyncThrowingStream<[ChatRoom], any Error> {
+    let owner = owner.rawValue
+    return stream(ValueObservation.tracking { db in try Self.rooms(db, owner: owner) })
+  }
+
+  /// The outbox now and after every change.
+  public func observeOutbox() -> AsyncThrowingStream<[ChatMessage], any Error> {
+    stream(ValueObservation.tracking { db in try Self.outbox(db) })
+  }
+
+  private func stream<Value: Sendable & Equatable>(
+    _ observation: ValueObservation<ValueReducers.Fetch<Value>>
+  ) -> AsyncThrowingStream<Value, any Error> {
+    let values = observation.removeDuplicates().values(in: writer)
+    return AsyncThrowingStream { continuation in
+      let task = Task {
+        do {
+          for try await value in values { continuation.yield(value) }
+          continuation.finish()
+        } catch {
+          continuation.finish(throwing: error)
+        }
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import Domain
+import Foundation
+import GRDB
+
+/// The client's local store for chat and queued analytics: rooms, messages (unique per room by
+/// `seq` and by client message id), the per-room sync cursor (the highest `seq` up to which
+/// every message is stored) and read cursor, the outbox of unsent messages, and analytics events
+/// waiting for upload. One store per signed-in account (`owner`).
+///
+/// Reads are synchronous; ``observeMessages(in:limit:)``, ``observeRooms()`` and
+/// ``observeOutbox()`` deliver fresh values in order as the store changes (GRDB
+/// `ValueObservation`). Batch writes run in one transaction with prepared statements.
+public final class ChatStore: Sendable {
+  /// Where the store lives.
+  public enum Location: Sendable, Hashable {
+    /// A throwaway store (tests, previews).
+    case inMemory
+    /// A file, created with its folder when missing and migrated in place.
+    case file(path: String)
+  }
+
+  /// The account the store belongs to: its own messages are never unread.
+  public let owner: User.ID
+  let writer: any DatabaseWriter
+
+  /// Opens (or creates) the store and migrates it.
+  ///
+  /// - Throws: ``PersistenceError/corrupt(path:reason:)`` for a file that is not a database,
+  ///   ``PersistenceError/unreadable(path:reason:)`` when it cannot be opened,
+  ///   ``PersistenceError/newerSchema(path:migration:)`` for a file of a newer app version.
+  public init(at location: Location, owner: User.ID) throws(PersistenceError) {
+    self.owner = owner
+    var configuration = Configuration()
+    configuration.foreignKeysEnabled = true
+    configuration.busyMode = .timeout(5)
+    let path: String
+    do {
+      switch location {
+      case .inMemory:
+        path = ":memory:"
+        writer = try DatabaseQueue(configuration: configuration)
+      case .file(let file):
+        path = file
+        let url = URL(fileURLWithPath: file)
+        try FileManager.default.createDirectory(
+          at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        writer = try DatabasePool(path: file, configuration: configuration)
+      }
+    } catch {
+      throw Self.openingError(error, path: location.path)
+    }
+    do {
+      let applied = try writer.read { db in try StoreSchema.migrator.appliedIdentifiers(db) }
+      if let unknown = applied.first(where: { !StoreSchema.migrations.contains($0) }) {
+        throw PersistenceError.newerSchema(path: path, migration: unknown)
+      }
+      try StoreSchema.migrator.migrate(writer)
+    } catch let error as PersistenceError {
+      throw error
+    } catch {
+      throw Self.openingError(error, path: path)
+    }
+  }
+
+  /// Opens the store at `path`; a damaged or foreign file is moved aside (`<path>.broken`) and
+  /// an empty store takes its place. Returns the store and the error that was recovered from.
+  public static func openOrStartOver(
+    at path: String, owner: User.ID
+  ) throws(PersistenceError) -> (store: ChatStore, discarded: PersistenceError?) {
+    do {
+      return (try ChatStore(at: .file(path: path), owner: owner), nil)
+    } catch {
+      switch error {
+      case .corrupt, .newerSchema:
+        let manager = FileManager.default
+        for suffix in ["", "-wal", "-shm"] where manager.fileExists(atPath: path + suffix) {
+          try? manager.removeItem(atPath: path + ".broken" + suffix)
+          try? manager.moveItem(atPath: path + suffix, toPath: path + ".broken" + suffix)
+        }
+        return (try ChatStore(at: .file(path: path), owner: owner), error)
+      case .unreadable, .database:
+        throw error
+      }
+    }
+  }
+
+  private static func openingError(_ error: any Error, path: String) -> PersistenceError {
+    if let error = error as? DatabaseError {
+      switch error.resultCode {
+      case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+        return .corrupt(path: path, reason: error.message ?? "\(error.resultCode)")
+      case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR:
+        return .unreadable(path: path, reason: error.message ?? "\(error.resultCode)")
+      default:
+        return .database("\(error)")
+      }
+    }
+    return .unreadable(path: path, reason: "\(error)")
+  }
+
+  func write<T>(_ body: (Database) throws -> T) throws(PersistenceError) -> T {
+    do {
+      return try writer.write(body)
+    } catch {
+      throw .database("\(error)")
+    }
+  }
+
+  func read<T>(_ body: (Database) throws -> T) throws(PersistenceError) -> T {
+    do {
+      return try writer.read(body)
+    } catch {
+      throw .database("\(error)")
+    }
+  }
+
+  /// Closes the store (folding a file's WAL into it first); later calls fail.
+  public func close() throws(PersistenceError) {
+    do {
+      if let pool = writer as? DatabasePool {
+        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        try pool.close()
+      } else if let queue = writer as? DatabaseQueue {
+        try queue.close()
+      }
+    } catch {
+      throw .database("\(error)")
+    }
+  }
+}
+
+extension ChatStore.Location {
+  var path: String {
+    switch self {
+    case .inMemory: ":memory:"
+    case .file(let path): path
+    }
+  }
+}

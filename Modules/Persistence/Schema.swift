@@ -1,0 +1,53 @@
+import GRDB
+
+/// The store's migrations. Each is named and never edited once released: a cache file from any
+/// earlier version upgrades in place (`Tests/PersistenceTests/Fixtures` holds one file per
+/// released schema, and a test opens each).
+enum StoreSchema {
+  /// The migration names in order; the last one is the current schema.
+  static let migrations = ["v1: rooms, messages, cursors, outbox, analytics queue"]
+
+  static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration(migrations[0]) { db in
+      try db.create(table: "room") { t in
+        t.primaryKey("id", .text)
+        t.column("kind", .text).notNull()  // group | direct
+        t.column("peer_id", .text)  // the group id or the other user's id
+        t.column("title", .text).notNull()
+        t.column("unread_count", .integer).notNull().defaults(to: 0)
+        // The highest seq the user has read.
+        t.column("read_seq", .integer).notNull().defaults(to: 0)
+        // The highest seq up to which every message is stored (the sync cursor).
+        t.column("sync_seq", .integer).notNull().defaults(to: 0)
+        t.column("position", .integer).notNull().defaults(to: 0)
+      }
+      try db.create(table: "message") { t in
+        t.autoIncrementedPrimaryKey("row")
+        t.column("room_id", .text).notNull().references("room", onDelete: .cascade)
+        t.column("id", .text).notNull()  // the server id, or the client id while not sent
+        t.column("seq", .integer)  // NULL until the server stored it
+        t.column("client_message_id", .text).notNull()
+        t.column("sender_id", .text).notNull()
+        t.column("sender_nickname", .text).notNull()
+        t.column("text", .text).notNull()
+        t.column("created_at", .double).notNull()
+        t.column("state", .text).notNull()  // pending | sending | sent | failed
+        t.column("failure", .text)
+        t.column("attempts", .integer).notNull().defaults(to: 0)
+        t.uniqueKey(["room_id", "client_message_id"])
+      }
+      try db.execute(
+        sql: "CREATE UNIQUE INDEX message_room_seq ON message(room_id, seq) WHERE seq IS NOT NULL")
+      try db.create(index: "message_outbox", on: "message", columns: ["state", "row"])
+      try db.create(table: "analytics_event") { t in
+        t.autoIncrementedPrimaryKey("id")
+        t.column("name", .text).notNull()
+        t.column("properties", .text).notNull()  // JSON object of strings
+        t.column("occurred_at", .double).notNull()
+        t.column("session_id", .text)
+      }
+    }
+    return migrator
+  }
+}

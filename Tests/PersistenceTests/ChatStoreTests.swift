@@ -1,0 +1,202 @@
+import Domain
+import Foundation
+import Testing
+
+@testable import Persistence
+
+let mina = UserSummary(id: "u_1", nickname: "Mina")
+let joon = UserSummary(id: "u_2", nickname: "Joon")
+let room: ChatRoom.ID = "room_1"
+let epoch = Date(timeIntervalSince1970: 1_773_622_800)
+
+/// A message the server stored.
+func sent(
+  _ seq: Int64, by sender: UserSummary = joon, in room: ChatRoom.ID = room, client: UUID = UUID()
+)
+  -> ChatMessage
+{
+  ChatMessage(
+    id: ChatMessage.ID(rawValue: "m_\(room.rawValue)_\(seq)"), roomID: room, seq: seq,
+    clientMessageID: client, sender: sender, text: "message \(seq)",
+    createdAt: epoch.addingTimeInterval(Double(seq)))
+}
+
+func temporaryPath() -> String {
+  FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
+    .appendingPathComponent("cache.sqlite").path
+}
+
+@Suite("ChatStore: messages, cursors, outbox, rooms, analytics, files")
+struct ChatStoreTests {
+  @Test("a message arriving twice is stored once; the sync cursor stops at the first gap")
+  func dedupeAndCursor() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    let first = try store.save([sent(1), sent(2), sent(3), sent(5)])
+    #expect(first == SaveResult(stored: 4, duplicates: 0))
+    #expect(try store.syncCursor(of: room) == 3)
+    #expect(try store.missingSeqs(in: room) == 4...4)
+    let again = try store.save([sent(2), sent(5), sent(4)])
+    #expect(again == SaveResult(stored: 1, duplicates: 2))
+    #expect(try store.syncCursor(of: room) == 5)
+    #expect(try store.missingSeqs(in: room) == nil)
+    #expect(try store.latestMessages(in: room).compactMap(\.seq) == [1, 2, 3, 4, 5])
+    #expect(try store.latestMessages(in: room, limit: 2).compactMap(\.seq) == [4, 5])
+    #expect(try store.messages(in: room, before: 4, limit: 2).compactMap(\.seq) == [2, 3])
+    #expect(try store.syncCursor(of: "room_unknown") == 0)
+  }
+
+  @Test("outbox: pending, sending, failed, retried, then confirmed by the server's copy")
+  func outbox() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    let id = UUID()
+    let pending = try store.enqueue("hi", to: room, clientMessageID: id, sender: mina, at: epoch)
+    #expect(pending.deliveryState == .pending && pending.seq == nil)
+    try store.enqueue("hi", to: room, clientMessageID: id, sender: mina, at: epoch)
+    #expect(try store.outbox().count == 1)
+    try store.markSending(id)
+    #expect(try store.outbox().first?.deliveryState == .sending)
+    #expect(try store.attempts(of: id) == 1)
+    try store.markFailed(id, reason: "offline")
+    #expect(try store.outbox().first?.deliveryState == .failed(reason: "offline"))
+    try store.retry(id)
+    #expect(try store.outbox().first?.deliveryState == .pending)
+    // The server's copy (a live broadcast or the ack) turns it into a sent message, once.
+    try store.save([sent(1, by: mina, client: id)])
+    #expect(try store.outbox().isEmpty)
+    let messages = try store.latestMessages(in: room)
+    #expect(messages.count == 1 && messages[0].seq == 1 && messages[0].deliveryState == .sent)
+    // Deleting only touches unsent messages.
+    try store.deleteUnsent(id)
+    #expect(try store.latestMessages(in: room).count == 1)
+  }
+
+  @Test("rooms: the server's order, newest message, unread others' messages after the cursor")
+  func rooms() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    try store.saveRooms([
+      ChatRoom(id: room, kind: .group("g_1"), title: "Study", lastReadSeq: 1),
+      ChatRoom(id: "room_2", kind: .direct(joon.id), title: "Joon"),
+    ])
+    try store.save([sent(1), sent(2), sent(3, by: mina), sent(4)])
+    var rooms = try store.rooms()
+    #expect(rooms.map(\.title) == ["Study", "Joon"])
+    #expect(rooms[0].unreadCount == 2 && rooms[0].lastMessage?.seq == 4)
+    try store.markRead(room, upTo: 4)
+    try store.markRead(room, upTo: 2)
+    rooms = try store.rooms()
+    #expect(rooms[0].unreadCount == 0 && rooms[0].lastReadSeq == 4)
+    #expect(rooms[1].kind == .direct(joon.id))
+  }
+
+  @Test("observation: the current messages first, then every change, in order")
+  func observation() async throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    var iterator = store.observeMessages(in: room, limit: 10).makeAsyncIterator()
+    #expect(try await iterator.next() == [])
+    try store.save([sent(1)])
+    #expect(try await iterator.next()?.compactMap(\.seq) == [1])
+    try store.enqueue("yo", to: room, clientMessageID: UUID(), sender: mina, at: epoch)
+    #expect(try await iterator.next()?.map(\.deliveryState) == [.sent, .pending])
+    var outbox = store.observeOutbox().makeAsyncIterator()
+    #expect(try await outbox.next()?.count == 1)
+  }
+
+  @Test("a file store keeps the outbox, cursors and analytics queue across a restart")
+  func restart() throws {
+    let path = temporaryPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    let id = UUID()
+    do {
+      let store = try ChatStore(at: .file(path: path), owner: mina.id)
+      try store.save([sent(1), sent(2)])
+      try store.enqueue("later", to: room, clientMessageID: id, sender: mina, at: epoch)
+      try store.enqueue(events: [try AnalyticsEvent(name: "room_opened", occurredAt: epoch)])
+      try store.close()
+    }
+    let store = try ChatStore(at: .file(path: path), owner: mina.id)
+    #expect(try store.outbox().map(\.clientMessageID) == [id])
+    #expect(try store.syncCursor(of: room) == 2)
+    let queued = try store.queuedEvents()
+    #expect(queued.map(\.event.name) == ["room_opened"])
+    try store.removeEvents(queued.map(\.id))
+    #expect(try store.queuedEvents().isEmpty)
+  }
+
+  @Test("a damaged file is a typed error, and the app can start over with an empty store")
+  func corruptFile() throws {
+    let path = temporaryPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    try FileManager.default.createDirectory(
+      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
+    #expect {
+      _ = try ChatStore(at: .file(path: path), owner: mina.id)
+    } throws: { error in
+      if case .corrupt = error as? PersistenceError { true } else { false }
+    }
+    let (store, discarded) = try ChatStore.openOrStartOver(at: path, owner: mina.id)
+    #expect(discarded != nil)
+    #expect(try store.outbox().isEmpty)
+    #expect(FileManager.default.fileExists(atPath: path + ".broken"))
+  }
+
+  @Test("a file from a newer app version is refused by name")
+  func newerSchema() throws {
+    let path = temporaryPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    let store = try ChatStore(at: .file(path: path), owner: mina.id)
+    try store.write { db in
+      try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: the future')")
+    }
+    try store.close()
+    #expect(throws: PersistenceError.newerSchema(path: path, migration: "v9: the future")) {
+      _ = try ChatStore(at: .file(path: path), owner: mina.id)
+    }
+  }
+}
+
+@Suite("ChatStore migrations: a file of every released schema opens with nothing lost")
+struct MigrationTests {
+  static let fixtures = Bundle.module.url(forResource: "Fixtures", withExtension: nil)!
+
+  @Test("v1 (rooms, messages, cursors, outbox, analytics queue)")
+  func v1() throws {
+    let copy = temporaryPath()
+    try FileManager.default.createDirectory(
+      atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    defer {
+      try? FileManager.default.removeItem(atPath: (copy as NSString).deletingLastPathComponent)
+    }
+    try FileManager.default.copyItem(
+      at: Self.fixtures.appendingPathComponent("v1.qapple-cache"), to: URL(fileURLWithPath: copy))
+    let store = try ChatStore(at: .file(path: copy), owner: mina.id)
+    #expect(try store.latestMessages(in: room).compactMap(\.seq) == [1, 2, 3])
+    #expect(try store.syncCursor(of: room) == 3)
+    #expect(try store.outbox().map(\.text) == ["unsent"])
+    #expect(try store.rooms().map(\.title) == ["Study"])
+    #expect(try store.queuedEvents().map(\.event.name) == ["app_opened"])
+  }
+
+  /// Writes the fixture of the current schema (run once per released schema, with
+  /// `QAPPLE_WRITE_STORE_FIXTURE=<folder>`, and commit the file).
+  @Test("writes the current schema's fixture when asked")
+  func writeFixture() throws {
+    guard let folder = ProcessInfo.processInfo.environment["QAPPLE_WRITE_STORE_FIXTURE"] else {
+      return
+    }
+    let path = folder + "/v1.qapple-cache"
+    try? FileManager.default.removeItem(atPath: path)
+    let store = try ChatStore(at: .file(path: path), owner: mina.id)
+    try store.saveRooms([ChatRoom(id: room, kind: .group("g_1"), title: "Study")])
+    try store.save([sent(1), sent(2), sent(3)])
+    try store.enqueue("unsent", to: room, clientMessageID: UUID(), sender: mina, at: epoch)
+    try store.enqueue(events: [try AnalyticsEvent(name: "app_opened", occurredAt: epoch)])
+    try store.close()
+  }
+}
