@@ -53,6 +53,8 @@ public final class ServiceEngine: Sendable {
   private let settings: Locked<Configuration>
   /// Set while ``inOneTransaction(_:)`` runs: the time every operation sees.
   private let batch = Locked<Date?>(nil)
+  /// Committed chat events, fanned out to listeners (`ChatEvents.swift`).
+  let chatEvents = ChatEventHub()
 
   /// Opens (or creates) the database and migrates it; GRDB's error when the file cannot be
   /// opened.

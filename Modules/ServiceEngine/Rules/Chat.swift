@@ -75,6 +75,32 @@ enum Chat {
       lastReadSeq: lastRead)
   }
 
+  /// `group_message` for the other members of a group room: one unread notification per
+  /// member and room, moved to the newest message instead of piling up one per message.
+  static func notifyGroupMembers(
+    _ db: Database, _ room: RoomRecord, sender: Int64, now: Date
+  ) throws {
+    guard let groupKey = room.groupId else { return }
+    let title = try GroupRecord.fetchOne(db, key: groupKey)?.name ?? ""
+    let event = Notifications.Event.message(room: room.key, title: title)
+    let members = try Int64.fetchAll(
+      db, sql: "SELECT user_id FROM group_member WHERE group_id = ? AND user_id <> ?",
+      arguments: [groupKey, sender])
+    for member in members {
+      try db.execute(
+        sql: """
+          UPDATE notification SET created_at = ?, actor_id = ?
+          WHERE user_id = ? AND kind = ? AND room_id = ? AND NOT is_read
+          """,
+        arguments: [
+          Millis.from(now), sender, member, event.code, PublicID.room(room.key),
+        ])
+      if db.changesCount == 0 {
+        try Notifications.notify(db, member, of: event, actor: sender, now: now)
+      }
+    }
+  }
+
   static func moveReadCursor(_ db: Database, room: Int64, user: Int64, to seq: Int64) throws {
     try db.execute(
       sql: """
@@ -208,7 +234,10 @@ extension ServiceEngine {
       try message.insert(db)
       // The sender's own message counts as read.
       try Chat.moveReadCursor(db, room: room.key, user: viewer.key, to: room.lastSeq)
-      return SentMessage(message: try Chat.message(db, message), isNew: true)
+      try Chat.notifyGroupMembers(db, room, sender: viewer.key, now: moment.now)
+      let sent = try Chat.message(db, message)
+      chatEvents.publishOnCommit(db, .message(sent))
+      return SentMessage(message: sent, isNew: true)
     }
   }
 

@@ -19,6 +19,28 @@ enum Groups {
       memberCount: members, isMember: isMember > 0, createdAt: Millis.date(record.createdAt))
   }
 
+  /// Tells live chat listeners that `users` (every member when `nil`) leave the group's room,
+  /// once the transaction commits.
+  static func endMemberships(
+    _ db: Database, group: Int64, users: [Int64]?, events: ChatEventHub
+  ) throws {
+    guard
+      let room = try Int64.fetchOne(
+        db, sql: "SELECT id FROM chat_room WHERE group_id = ?", arguments: [group])
+    else { return }
+    let leaving =
+      try users
+      ?? Int64.fetchAll(
+        db, sql: "SELECT user_id FROM group_member WHERE group_id = ?", arguments: [group])
+    for user in leaving {
+      events.publishOnCommit(
+        db,
+        .membershipEnded(
+          room: ChatRoom.ID(rawValue: PublicID.room(room)),
+          user: User.ID(rawValue: PublicID.user(user))))
+    }
+  }
+
   static func record(_ db: Database, _ key: Int64) throws -> GroupRecord {
     guard let group = try GroupRecord.fetchOne(db, key: key) else { throw DomainError.notFound }
     return group
@@ -108,7 +130,11 @@ extension ServiceEngine {
   public func deleteGroup(_ id: StudyGroup.ID, as viewer: Viewer) throws(DomainError) {
     let key = try PublicID.group.require(id.rawValue)
     try viewer.requireNotBanned(at: now)
-    try write { db, _ in try Groups.owned(db, key, by: viewer).delete(db) }
+    try write { db, _ in
+      let group = try Groups.owned(db, key, by: viewer)
+      try Groups.endMemberships(db, group: key, users: nil, events: chatEvents)
+      try group.delete(db)
+    }
   }
 
   /// Joins a group (joining twice changes nothing).
@@ -135,6 +161,7 @@ extension ServiceEngine {
       guard group.ownerId != viewer.key else {
         throw DomainError.conflict("The owner cannot leave the group; delete it instead.")
       }
+      try Groups.endMemberships(db, group: key, users: [viewer.key], events: chatEvents)
       try db.execute(
         sql: "DELETE FROM group_member WHERE group_id = ? AND user_id = ?",
         arguments: [key, viewer.key])

@@ -1,0 +1,334 @@
+import Foundation
+
+// The frames of the real-time protocol on `/realtime` (Docs/Realtime.md): one JSON object per
+// WebSocket text message, named by its `type`. Both sides use these types, so the protocol is
+// written once.
+
+/// Why a text message is not a frame of the protocol. The server answers it with an `error`
+/// frame and keeps the connection; a client logs it and goes on.
+public enum RealtimeFrameError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// Not a JSON object with the fields its `type` needs; says which field and why.
+  case malformed(DTODecodingError)
+  /// A `type` this side does not know.
+  case unknownType(String)
+
+  /// The wire path of the field at fault (`type`, `room_id`, ...), if one is.
+  public var field: String? {
+    switch self {
+    case .malformed(let error): error.path.flatMap { $0.isEmpty ? nil : $0 }
+    case .unknownType: "type"
+    }
+  }
+
+  /// Says what is wrong.
+  public var description: String {
+    switch self {
+    case .malformed(let error): "Malformed frame: \(error.description)"
+    case .unknownType(let type): "Unknown frame type \"\(type)\"."
+    }
+  }
+}
+
+/// A frame a client sends to the server.
+public enum ClientFrame: Hashable, Sendable {
+  /// Start receiving a room's messages; with `afterSeq`, the server first replays what came
+  /// after it (up to ``RealtimeLimits/replayLimit``), then answers `subscribed`.
+  case subscribe(roomID: String, afterSeq: Int64?)
+  /// Stop receiving a room's messages.
+  case unsubscribe(roomID: String)
+  /// Send a message; a retry with the same `clientMessageID` is answered with the stored one.
+  case send(roomID: String, clientMessageID: UUID, text: String)
+  /// The user is typing in a room.
+  case typing(roomID: String)
+  /// Liveness check; answered with `pong`.
+  case ping
+
+  /// The frame's `type` on the wire.
+  public var type: String {
+    switch self {
+    case .subscribe: "subscribe"
+    case .unsubscribe: "unsubscribe"
+    case .send: "send"
+    case .typing: "typing"
+    case .ping: "ping"
+    }
+  }
+
+  /// Reads a frame from a text message.
+  public init(text: String) throws(RealtimeFrameError) {
+    let data = Data(text.utf8)
+    let header = try FrameHeader.read(data)
+    switch header.type {
+    case "subscribe":
+      let body = try FrameHeader.decode(SubscribeBody.self, data)
+      self = .subscribe(roomID: body.roomId, afterSeq: body.afterSeq)
+    case "unsubscribe":
+      self = .unsubscribe(roomID: try FrameHeader.decode(RoomBody.self, data).roomId)
+    case "send":
+      let body = try FrameHeader.decode(SendBody.self, data)
+      self = .send(roomID: body.roomId, clientMessageID: body.clientMessageId, text: body.text)
+    case "typing":
+      self = .typing(roomID: try FrameHeader.decode(RoomBody.self, data).roomId)
+    case "ping":
+      self = .ping
+    default:
+      throw .unknownType(header.type)
+    }
+  }
+
+  /// The frame as the text message to send.
+  public var text: String {
+    switch self {
+    case .subscribe(let room, let afterSeq):
+      FrameHeader.encode(type, SubscribeBody(roomId: room, afterSeq: afterSeq))
+    case .unsubscribe(let room), .typing(let room):
+      FrameHeader.encode(type, RoomBody(roomId: room))
+    case .send(let room, let clientMessageID, let text):
+      FrameHeader.encode(
+        type, SendBody(roomId: room, clientMessageId: clientMessageID, text: text))
+    case .ping:
+      FrameHeader.encode(type, Empty())
+    }
+  }
+}
+
+/// An error the server reports on the socket; the connection stays up unless the frame that
+/// follows is a close.
+public struct RealtimeErrorDTO: Codable, Hashable, Sendable {
+  /// The error code: a REST code (`forbidden`, `banned`, `validation_failed`, `not_found`,
+  /// `rate_limited`, `conflict`, `malformed_request`) or a socket one (`unknown_frame`,
+  /// `frame_too_large`, `too_many_frames`, `slow_consumer`).
+  public var code: String
+  /// A developer-facing explanation.
+  public var message: String
+  /// The frame field at fault, if one is.
+  public var field: String?
+  /// The room the failed frame named.
+  public var roomId: String?
+  /// The `client_message_id` of a failed `send`, so the outbox can mark that message failed.
+  public var clientMessageId: String?
+
+  /// Creates the error.
+  public init(
+    code: String, message: String, field: String? = nil, roomId: String? = nil,
+    clientMessageId: String? = nil
+  ) {
+    self.code = code
+    self.message = message
+    self.field = field
+    self.roomId = roomId
+    self.clientMessageId = clientMessageId
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case code, message, field
+    case roomId = "room_id"
+    case clientMessageId = "client_message_id"
+  }
+}
+
+/// A frame the server sends to a client.
+public enum ServerFrame: Hashable, Sendable {
+  /// The subscription is live: every message after `lastSeq` arrives as `message`; what is
+  /// older and not yet stored is fetched over REST.
+  case subscribed(roomID: String, lastSeq: Int64)
+  /// The subscription ended (asked for, or the user left the room).
+  case unsubscribed(roomID: String)
+  /// A message of a subscribed room, in `seq` order per room.
+  case message(ChatMessageDTO)
+  /// The answer to a `send`: the stored message with its `seq`.
+  case ack(clientMessageID: String, message: ChatMessageDTO)
+  /// Someone else is typing in a subscribed room.
+  case typing(roomID: String, user: UserSummaryDTO)
+  /// The answer to `ping`.
+  case pong
+  /// A frame was refused; see ``RealtimeErrorDTO``.
+  case error(RealtimeErrorDTO)
+
+  /// The frame's `type` on the wire.
+  public var type: String {
+    switch self {
+    case .subscribed: "subscribed"
+    case .unsubscribed: "unsubscribed"
+    case .message: "message"
+    case .ack: "ack"
+    case .typing: "typing"
+    case .pong: "pong"
+    case .error: "error"
+    }
+  }
+
+  /// Reads a frame from a text message.
+  public init(text: String) throws(RealtimeFrameError) {
+    let data = Data(text.utf8)
+    let header = try FrameHeader.read(data)
+    switch header.type {
+    case "subscribed":
+      let body = try FrameHeader.decode(SubscribedBody.self, data)
+      self = .subscribed(roomID: body.roomId, lastSeq: body.lastSeq)
+    case "unsubscribed":
+      self = .unsubscribed(roomID: try FrameHeader.decode(RoomBody.self, data).roomId)
+    case "message":
+      let body = try FrameHeader.decode(MessageBody.self, data)
+      guard body.roomId == body.message.roomId else {
+        throw .malformed(
+          .corrupted(path: "room_id", description: "differs from message.room_id"))
+      }
+      self = .message(body.message)
+    case "ack":
+      let body = try FrameHeader.decode(AckBody.self, data)
+      self = .ack(clientMessageID: body.clientMessageId, message: body.message)
+    case "typing":
+      let body = try FrameHeader.decode(TypingBody.self, data)
+      self = .typing(roomID: body.roomId, user: body.user)
+    case "pong":
+      self = .pong
+    case "error":
+      self = .error(try FrameHeader.decode(ErrorBody.self, data).error)
+    default:
+      throw .unknownType(header.type)
+    }
+  }
+
+  /// The frame as the text message to send.
+  public var text: String {
+    switch self {
+    case .subscribed(let room, let lastSeq):
+      FrameHeader.encode(type, SubscribedBody(roomId: room, lastSeq: lastSeq))
+    case .unsubscribed(let room):
+      FrameHeader.encode(type, RoomBody(roomId: room))
+    case .message(let message):
+      FrameHeader.encode(type, MessageBody(roomId: message.roomId, message: message))
+    case .ack(let clientMessageID, let message):
+      FrameHeader.encode(type, AckBody(clientMessageId: clientMessageID, message: message))
+    case .typing(let room, let user):
+      FrameHeader.encode(type, TypingBody(roomId: room, user: user))
+    case .pong:
+      FrameHeader.encode(type, Empty())
+    case .error(let error):
+      FrameHeader.encode(type, ErrorBody(error: error))
+    }
+  }
+}
+
+/// The numbers of the protocol both sides rely on.
+public enum RealtimeLimits {
+  /// The largest text message the server reads (64 KiB); a larger one is answered with
+  /// `frame_too_large` and close code 1009.
+  public static let maxMessageBytes = 64 * 1024
+  /// How many messages a `subscribe` with `after_seq` replays before `subscribed`.
+  public static let replayLimit = 200
+  /// The path of the socket.
+  public static let path = "/realtime"
+}
+
+// MARK: - Wire bodies
+
+/// Reads the `type` of a frame and decodes and encodes bodies with the Qapple coders.
+private struct FrameHeader: Decodable {
+  var type: String
+
+  static func read(_ data: Data) throws(RealtimeFrameError) -> FrameHeader {
+    try decode(FrameHeader.self, data)
+  }
+
+  static func decode<Body: Decodable>(
+    _ type: Body.Type, _ data: Data
+  ) throws(RealtimeFrameError) -> Body {
+    do {
+      return try DTODecoding.decode(type, from: data)
+    } catch {
+      throw .malformed(error)
+    }
+  }
+
+  /// `{"type": type, ...body}`; the bodies are plain structs, so encoding cannot fail.
+  static func encode<Body: Encodable>(_ type: String, _ body: Body) -> String {
+    let encoder = QappleCoding.makeEncoder()
+    guard let data = try? encoder.encode(Typed(type: type, body: body)) else {
+      preconditionFailure("A realtime frame body failed to encode.")
+    }
+    return String(decoding: data, as: UTF8.self)
+  }
+}
+
+/// A body with its `type` beside its own keys.
+private struct Typed<Body: Encodable>: Encodable {
+  var type: String
+  var body: Body
+
+  func encode(to encoder: any Encoder) throws {
+    try body.encode(to: encoder)
+    var container = encoder.container(keyedBy: TypeKey.self)
+    try container.encode(type, forKey: .type)
+  }
+
+  enum TypeKey: String, CodingKey { case type }
+}
+
+private struct Empty: Codable {}
+
+private struct RoomBody: Codable {
+  var roomId: String
+  enum CodingKeys: String, CodingKey { case roomId = "room_id" }
+}
+
+private struct SubscribeBody: Codable {
+  var roomId: String
+  var afterSeq: Int64?
+  enum CodingKeys: String, CodingKey {
+    case roomId = "room_id"
+    case afterSeq = "after_seq"
+  }
+}
+
+private struct SendBody: Codable {
+  var roomId: String
+  var clientMessageId: UUID
+  var text: String
+  enum CodingKeys: String, CodingKey {
+    case roomId = "room_id"
+    case clientMessageId = "client_message_id"
+    case text
+  }
+}
+
+private struct SubscribedBody: Codable {
+  var roomId: String
+  var lastSeq: Int64
+  enum CodingKeys: String, CodingKey {
+    case roomId = "room_id"
+    case lastSeq = "last_seq"
+  }
+}
+
+private struct MessageBody: Codable {
+  var roomId: String
+  var message: ChatMessageDTO
+  enum CodingKeys: String, CodingKey {
+    case roomId = "room_id"
+    case message
+  }
+}
+
+private struct AckBody: Codable {
+  var clientMessageId: String
+  var message: ChatMessageDTO
+  enum CodingKeys: String, CodingKey {
+    case clientMessageId = "client_message_id"
+    case message
+  }
+}
+
+private struct TypingBody: Codable {
+  var roomId: String
+  var user: UserSummaryDTO
+  enum CodingKeys: String, CodingKey {
+    case roomId = "room_id"
+    case user
+  }
+}
+
+private struct ErrorBody: Codable {
+  var error: RealtimeErrorDTO
+}

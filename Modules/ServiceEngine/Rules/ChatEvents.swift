@@ -1,0 +1,190 @@
+import Domain
+import Foundation
+import GRDB
+
+/// What happened in chat, published once the transaction that caused it has committed
+/// (`Docs/Rules.md`, "Real-time chat").
+public enum ChatEvent: Sendable, Hashable {
+  /// A new message; per room, messages are published in `seq` order.
+  case message(ChatMessage)
+  /// A member is typing in a room (not stored).
+  case typing(room: ChatRoom.ID, user: UserSummary)
+  /// `user` no longer belongs to `room`: they left its group, or the group was deleted.
+  case membershipEnded(room: ChatRoom.ID, user: User.ID)
+
+  /// The room the event belongs to.
+  public var roomID: ChatRoom.ID {
+    switch self {
+    case .message(let message): message.roomID
+    case .typing(let room, _), .membershipEnded(let room, _): room
+    }
+  }
+}
+
+/// What a subscription starts from: the room's last `seq` when it went live, and the messages
+/// after the asked-for `seq` (at most the replay limit, oldest first).
+public struct ChatSubscription: Sendable, Hashable {
+  /// Every message after this one is delivered live.
+  public var lastSeq: Int64
+  /// Stored messages after the subscriber's `afterSeq`, oldest first; when it holds the whole
+  /// replay limit, more may lie between its last `seq` and ``lastSeq`` (fetch them over REST).
+  public var replay: [ChatMessage]
+}
+
+/// One listener's feed of chat events: only the rooms it subscribed to, in commit order,
+/// through a bounded buffer.
+///
+/// A listener that falls more than its buffer behind is cut off (``didOverflow`` becomes
+/// `true` and ``events`` ends) instead of holding the whole backlog in memory; its owner
+/// reconnects and catches up from the store.
+public final class ChatListener: Sendable {
+  /// The events of the subscribed rooms; ends on ``close()`` or an overflow.
+  public let events: AsyncStream<ChatEvent>
+  /// The user the listener belongs to.
+  public let user: User.ID
+  let id: Int
+  private let continuation: AsyncStream<ChatEvent>.Continuation
+  private let state = Locked(State())
+  private let hub: ChatEventHub
+
+  private struct State {
+    var rooms: Set<ChatRoom.ID> = []
+    var overflowed = false
+  }
+
+  init(id: Int, user: User.ID, bufferLimit: Int, hub: ChatEventHub) {
+    self.id = id
+    self.user = user
+    self.hub = hub
+    (events, continuation) = AsyncStream.makeStream(
+      bufferingPolicy: .bufferingOldest(bufferLimit))
+  }
+
+  /// The rooms whose events reach this listener.
+  public var rooms: Set<ChatRoom.ID> { state.withLock { $0.rooms } }
+
+  /// `true` once the listener fell more than its buffer behind and was cut off.
+  public var didOverflow: Bool { state.withLock { $0.overflowed } }
+
+  /// Stops the events of one room (unsubscribing twice changes nothing).
+  public func unsubscribe(from room: ChatRoom.ID) {
+    _ = state.withLock { $0.rooms.remove(room) }
+  }
+
+  /// Ends the feed; later events are not delivered.
+  public func close() {
+    hub.remove(self)
+    continuation.finish()
+  }
+
+  func add(_ room: ChatRoom.ID) {
+    _ = state.withLock { $0.rooms.insert(room) }
+  }
+
+  /// Delivers `event` if it concerns this listener; `false` when the listener overflowed.
+  func deliver(_ event: ChatEvent) -> Bool {
+    let wanted = state.withLock { state in
+      guard state.rooms.contains(event.roomID) else { return false }
+      if case .membershipEnded(let room, let user) = event {
+        guard user == self.user else { return false }
+        state.rooms.remove(room)
+      }
+      return true
+    }
+    guard wanted else { return true }
+    if case .dropped = continuation.yield(event) {
+      state.withLock { $0.overflowed = true }
+      continuation.finish()
+      return false
+    }
+    return true
+  }
+}
+
+/// Fans committed chat events out to listeners, synchronously and in publishing order.
+final class ChatEventHub: Sendable {
+  private let listeners = Locked<(next: Int, all: [Int: ChatListener])>((0, [:]))
+
+  func listener(for user: User.ID, bufferLimit: Int) -> ChatListener {
+    listeners.withLock { state in
+      state.next += 1
+      let listener = ChatListener(
+        id: state.next, user: user, bufferLimit: bufferLimit, hub: self)
+      state.all[listener.id] = listener
+      return listener
+    }
+  }
+
+  func remove(_ listener: ChatListener) {
+    _ = listeners.withLock { $0.all.removeValue(forKey: listener.id) }
+  }
+
+  /// Delivers `event` to every interested listener. Runs under the hub's lock, so two events
+  /// never reach listeners in a different order than they were published.
+  func publish(_ event: ChatEvent) {
+    listeners.withLock { state in
+      for (id, listener) in state.all where !listener.deliver(event) {
+        state.all.removeValue(forKey: id)
+      }
+    }
+  }
+
+  /// Publishes `event` when the current transaction commits (the outermost one, when it runs
+  /// in a savepoint), on the writer's queue, so events follow commit order.
+  func publishOnCommit(_ db: Database, _ event: ChatEvent) {
+    db.afterNextTransaction { _ in self.publish(event) }
+  }
+}
+
+extension ServiceEngine {
+  /// A new listener for `viewer`; it receives nothing until ``subscribe(_:to:afterSeq:replayLimit:as:)``.
+  ///
+  /// - Parameter bufferLimit: how many undelivered events it may hold before it is cut off.
+  public func chatListener(as viewer: Viewer, bufferLimit: Int = 10_000) -> ChatListener {
+    chatEvents.listener(
+      for: User.ID(rawValue: PublicID.user(viewer.key)), bufferLimit: max(1, bufferLimit))
+  }
+
+  /// Subscribes `listener` to a room the viewer belongs to: from now on every committed
+  /// message of the room reaches it. Returns the room's last `seq` at that moment and the
+  /// stored messages after `afterSeq` (at most `replayLimit`), so nothing falls between the
+  /// stored history and the live feed.
+  public func subscribe(
+    _ listener: ChatListener, to id: ChatRoom.ID, afterSeq: Int64?, replayLimit: Int,
+    as viewer: Viewer
+  ) throws(DomainError) -> ChatSubscription {
+    let key = try PublicID.room.require(id.rawValue)
+    if let afterSeq, afterSeq < 0 {
+      throw .validation(.outOfRange(field: "after_seq", range: 0...Int.max, actual: Int(afterSeq)))
+    }
+    // In a write transaction: serialized with every commit (and so with every publication),
+    // the room is added before any later message is published and after every earlier one.
+    return try write { db, _ in
+      let room = try Chat.memberRoom(db, key, viewer: viewer)
+      listener.add(id)
+      var replay: [ChatMessage] = []
+      if let afterSeq, replayLimit > 0 {
+        replay = try MessageRecord.fetchAll(
+          db,
+          sql: """
+            SELECT * FROM chat_message WHERE room_id = ? AND seq > ? AND NOT hidden
+            ORDER BY seq LIMIT ?
+            """,
+          arguments: [room.key, afterSeq, replayLimit]
+        ).map { try Chat.message(db, $0) }
+      }
+      return ChatSubscription(lastSeq: room.lastSeq, replay: replay)
+    }
+  }
+
+  /// Tells the other subscribers of a room that the viewer is typing (nothing is stored).
+  public func typing(in id: ChatRoom.ID, as viewer: Viewer) throws(DomainError) {
+    let key = try PublicID.room.require(id.rawValue)
+    try viewer.requireNotBanned(at: now)
+    let user = try read { db, _ in
+      _ = try Chat.memberRoom(db, key, viewer: viewer)
+      return try Users.summary(db, viewer.key)
+    }
+    chatEvents.publish(.typing(room: id, user: user))
+  }
+}

@@ -1,0 +1,181 @@
+import Domain
+import Foundation
+import Testing
+
+@testable import ServiceEngine
+
+/// The real-time side of chat: committed messages reach subscribed listeners in `seq` order,
+/// subscriptions start without a gap, memberships end, and group members are notified once.
+@Suite("ServiceEngine: chat events")
+struct ChatEventTests {
+  struct Room {
+    let engine: ServiceEngine
+    let owner: Viewer
+    let member: Viewer
+    let outsider: Viewer
+    let group: StudyGroup.ID
+    let room: ChatRoom.ID
+  }
+
+  static func room() throws -> Room {
+    let engine = try ServiceEngine()
+    let owner = try engine.createUser(nickname: "Mina")
+    let member = try engine.createUser(nickname: "Jisoo")
+    let outsider = try engine.createUser(nickname: "Outsider")
+    let group = try engine.createGroup(StudyGroupDraft(name: "Swift 스터디"), as: owner)
+    _ = try engine.joinGroup(group.id, as: member)
+    let room = try #require(
+      try engine.chatRooms(.first, as: owner).items.first { $0.kind == .group(group.id) })
+    return Room(
+      engine: engine, owner: owner, member: member, outsider: outsider, group: group.id,
+      room: room.id)
+  }
+
+  /// Collects `count` events from a listener.
+  static func take(_ count: Int, from listener: ChatListener) async -> [ChatEvent] {
+    var events: [ChatEvent] = []
+    for await event in listener.events {
+      events.append(event)
+      if events.count == count { break }
+    }
+    return events
+  }
+
+  @Test("a subscribed listener gets every committed message in seq order; retries publish nothing")
+  func liveMessages() async throws {
+    let r = try Self.room()
+    let listener = r.engine.chatListener(as: r.member)
+    let start = try r.engine.subscribe(
+      listener, to: r.room, afterSeq: nil, replayLimit: 10, as: r.member)
+    #expect(start == ChatSubscription(lastSeq: 0, replay: []))
+    let ids = (0..<5).map { _ in UUID() }
+    for (index, id) in ids.enumerated() {
+      _ = try r.engine.sendMessage("m\(index)", to: r.room, clientMessageID: id, as: r.owner)
+    }
+    // A retry of the first send stores and publishes nothing.
+    _ = try r.engine.sendMessage("m0", to: r.room, clientMessageID: ids[0], as: r.owner)
+    listener.close()
+    var seqs: [Int64] = []
+    for await case .message(let message) in listener.events { seqs.append(message.seq ?? -1) }
+    #expect(seqs == [1, 2, 3, 4, 5])
+  }
+
+  @Test("subscribing replays what came after the cursor and reports the last seq")
+  func replay() throws {
+    let r = try Self.room()
+    for index in 0..<6 {
+      _ = try r.engine.sendMessage("m\(index)", to: r.room, clientMessageID: UUID(), as: r.owner)
+    }
+    let listener = r.engine.chatListener(as: r.member)
+    let start = try r.engine.subscribe(
+      listener, to: r.room, afterSeq: 2, replayLimit: 3, as: r.member)
+    #expect(start.lastSeq == 6)
+    #expect(start.replay.map(\.seq) == [3, 4, 5])
+    #expect(listener.rooms == [r.room])
+  }
+
+  @Test("only members subscribe; a bad cursor or room is a typed error")
+  func subscribeRules() throws {
+    let r = try Self.room()
+    let listener = r.engine.chatListener(as: r.outsider)
+    #expect(throws: DomainError.forbidden) {
+      try r.engine.subscribe(listener, to: r.room, afterSeq: nil, replayLimit: 0, as: r.outsider)
+    }
+    #expect(listener.rooms.isEmpty)
+    #expect(throws: DomainError.self) {
+      try r.engine.subscribe(listener, to: r.room, afterSeq: -1, replayLimit: 0, as: r.owner)
+    }
+    #expect(throws: DomainError.self) {
+      try r.engine.subscribe(
+        listener, to: ChatRoom.ID(rawValue: "nope"), afterSeq: nil, replayLimit: 0, as: r.owner)
+    }
+  }
+
+  @Test("leaving the group ends the subscription; other rooms' events never arrive")
+  func membershipEnds() async throws {
+    let r = try Self.room()
+    let listener = r.engine.chatListener(as: r.member)
+    _ = try r.engine.subscribe(listener, to: r.room, afterSeq: nil, replayLimit: 0, as: r.member)
+    let other = try r.engine.createGroup(StudyGroupDraft(name: "Other"), as: r.owner)
+    let otherRoom = try #require(
+      try r.engine.chatRooms(.first, as: r.owner).items.first { $0.kind == .group(other.id) })
+    _ = try r.engine.sendMessage(
+      "elsewhere", to: otherRoom.id, clientMessageID: UUID(), as: r.owner)
+    try r.engine.leaveGroup(r.group, as: r.member)
+    _ = try r.engine.sendMessage("after", to: r.room, clientMessageID: UUID(), as: r.owner)
+    listener.close()
+    var events: [ChatEvent] = []
+    for await event in listener.events { events.append(event) }
+    #expect(events == [.membershipEnded(room: r.room, user: r.member.id)])
+    #expect(listener.rooms.isEmpty)
+  }
+
+  @Test("typing reaches subscribers and is stored nowhere; outsiders cannot type")
+  func typing() async throws {
+    let r = try Self.room()
+    let listener = r.engine.chatListener(as: r.owner)
+    _ = try r.engine.subscribe(listener, to: r.room, afterSeq: nil, replayLimit: 0, as: r.owner)
+    try r.engine.typing(in: r.room, as: r.member)
+    #expect(throws: DomainError.forbidden) { try r.engine.typing(in: r.room, as: r.outsider) }
+    let events = await Self.take(1, from: listener)
+    guard case .typing(let room, let user) = events.first else {
+      Issue.record("expected typing, got \(events)")
+      return
+    }
+    #expect(room == r.room)
+    #expect(user.nickname == "Jisoo")
+  }
+
+  @Test("a listener that falls behind its buffer is cut off, not grown without bound")
+  func overflow() async throws {
+    let r = try Self.room()
+    let listener = r.engine.chatListener(as: r.member, bufferLimit: 3)
+    _ = try r.engine.subscribe(listener, to: r.room, afterSeq: nil, replayLimit: 0, as: r.member)
+    for index in 0..<5 {
+      _ = try r.engine.sendMessage("m\(index)", to: r.room, clientMessageID: UUID(), as: r.owner)
+    }
+    #expect(listener.didOverflow)
+    var delivered = 0
+    for await _ in listener.events { delivered += 1 }
+    #expect(delivered == 3)
+  }
+
+  @Test("nothing is published for a rolled-back transaction")
+  func rollback() async throws {
+    let r = try Self.room()
+    let listener = r.engine.chatListener(as: r.member)
+    _ = try r.engine.subscribe(listener, to: r.room, afterSeq: nil, replayLimit: 0, as: r.member)
+    struct Stop: Error {}
+    #expect(throws: Stop.self) {
+      try r.engine.inOneTransaction(startingAt: r.engine.now) { _ in
+        _ = try r.engine.sendMessage("lost", to: r.room, clientMessageID: UUID(), as: r.owner)
+        throw Stop()
+      }
+    }
+    _ = try r.engine.sendMessage("kept", to: r.room, clientMessageID: UUID(), as: r.owner)
+    let events = await Self.take(1, from: listener)
+    guard case .message(let message) = events.first else {
+      Issue.record("expected a message, got \(events)")
+      return
+    }
+    #expect(message.text == "kept")
+    #expect(message.seq == 1)
+  }
+
+  @Test("group members get one unread group_message per room, moved to the newest message")
+  func groupMessageNotifications() throws {
+    let r = try Self.room()
+    for index in 0..<3 {
+      _ = try r.engine.sendMessage("m\(index)", to: r.room, clientMessageID: UUID(), as: r.owner)
+    }
+    let inbox = try r.engine.notifications(.first, as: r.member).items
+    #expect(inbox.map(\.kind) == [.groupMessage(r.room)])
+    #expect(inbox.first?.message == "New messages in Swift 스터디.")
+    #expect(try r.engine.notifications(.first, as: r.owner).items.isEmpty)
+    let first = try #require(inbox.first)
+    try r.engine.markNotificationRead(first.id, as: r.member)
+    _ = try r.engine.sendMessage("again", to: r.room, clientMessageID: UUID(), as: r.owner)
+    #expect(try r.engine.unreadNotificationCount(as: r.member) == 1)
+    #expect(try r.engine.notifications(.first, as: r.member).items.count == 2)
+  }
+}
