@@ -108,6 +108,7 @@ let serverTargets: [Target] = [
     dependencies: [
       "ServiceEngine", "DTO", "Domain",
       .product(name: "Hummingbird", package: "hummingbird"),
+      .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
       .product(name: "Logging", package: "swift-log"),
     ],
     path: "Modules/LocalServer"
@@ -230,6 +231,7 @@ let testTargets: [Target] = [
       "LocalServer", "ServiceEngine", "DTO", "Domain",
       .product(name: "Hummingbird", package: "hummingbird"),
       .product(name: "HummingbirdTesting", package: "hummingbird"),
+      .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
       .product(name: "Logging", package: "swift-log"),
     ],
     path: "Tests/LocalServerTests"
@@ -284,6 +286,7 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
   ],
   targets: library + executableTargets + toolExecutableTargets + testTargets,
   swiftLanguageModes: [.v6]

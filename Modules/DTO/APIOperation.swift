@@ -55,6 +55,7 @@ public enum APIOperation: String, CaseIterable, Hashable, Sendable {
   case chatMessages = "ChatAPI.messages"
   case chatSend = "ChatAPI.send"
   case chatMarkRead = "ChatAPI.markRead"
+  case chatRealtime = "ChatAPI.realtime"
   case analyticsTrack = "AnalyticsAPI.track"
   case adminQuestions = "AdminAPI.questions"
   case adminCreateQuestion = "AdminAPI.createQuestion"
@@ -165,6 +166,7 @@ public enum APIOperation: String, CaseIterable, Hashable, Sendable {
     case .chatMessages: (.get, "/chat/rooms/{room_id}/messages", .member)
     case .chatSend: (.post, "/chat/rooms/{room_id}/messages", .member)
     case .chatMarkRead: (.put, "/chat/rooms/{room_id}/read", .member)
+    case .chatRealtime: (.get, "/realtime", .member)
     case .analyticsTrack: (.post, "/analytics/events", .member)
     case .adminQuestions: (.get, "/admin/questions", .admin)
     case .adminCreateQuestion: (.post, "/admin/questions", .admin)

@@ -49,7 +49,7 @@ public struct ErrorBodyDTO: Codable, Hashable, Sendable {
 public enum ErrorCodeDTO: OpenStringEnum {
   case validationFailed, malformedRequest, unauthorized, tokenExpired, forbidden, banned
   case answerRequired, notFound, nicknameTaken, alreadyReported, conflict, payloadTooLarge
-  case rateLimited, `internal`, unknown(String)
+  case rateLimited, upgradeRequired, `internal`, unknown(String)
   /// The wire strings of the known cases.
   public static let wireValues: [(value: Self, wire: String)] = [
     (.validationFailed, "validation_failed"), (.malformedRequest, "malformed_request"),
@@ -58,7 +58,7 @@ public enum ErrorCodeDTO: OpenStringEnum {
     (.notFound, "not_found"), (.nicknameTaken, "nickname_taken"),
     (.alreadyReported, "already_reported"), (.conflict, "conflict"),
     (.payloadTooLarge, "payload_too_large"), (.rateLimited, "rate_limited"),
-    (.internal, "internal"),
+    (.upgradeRequired, "upgrade_required"), (.internal, "internal"),
   ]
   /// The kept text of `.unknown`.
   public var unknownRawValue: String? { if case .unknown(let text) = self { text } else { nil } }

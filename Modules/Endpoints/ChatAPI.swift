@@ -21,6 +21,9 @@ public enum ChatAPI: Sendable, Hashable {
   case send(roomID: ChatRoom.ID, body: SendMessageRequest)
   /// Moves the user's read cursor in a room to `seq`.
   case markRead(roomID: ChatRoom.ID, body: MarkReadRequest)
+  /// The real-time socket (`Docs/Realtime.md`): a WebSocket transport opens this target's URL
+  /// (`ws`/`wss` for `http`/`https`) with the bearer token; a plain request answers 426.
+  case realtime
 }
 
 extension ChatAPI: DeclaredRoute {
@@ -45,7 +48,16 @@ extension ChatAPI: DeclaredRoute {
         sample: SampleData.sentMessage)
     case .markRead(let roomID, let body):
       RouteDeclaration(.chatMarkRead, roomID.rawValue, task: .json(body))
+    case .realtime:
+      RouteDeclaration(.chatRealtime)
     }
+  }
+}
+
+extension ChatAPI {
+  /// 2xx, except the socket's handshake, whose success is 101 Switching Protocols.
+  public var acceptedStatusCodes: ClosedRange<Int> {
+    if case .realtime = self { 101...101 } else { 200...299 }
   }
 }
 

@@ -2,6 +2,7 @@ import DTO
 import Domain
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import ServiceEngine
 
@@ -148,6 +149,7 @@ public final class QappleServer: Sendable {
     }
     if let task {
       await closeListener.withLock { $0 }?()
+      await core.sockets.closeAll(.goingAway, reason: "server shutting down")
       await inFlight.waitUntilIdle()
       task.cancel()
       _ = await task.result
@@ -198,9 +200,20 @@ public final class QappleServer: Sendable {
     onListening: @escaping @Sendable (URL) async -> Void
   ) -> some ApplicationProtocol {
     let router = Routes.router(routes, core: core, inFlight: inFlight)
+    let core = core
     let host = configuration.host
     return Application(
       router: router,
+      server: .http1WebSocketUpgrade(configuration: Self.webSocketConfiguration) {
+        head, channel, _ in
+        Self.realtimeUpgrade(head, core: core) {
+          do {
+            try await channel.close()
+          } catch {
+            core.logger.debug("Dropping a socket: \(error)")
+          }
+        }
+      },
       configuration: .init(
         address: .hostname(host, port: configuration.port), serverName: "qapple-server"),
       onServerRunning: { channel in

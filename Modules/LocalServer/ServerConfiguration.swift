@@ -37,6 +37,12 @@ public struct ServerConfiguration: Sendable {
     public static let standard = RateLimit(count: 30, window: .seconds(10))
   }
 
+  /// How many frames one WebSocket connection may send per window before it gets
+  /// `too_many_frames` and close code 1008 (`nil`: no limit).
+  public var realtimeFrameLimit: RateLimit?
+  /// Faults injected into WebSocket frames (dev mode only).
+  public var socketFaults: SocketFaults
+
   /// The interface to bind, `127.0.0.1` by default (loopback only).
   public var host: String
   /// The port to bind; 0 picks a free port (read it from ``QappleServer/start()``).
@@ -78,7 +84,9 @@ public struct ServerConfiguration: Sendable {
     logLevel: Logger.Level = .info,
     faults: [FaultRule] = [],
     faultSeed: UInt64 = 0x5EED,
-    clock: ServerClock = ServerClock()
+    clock: ServerClock = ServerClock(),
+    realtimeFrameLimit: RateLimit? = RateLimit(count: 200, window: .seconds(10)),
+    socketFaults: SocketFaults = SocketFaults()
   ) {
     self.host = host
     self.port = port
@@ -93,6 +101,8 @@ public struct ServerConfiguration: Sendable {
     self.faults = faults
     self.faultSeed = faultSeed
     self.clock = clock
+    self.realtimeFrameLimit = realtimeFrameLimit
+    self.socketFaults = socketFaults
   }
 }
 

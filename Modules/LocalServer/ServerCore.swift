@@ -11,12 +11,19 @@ final class ServerCore: Sendable {
   let logger: Logger
   let faults: FaultInjector
   let rateLimiter: RateLimiter?
+  /// The socket faults (dev mode), shared by every connection so one seed repeats a run.
+  let socketFaults: SocketFaultInjector
+  /// The open `/realtime` sockets, so shutdown can close them.
+  let sockets = SocketRegistry()
 
   init(configuration: ServerConfiguration, engine: ServiceEngine, logger: Logger) {
     self.configuration = configuration
     self.engine = engine
     self.logger = logger
     faults = FaultInjector(rules: configuration.faults, seed: configuration.faultSeed)
+    socketFaults = SocketFaultInjector(
+      faults: configuration.devMode ? configuration.socketFaults : SocketFaults(),
+      seed: configuration.faultSeed)
     rateLimiter = configuration.rateLimit.map {
       RateLimiter(count: $0.count, window: $0.window.timeInterval)
     }

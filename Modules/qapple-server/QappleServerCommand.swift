@@ -52,6 +52,17 @@ struct QappleServerCommand: AsyncParsableCommand {
   )
   var faults: [String] = []
 
+  @Option(
+    name: .customLong("socket-fault"),
+    help:
+      "WebSocket faults (dev mode), e.g. \"drop-rate=0.01,duplicate-rate=0.05,reorder-rate=0.05\"; keys: drop-after, drop-rate, duplicate-rate, reorder-rate, delay (ms)."
+  )
+  var socketFault: String?
+
+  @Option(
+    help: "Frames one WebSocket may send per window as COUNT/SECONDS (e.g. 200/10), or \"off\".")
+  var realtimeFrameLimit = "200/10"
+
   @Option(help: "The seed of the fault dice, so runs repeat.")
   var faultSeed: UInt64 = 0x5EED
 
@@ -68,10 +79,13 @@ struct QappleServerCommand: AsyncParsableCommand {
       throw ValidationError(
         "--log-level must be one of trace, debug, info, notice, warning, error, critical.")
     }
-    if !faults.isEmpty, !dev {
-      throw ValidationError("--fault needs --dev: faults are injected in dev mode only.")
+    if !faults.isEmpty || socketFault != nil, !dev {
+      throw ValidationError(
+        "--fault and --socket-fault need --dev: faults are injected in dev mode only.")
     }
     _ = try parsedRateLimit()
+    _ = try parsedRateLimit(realtimeFrameLimit, option: "--realtime-frame-limit")
+    _ = try parsedSocketFaults()
     _ = try parsedFaults()
   }
 
@@ -86,7 +100,9 @@ struct QappleServerCommand: AsyncParsableCommand {
       host: host, port: port, database: databasePath.map { .file($0) } ?? .inMemory, seed: seed,
       devMode: dev, accessTokenLifetime: .seconds(accessTokenLifetime),
       rateLimit: try parsedRateLimit(), maxBodySize: maxBodySize, logLevel: level,
-      faults: try parsedFaults(), faultSeed: faultSeed)
+      faults: try parsedFaults(), faultSeed: faultSeed,
+      realtimeFrameLimit: try parsedRateLimit(realtimeFrameLimit, option: "--realtime-frame-limit"),
+      socketFaults: try parsedSocketFaults())
     let server = try QappleServer(configuration: configuration)
     let seeded = seed == .demo
     let dev = self.dev
@@ -107,6 +123,7 @@ struct QappleServerCommand: AsyncParsableCommand {
       if dev {
         lines.append("Dev mode: faults at \(url.absoluteString)/_dev/faults")
       }
+      lines.append("Realtime chat: ws://\(url.host ?? "127.0.0.1"):\(url.port ?? 0)/realtime")
       lines.append("Press Ctrl-C to stop.")
       FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
@@ -114,12 +131,28 @@ struct QappleServerCommand: AsyncParsableCommand {
   }
 
   private func parsedRateLimit() throws -> ServerConfiguration.RateLimit? {
-    if rateLimit.lowercased() == "off" { return nil }
-    let parts = rateLimit.split(separator: "/")
+    try parsedRateLimit(rateLimit, option: "--rate-limit")
+  }
+
+  /// `COUNT/SECONDS` or `off`.
+  private func parsedRateLimit(
+    _ text: String, option: String
+  ) throws -> ServerConfiguration.RateLimit? {
+    if text.lowercased() == "off" { return nil }
+    let parts = text.split(separator: "/")
     guard parts.count == 2, let count = Int(parts[0]), let seconds = Int(parts[1]), count > 0,
       seconds > 0
-    else { throw ValidationError("--rate-limit must be COUNT/SECONDS (e.g. 30/10) or off.") }
+    else { throw ValidationError("\(option) must be COUNT/SECONDS (e.g. 30/10) or off.") }
     return ServerConfiguration.RateLimit(count: count, window: .seconds(seconds))
+  }
+
+  private func parsedSocketFaults() throws -> SocketFaults {
+    guard let socketFault else { return SocketFaults() }
+    do throws(FaultRule.Invalid) {
+      return try SocketFaults(parsing: socketFault)
+    } catch {
+      throw ValidationError("--socket-fault \"\(socketFault)\": \(error.description)")
+    }
   }
 
   private func parsedFaults() throws -> [FaultRule] {

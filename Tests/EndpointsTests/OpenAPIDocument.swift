@@ -96,7 +96,9 @@ struct OpenAPIDocument: Sendable {
         }
         var successes: [Int: String?] = [:]
         for (statusNode, responseNode) in operation["responses"]?.mapping ?? [:] {
-          guard let status = statusNode.string.flatMap(Int.init), (200...299).contains(status)
+          // 101 is the success of the WebSocket operation (`/realtime`).
+          guard let status = statusNode.string.flatMap(Int.init),
+            status == 101 || (200...299).contains(status)
           else { continue }
           let response = try resolve(responseNode)
           let schemaReference = response["content"]?["application/json"]?["schema"]?["$ref"]?

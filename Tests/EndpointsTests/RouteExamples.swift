@@ -247,7 +247,7 @@ extension ChatAPI {
     .messages(roomID: FixtureID.room), .messages(roomID: FixtureID.room, afterSeq: 1040),
     .messages(roomID: FixtureID.room, beforeSeq: 1000, limit: 50),
     .send(roomID: FixtureID.room, body: FixtureBody.send),
-    .markRead(roomID: FixtureID.room, body: FixtureBody.markRead),
+    .markRead(roomID: FixtureID.room, body: FixtureBody.markRead), .realtime,
   ]
 
   var caseName: String {
@@ -257,6 +257,7 @@ extension ChatAPI {
     case .messages: "messages"
     case .send: "send"
     case .markRead: "markRead"
+    case .realtime: "realtime"
     }
   }
 }

@@ -123,6 +123,17 @@ struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
     return error
   }
 
+  /// A plain request to a WebSocket-only path (`/realtime`).
+  static func upgradeRequired(_ path: String) -> APIError {
+    var error = APIError(
+      status: .upgradeRequired, code: "upgrade_required",
+      message: "\(path) speaks WebSocket only: send a WebSocket handshake (Upgrade: websocket).",
+      field: nil)
+    error.headers[.upgrade] = "websocket"
+    error.headers[.connection] = "Upgrade"
+    return error
+  }
+
   /// The server failed.
   static func internalError(_ message: String) -> APIError {
     APIError(status: .internalServerError, code: "internal", message: message, field: nil)

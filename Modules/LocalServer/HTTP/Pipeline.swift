@@ -43,23 +43,29 @@ struct AuthenticationMiddleware: RouterMiddleware {
   func handle(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
   ) async throws -> Response {
-    guard let header = request.headers[.authorization] else {
+    var context = context
+    context.viewer = try Self.viewer(authorization: request.headers[.authorization], engine: engine)
+    if adminOnly, context.viewer?.isAdmin != true {
+      throw APIError.forbidden("This operation is for admins only.")
+    }
+    return try await next(request, context)
+  }
+
+  /// The user an `Authorization: Bearer <access token>` header names; the 401 envelope
+  /// (`unauthorized` or `token_expired`) otherwise. The WebSocket handshake uses it too.
+  static func viewer(authorization header: String?, engine: ServiceEngine) throws -> Viewer {
+    guard let header else {
       throw APIError.unauthorized("Send the access token as Authorization: Bearer <token>.")
     }
     let parts = header.split(separator: " ", maxSplits: 1)
     guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
       throw APIError.unauthorized("The Authorization header must be \"Bearer <access token>\".")
     }
-    var context = context
     switch try engine.checkAccessToken(String(parts[1]).trimmingCharacters(in: .whitespaces)) {
-    case .valid(let viewer): context.viewer = viewer
+    case .valid(let viewer): return viewer
     case .expired: throw APIError.tokenExpired
     case .refused(let reason): throw APIError.unauthorized(reason)
     }
-    if adminOnly, context.viewer?.isAdmin != true {
-      throw APIError.forbidden("This operation is for admins only.")
-    }
-    return try await next(request, context)
   }
 }
 

@@ -75,6 +75,9 @@ extension RouteTable {
 
   /// ChatAPI.
   mutating func addChatRoutes() {
+    // A valid WebSocket handshake never reaches the router (`Realtime/RealtimeEndpoint.swift`):
+    // what arrives here is a plain request, after authentication.
+    add(.chatRealtime) { call in throw APIError.upgradeRequired(call.request.uri.path) }
     add(.chatRooms) { call in
       try .json(
         PageDTO(try call.engine.chatRooms(try call.pageRequest(), as: try call.me)) {

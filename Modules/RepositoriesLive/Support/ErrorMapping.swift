@@ -72,6 +72,9 @@ public enum LiveErrorMapping {
       case .rateLimited: return .rateLimited(retryAfter: retryAfter)
       case .internal:
         return .server("\(prefix)HTTP \(status) internal: \(serverError.message)")
+      case .upgradeRequired:
+        // Only a plain request to the WebSocket path gets it: a bug of the caller, not the user.
+        return .server("\(prefix)HTTP \(status) upgrade_required: \(serverError.message)")
       case .unknown(let code):
         // A code this SDK version does not know: the status still says what kind of failure.
         return domainError(

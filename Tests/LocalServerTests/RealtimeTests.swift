@@ -1,0 +1,335 @@
+import DTO
+import Domain
+import Foundation
+import Hummingbird
+import LocalServer
+import Testing
+
+/// `/realtime` frame by frame (Docs/Realtime.md), against a running server over real sockets.
+@Suite("Realtime socket")
+struct RealtimeTests {
+  /// A group with two members (the owner and one who joined) and its room.
+  struct Room {
+    let owner: String
+    let member: String
+    let group: StudyGroupDTO
+    let room: String
+  }
+
+  static func room(_ h: Harness) async throws -> Room {
+    let owner = try await h.member("Owner")
+    let member = try await h.member("Member")
+    let group = try await h.expect(
+      .created, StudyGroupDTO.self, .post, "/groups", token: owner,
+      json: CreateGroupRequest(name: "Realtime", description: ""))
+    _ = try await h.expect(
+      .ok, StudyGroupDTO.self, .put, "/groups/\(group.id)/membership", token: member)
+    let rooms = try await h.expect(
+      .ok, PageDTO<ChatRoomDTO>.self, .get, "/chat/rooms", token: owner)
+    let room = try #require(rooms.items.first { $0.groupId == group.id })
+    return Room(owner: owner, member: member, group: group, room: room.id)
+  }
+
+  static func subscribe(
+    _ probe: SocketProbe, _ room: String, afterSeq: Int64? = nil
+  ) async throws -> Int64 {
+    await probe.send(.subscribe(roomID: room, afterSeq: afterSeq))
+    while true {
+      let frame = try await probe.frame()
+      if case .subscribed(let subscribed, let lastSeq) = frame, subscribed == room {
+        return lastSeq
+      }
+    }
+  }
+
+  @Test("the handshake needs a valid bearer token; a plain GET answers 426, a bad token 401")
+  func handshake() async throws {
+    try await withServer { h in
+      let token = try await h.member("Mina")
+      await #expect(throws: SocketProbe.Refused.self) {
+        _ = try await SocketProbe.open(h.url, token: nil)
+      }
+      await #expect(throws: SocketProbe.Refused.self) {
+        _ = try await SocketProbe.open(h.url, token: "at_not-a-token")
+      }
+      await #expect(throws: SocketProbe.Refused.self) {
+        _ = try await SocketProbe.open(h.url, token: token, path: "/posts")
+      }
+      try await h.expectError(.unauthorized, "unauthorized", .get, "/realtime", token: "nope")
+      let plain = try await h.send(.get, "/realtime", token: token)
+      #expect(plain.status == .upgradeRequired)
+      #expect(plain.error?.code == "upgrade_required")
+      #expect(plain.headers[.upgrade] == "websocket")
+      let probe = try await SocketProbe.open(h.url, token: token)
+      await probe.send(.ping)
+      #expect(try await probe.frame() == .pong)
+      await probe.close()
+    }
+  }
+
+  @Test("send: ack with the stored seq, broadcast to every subscriber, retries de-duplicated")
+  func sendAndBroadcast() async throws {
+    try await withServer { h in
+      let r = try await Self.room(h)
+      let sender = try await SocketProbe.open(h.url, token: r.owner)
+      let senderOtherDevice = try await SocketProbe.open(h.url, token: r.owner)
+      let reader = try await SocketProbe.open(h.url, token: r.member)
+      #expect(try await Self.subscribe(sender, r.room) == 0)
+      #expect(try await Self.subscribe(senderOtherDevice, r.room) == 0)
+      #expect(try await Self.subscribe(reader, r.room) == 0)
+
+      let id = UUID()
+      await sender.send(.send(roomID: r.room, clientMessageID: id, text: "안녕하세요"))
+      var ack: ChatMessageDTO?
+      var echoed: ChatMessageDTO?
+      while ack == nil || echoed == nil {
+        switch try await sender.frame() {
+        case .ack(let client, let message):
+          #expect(client == id.uuidString.lowercased())
+          ack = message
+        case .message(let message): echoed = message
+        case let other: Issue.record("unexpected \(other)")
+        }
+      }
+      #expect(ack?.seq == 1)
+      #expect(ack == echoed)
+      #expect(try await senderOtherDevice.frame() == .message(try #require(ack)))
+      #expect(try await reader.frame() == .message(try #require(ack)))
+
+      // The same client_message_id again: the same message, nothing new broadcast.
+      await sender.send(.send(roomID: r.room, clientMessageID: id, text: "안녕하세요"))
+      #expect(
+        try await sender.frame()
+          == .ack(clientMessageID: id.uuidString.lowercased(), message: try #require(ack)))
+      await sender.send(.send(roomID: r.room, clientMessageID: UUID(), text: "second"))
+      guard case .message(let second) = try await reader.frame() else {
+        Issue.record("expected the second message")
+        return
+      }
+      #expect(second.seq == 2)
+      #expect(second.text == "second")
+
+      // The REST history holds exactly the two messages.
+      let history = try await h.expect(
+        .ok, PageDTO<ChatMessageDTO>.self, .get, "/chat/rooms/\(r.room)/messages?after_seq=0",
+        token: r.member)
+      #expect(history.items.map(\.seq) == [1, 2])
+      // The other member got one coalesced group_message notification.
+      let inbox = try await h.expect(
+        .ok, PageDTO<NotificationDTO>.self, .get, "/notifications", token: r.member)
+      #expect(inbox.items.map(\.kind) == [.groupMessage])
+      await sender.close()
+      await senderOtherDevice.close()
+      await reader.close()
+    }
+  }
+
+  @Test("subscribing with after_seq replays what was missed, then says subscribed")
+  func replay() async throws {
+    try await withServer { h in
+      let r = try await Self.room(h)
+      for index in 1...4 {
+        let id = UUID()
+        let sent = try await h.send(
+          .post, "/chat/rooms/\(r.room)/messages", token: r.owner,
+          json: SendMessageRequest(clientMessageId: id, text: "m\(index)"),
+          headers: [.init("Idempotency-Key")!: id.uuidString])
+        #expect(sent.status == .created)
+      }
+      let probe = try await SocketProbe.open(h.url, token: r.member)
+      await probe.send(.subscribe(roomID: r.room, afterSeq: 2))
+      var seqs: [Int64] = []
+      while true {
+        let frame = try await probe.frame()
+        if case .message(let message) = frame { seqs.append(message.seq) }
+        if case .subscribed(_, let lastSeq) = frame {
+          #expect(lastSeq == 4)
+          break
+        }
+      }
+      #expect(seqs == [3, 4])
+      await probe.close()
+    }
+  }
+
+  @Test("refused and malformed frames get an error frame and the connection stays up")
+  func badFrames() async throws {
+    try await withServer { h in
+      let r = try await Self.room(h)
+      let outsider = try await h.member("Outsider")
+      let probe = try await SocketProbe.open(h.url, token: outsider)
+      await probe.send(.subscribe(roomID: r.room, afterSeq: nil))
+      guard case .error(let forbidden) = try await probe.frame() else {
+        Issue.record("expected an error")
+        return
+      }
+      #expect(forbidden.code == "forbidden")
+      #expect(forbidden.roomId == r.room)
+      let id = UUID()
+      await probe.send(.send(roomID: r.room, clientMessageID: id, text: "let me in"))
+      guard case .error(let refused) = try await probe.frame() else {
+        Issue.record("expected an error")
+        return
+      }
+      #expect(refused.code == "forbidden")
+      #expect(refused.clientMessageId == id.uuidString.lowercased())
+
+      let cases: [(String, String, String?)] = [
+        ("not json", "malformed_request", nil),
+        (#"{"type":"shout"}"#, "unknown_frame", "type"),
+        (#"{"type":"subscribe"}"#, "malformed_request", "room_id"),
+        (
+          #"{"type":"send","room_id":"x","client_message_id":"nope","text":"a"}"#,
+          "malformed_request", "client_message_id"
+        ),
+      ]
+      for (text, code, field) in cases {
+        await probe.send(text: text)
+        guard case .error(let error) = try await probe.frame() else {
+          Issue.record("expected an error for \(text)")
+          continue
+        }
+        #expect(error.code == code, "\(text)")
+        #expect(error.field == field, "\(text)")
+      }
+      await probe.send(binary: [0x01, 0x02])
+      guard case .error(let binary) = try await probe.frame() else {
+        Issue.record("expected an error for binary")
+        return
+      }
+      #expect(binary.code == "unknown_frame")
+      let member = try await SocketProbe.open(h.url, token: r.member)
+      _ = try await Self.subscribe(member, r.room)
+      await member.send(.send(roomID: r.room, clientMessageID: UUID(), text: ""))
+      guard case .error(let empty) = try await member.frame() else {
+        Issue.record("expected an error for empty text")
+        return
+      }
+      #expect(empty.code == "validation_failed")
+      await probe.send(.ping)
+      #expect(try await probe.frame() == .pong)
+      await probe.close()
+      await member.close()
+    }
+  }
+
+  @Test("an oversized message gets frame_too_large and close 1009; nothing is stored")
+  func oversized() async throws {
+    try await withServer { h in
+      let r = try await Self.room(h)
+      let probe = try await SocketProbe.open(h.url, token: r.owner)
+      let text = String(repeating: "a", count: RealtimeLimits.maxMessageBytes + 1)
+      await probe.send(.send(roomID: r.room, clientMessageID: UUID(), text: text))
+      guard case .error(let error) = try await probe.frame() else {
+        Issue.record("expected an error")
+        return
+      }
+      #expect(error.code == "frame_too_large")
+      #expect(try await probe.next() == .closed(code: 1009))
+      let history = try await h.expect(
+        .ok, PageDTO<ChatMessageDTO>.self, .get, "/chat/rooms/\(r.room)/messages", token: r.owner)
+      #expect(history.items.isEmpty)
+    }
+  }
+
+  @Test("a flood gets too_many_frames and close 1008")
+  func flood() async throws {
+    var configuration = ServerConfiguration.testing()
+    configuration.realtimeFrameLimit = .init(count: 5, window: .seconds(10))
+    try await withServer(configuration) { h in
+      let token = try await h.member("Flooder")
+      let probe = try await SocketProbe.open(h.url, token: token)
+      for _ in 0..<6 { await probe.send(.ping) }
+      for _ in 0..<5 { #expect(try await probe.frame() == .pong) }
+      guard case .error(let error) = try await probe.frame() else {
+        Issue.record("expected an error")
+        return
+      }
+      #expect(error.code == "too_many_frames")
+      #expect(try await probe.next() == .closed(code: 1008))
+    }
+  }
+
+  @Test("typing reaches the other subscribers, not the typer")
+  func typing() async throws {
+    try await withServer { h in
+      let r = try await Self.room(h)
+      let typer = try await SocketProbe.open(h.url, token: r.owner)
+      let reader = try await SocketProbe.open(h.url, token: r.member)
+      _ = try await Self.subscribe(typer, r.room)
+      _ = try await Self.subscribe(reader, r.room)
+      await typer.send(.typing(roomID: r.room))
+      guard case .typing(let room, let user) = try await reader.frame() else {
+        Issue.record("expected typing")
+        return
+      }
+      #expect(room == r.room)
+      #expect(user.nickname == "Owner")
+      await typer.send(.ping)
+      #expect(try await typer.frame() == .pong)
+      await typer.close()
+      await reader.close()
+    }
+  }
+
+  @Test("leaving the group ends the subscription with unsubscribed")
+  func leaving() async throws {
+    try await withServer { h in
+      let r = try await Self.room(h)
+      let probe = try await SocketProbe.open(h.url, token: r.member)
+      _ = try await Self.subscribe(probe, r.room)
+      #expect(
+        try await h.send(.delete, "/groups/\(r.group.id)/membership", token: r.member).status
+          == .noContent)
+      #expect(try await probe.frame() == .unsubscribed(roomID: r.room))
+      await probe.send(.unsubscribe(roomID: r.room))
+      #expect(try await probe.frame() == .unsubscribed(roomID: r.room))
+      await probe.close()
+    }
+  }
+
+  @Test("socket faults (dev mode): duplicated frames, then a drop after N frames")
+  func faults() async throws {
+    var configuration = ServerConfiguration.testing(devMode: true)
+    configuration.socketFaults = SocketFaults(dropAfterFrames: 2, duplicateRate: 1)
+    try await withServer(configuration) { h in
+      let token = try await h.member("Chaos")
+      let probe = try await SocketProbe.open(h.url, token: token)
+      await probe.send(.ping)
+      #expect(try await probe.frame() == .pong)
+      #expect(try await probe.frame() == .pong)
+      await probe.send(.ping)
+      #expect(try await probe.frame() == .pong)
+      #expect(try await probe.frame() == .pong)
+      await probe.send(.ping)
+      #expect(try await probe.next() == .closed(code: nil))
+    }
+  }
+
+  @Test("socket fault specs parse and refuse out-of-range values")
+  func faultSpecs() throws {
+    let faults = try SocketFaults(
+      parsing: "drop-after=100,drop-rate=0.01,duplicate-rate=0.05,reorder-rate=0.1,delay=5")
+    #expect(
+      faults
+        == SocketFaults(
+          dropAfterFrames: 100, dropRate: 0.01, duplicateRate: 0.05, reorderRate: 0.1,
+          delay: .milliseconds(5)))
+    #expect(throws: FaultRule.Invalid.self) { try SocketFaults(parsing: "drop-rate=2") }
+    #expect(throws: FaultRule.Invalid.self) { try SocketFaults(parsing: "explode=1") }
+    #expect(throws: FaultRule.Invalid.self) { try SocketFaults(parsing: "drop-after=0") }
+  }
+
+  @Test("stopping the server closes open sockets with 1001")
+  func shutdown() async throws {
+    let server = try QappleServer(configuration: .testing())
+    let url = try await server.start()
+    let viewer = try server.engine.createUser(nickname: "Late", devToken: "late-token")
+    let session = try server.engine.startSession(for: viewer)
+    let probe = try await SocketProbe.open(url, token: session.accessToken)
+    await probe.send(.ping)
+    #expect(try await probe.frame() == .pong)
+    await server.stop()
+    #expect(try await probe.next() == .closed(code: 1001))
+  }
+}

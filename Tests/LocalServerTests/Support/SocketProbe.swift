@@ -1,0 +1,140 @@
+import DTO
+import Foundation
+import Hummingbird
+import HummingbirdWSClient
+import Logging
+import Testing
+
+/// A raw WebSocket client for testing `/realtime` frame by frame: it sends exactly what a test
+/// gives it (frames, broken JSON, binary, oversized text) and hands back every text message and
+/// the close code. One test drives one probe at a time (not safe for concurrent readers).
+final class SocketProbe: @unchecked Sendable {
+  /// What arrives from the server.
+  enum Event: Sendable, Equatable {
+    case text(String)
+    /// The socket ended; the server's close code, or `nil` for a connection dropped without one.
+    case closed(code: Int?)
+  }
+
+  private enum Outgoing: Sendable {
+    case text(String)
+    case binary([UInt8])
+    case close
+  }
+
+  private var events: AsyncStream<Event>.Iterator
+  private let outgoing: AsyncStream<Outgoing>.Continuation
+  private let task: Task<Void, Never>
+
+  /// Thrown when the handshake is refused (bad token, wrong path).
+  struct Refused: Error {}
+
+  /// Opens `/realtime` of the server at `base` with `token`; throws ``Refused`` if the server
+  /// does not upgrade.
+  static func open(
+    _ base: URL, token: String?, path: String = RealtimeLimits.path
+  ) async throws
+    -> SocketProbe
+  {
+    let (events, post) = AsyncStream.makeStream(of: Event.self)
+    let (outbox, send) = AsyncStream.makeStream(of: Outgoing.self)
+    let (opened, open) = AsyncStream.makeStream(of: Bool.self)
+    var headers: HTTPFields = [:]
+    if let token { headers[.authorization] = "Bearer \(token)" }
+    let url = "ws://127.0.0.1:\(base.port ?? 0)\(path)"
+    let task = Task {
+      do {
+        let close = try await WebSocketClient.connect(
+          url: url,
+          configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers),
+          logger: Logger(label: "socket-probe")
+        ) { inbound, outbound, _ in
+          open.yield(true)
+          try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+              for try await message in inbound.messages(maxSize: 1 << 20) {
+                if case .text(let text) = message { post.yield(.text(text)) }
+              }
+            }
+            group.addTask {
+              for await item in outbox {
+                switch item {
+                case .text(let text): try await outbound.write(.text(text))
+                case .binary(let bytes): try await outbound.write(.binary(.init(bytes: bytes)))
+                case .close:
+                  try await outbound.close(.normalClosure, reason: nil)
+                  return
+                }
+              }
+            }
+            try await group.next()
+            group.cancelAll()
+          }
+        }
+        post.yield(.closed(code: close.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }))
+      } catch {
+        post.yield(.closed(code: nil))
+      }
+      open.yield(false)
+      post.finish()
+    }
+    var iterator = opened.makeAsyncIterator()
+    guard await iterator.next() == true else {
+      task.cancel()
+      throw Refused()
+    }
+    return SocketProbe(events: events.makeAsyncIterator(), outgoing: send, task: task)
+  }
+
+  private init(
+    events: AsyncStream<Event>.Iterator, outgoing: AsyncStream<Outgoing>.Continuation,
+    task: Task<Void, Never>
+  ) {
+    self.events = events
+    self.outgoing = outgoing
+    self.task = task
+  }
+
+  /// Sends a frame of the protocol.
+  func send(_ frame: ClientFrame) { outgoing.yield(.text(frame.text)) }
+
+  /// Sends any text, valid or not.
+  func send(text: String) { outgoing.yield(.text(text)) }
+
+  /// Sends a binary message.
+  func send(binary: [UInt8]) { outgoing.yield(.binary(binary)) }
+
+  /// The next event; fails the test after 10 s without one (a hang, not a timing check).
+  func next(
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws -> Event {
+    let timeout = Task {
+      try await Task.sleep(for: .seconds(10))
+      outgoing.yield(.close)
+    }
+    defer { timeout.cancel() }
+    var iterator = events
+    defer { events = iterator }
+    guard let event = await iterator.next() else {
+      Issue.record("the socket ended without a close event", sourceLocation: sourceLocation)
+      return .closed(code: nil)
+    }
+    return event
+  }
+
+  /// The next server frame; fails the test if the socket closes instead.
+  func frame(sourceLocation: SourceLocation = #_sourceLocation) async throws -> ServerFrame {
+    let event = try await next(sourceLocation: sourceLocation)
+    guard case .text(let text) = event else {
+      Issue.record("expected a frame, got \(event)", sourceLocation: sourceLocation)
+      throw Refused()
+    }
+    return try ServerFrame(text: text)
+  }
+
+  /// Closes the socket normally and waits until it has ended.
+  func close() async {
+    outgoing.yield(.close)
+    await task.value
+  }
+}
