@@ -12,7 +12,21 @@ final class SocketRegistry: Sendable {
   private struct State {
     var next = 0
     var all: [Int: @Sendable (SocketClose, String) -> Void] = [:]
-    var waiters: [CheckedContinuation<Void, Never>] = []
+    var waiters: [ResumeOnce] = []
+  }
+
+  /// A continuation resumed by whichever comes first: the last socket ending, or the timeout.
+  private final class ResumeOnce: Sendable {
+    private let continuation: Locked<CheckedContinuation<Void, Never>?>
+    init(_ continuation: CheckedContinuation<Void, Never>) {
+      self.continuation = Locked(continuation)
+    }
+    func resume() {
+      continuation.withLock { continuation in
+        continuation?.resume()
+        continuation = nil
+      }
+    }
   }
 
   private let state = Locked(State())
@@ -28,7 +42,7 @@ final class SocketRegistry: Sendable {
 
   /// Forgets a socket that has ended.
   func remove(_ key: Int) {
-    let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+    let waiters = state.withLock { state -> [ResumeOnce] in
       state.all.removeValue(forKey: key)
       guard state.all.isEmpty else { return [] }
       defer { state.waiters = [] }
@@ -43,25 +57,17 @@ final class SocketRegistry: Sendable {
   /// Asks every open socket to close, then waits until all have ended (at most `timeout`).
   func closeAll(_ close: SocketClose, reason: String, timeout: Duration = .seconds(2)) async {
     for closer in state.withLock({ Array($0.all.values) }) { closer(close, reason) }
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask {
-        await withCheckedContinuation { continuation in
-          let done = self.state.withLock { state in
-            if state.all.isEmpty { return true }
-            state.waiters.append(continuation)
-            return false
-          }
-          if done { continuation.resume() }
-        }
+    await withCheckedContinuation { continuation in
+      let waiter = ResumeOnce(continuation)
+      let empty = state.withLock { state in
+        if !state.all.isEmpty { state.waiters.append(waiter) }
+        return state.all.isEmpty
       }
-      group.addTask { try? await Task.sleep(for: timeout) }
-      await group.next()
-      group.cancelAll()
-      // On a timeout the waiter is still parked: release it, or the group would never end.
-      for waiter in state.withLock({ state in
-        defer { state.waiters = [] }
-        return state.waiters
-      }) { waiter.resume() }
+      guard !empty else { return waiter.resume() }
+      Task {
+        try? await Task.sleep(for: timeout)
+        waiter.resume()
+      }
     }
   }
 }
