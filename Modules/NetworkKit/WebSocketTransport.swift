@@ -95,9 +95,12 @@ extension WebSocketError: CustomStringConvertible {
         + "connection retries on its own."
     case .timeout:
       return "The WebSocket handshake did not finish in time. Try again later."
+    case .handshakeFailed(401):
+      return "The server refused the WebSocket upgrade with status 401: the access token was "
+        + "rejected. Refresh it or sign in again."
     case .handshakeFailed(let status?):
-      return "The server refused the WebSocket upgrade with status \(status). A 401 means the "
-        + "access token was rejected: refresh it or sign in again."
+      return "The server refused the WebSocket upgrade with status \(status). Check the URL and "
+        + "the server; the connection retries on its own."
     case .handshakeFailed(nil):
       return "The server refused the WebSocket upgrade (status unknown). The access token may "
         + "have been rejected or the endpoint is not a WebSocket endpoint."
@@ -113,7 +116,7 @@ extension WebSocketError: CustomStringConvertible {
       return "The WebSocket is not connected. Keep the message (an outbox) and send it after "
         + "the connection reports `.connected` again."
     case .cancelled:
-      return "The WebSocket operation was cancelled."
+      return "The WebSocket operation was cancelled before it finished."
     case .transport(let message):
       return "The WebSocket connection failed (\(message)). The connection retries on its own; "
         + "if it keeps failing, check the server and the network."
