@@ -22,6 +22,9 @@ let wireTargets: [Target] = [
       .product(
         name: "AsyncHTTPClient", package: "async-http-client",
         condition: .when(platforms: [.linux])),
+      .product(
+        name: "HummingbirdWSClient", package: "hummingbird-websocket",
+        condition: .when(platforms: [.linux])),
     ],
     path: "Modules/NetworkKit"
   ),
@@ -183,6 +186,8 @@ let testTargets: [Target] = [
       .product(name: "HTTPTypes", package: "swift-http-types"),
       .product(name: "Logging", package: "swift-log"),
       .product(name: "Hummingbird", package: "hummingbird"),
+      .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+      .product(name: "Clocks", package: "swift-clocks"),
     ],
     path: "Tests/NetworkKitTests"
   ),
@@ -286,6 +291,7 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
   ],
   targets: library + executableTargets + toolExecutableTargets + testTargets,

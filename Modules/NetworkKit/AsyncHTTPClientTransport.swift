@@ -115,19 +115,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         return .transport(error.description)
       }
     default:
-      // NIO's errors are recognised by type name and description so this module need not import
-      // NIO. `NIOConnectionError` means no connection could be made at all (DNS or connect).
-      let typeName = String(reflecting: type(of: error))
-      let description = String(describing: error)
-      let unreachable = [
-        "connection refused", "network is unreachable", "no route to host", "host is down",
-      ]
-      if typeName.hasSuffix("NIOConnectionError")
-        || unreachable.contains(where: description.lowercased().contains)
-      {
-        return .offline
-      }
-      return .transport(description)
+      return isUnreachableError(error) ? .offline : .transport(String(describing: error))
     }
   }
 }

@@ -306,16 +306,43 @@ public actor Authenticator {
   }
 }
 
-/// Fans events out to any number of `AsyncStream` subscribers.
+/// Fans events out to any number of `AsyncStream` subscribers; optionally replays the latest
+/// event to each new subscriber first (a current value, e.g. a connection state).
 final class Broadcaster<Element: Sendable>: @unchecked Sendable {
-  // Guarded by `lock`.
+  // Guarded by `lock`. Events are yielded under the lock so that a subscriber never sees the
+  // replayed value after a newer one.
   private let lock = NSLock()
   private var continuations: [UUID: AsyncStream<Element>.Continuation] = [:]
+  private var latest: Element?
+  private let replaysLatest: Bool
+  private var isFinished = false
+
+  /// A broadcaster that sends each subscriber only the events after it subscribed.
+  init() {
+    self.replaysLatest = false
+  }
+
+  /// A broadcaster that starts each subscriber with the latest event, `initial` at first.
+  init(replaying initial: Element) {
+    self.replaysLatest = true
+    self.latest = initial
+  }
+
+  /// The latest event (the initial value until the first `yield`), when replaying.
+  var current: Element? { lock.withLock { latest } }
 
   func subscribe() -> AsyncStream<Element> {
     let (stream, continuation) = AsyncStream<Element>.makeStream()
     let id = UUID()
-    lock.withLock { continuations[id] = continuation }
+    let finished = lock.withLock {
+      if replaysLatest, let latest { continuation.yield(latest) }
+      if !isFinished { continuations[id] = continuation }
+      return isFinished
+    }
+    if finished {
+      continuation.finish()
+      return stream
+    }
     continuation.onTermination = { [weak self] _ in
       guard let self else { return }
       _ = self.lock.withLock { self.continuations.removeValue(forKey: id) }
@@ -324,8 +351,20 @@ final class Broadcaster<Element: Sendable>: @unchecked Sendable {
   }
 
   func yield(_ element: Element) {
-    let targets = lock.withLock { Array(continuations.values) }
-    for continuation in targets { continuation.yield(element) }
+    lock.withLock {
+      if replaysLatest { latest = element }
+      for continuation in continuations.values { continuation.yield(element) }
+    }
+  }
+
+  /// Ends every stream; later subscribers get the latest value (when replaying) and the end.
+  func finish() {
+    let targets = lock.withLock {
+      isFinished = true
+      defer { continuations = [:] }
+      return Array(continuations.values)
+    }
+    for continuation in targets { continuation.finish() }
   }
 
   deinit {

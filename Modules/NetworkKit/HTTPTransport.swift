@@ -65,3 +65,17 @@ func withTransportDeadline<Value: Sendable>(
     return value
   }
 }
+
+/// Whether a SwiftNIO error means no connection could be made at all (DNS failure, refused
+/// connection, no route), for the Linux transports. NIO's errors are recognised by type name and
+/// description so this module need not import NIO; `NIOConnectionError` is NIO's "could not
+/// connect to any address".
+func isUnreachableError(_ error: any Error) -> Bool {
+  let typeName = String(reflecting: type(of: error))
+  let description = String(describing: error).lowercased()
+  let unreachable = [
+    "connection refused", "network is unreachable", "no route to host", "host is down",
+  ]
+  return typeName.hasSuffix("NIOConnectionError")
+    || unreachable.contains(where: description.contains)
+}

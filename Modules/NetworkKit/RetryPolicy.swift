@@ -7,8 +7,8 @@ import HTTPTypes
 /// DELETE, OPTIONS) and other methods that carry an `Idempotency-Key` header. They are retried on
 /// ``retryableStatusCodes`` and on transport failures (offline, timeout, connection errors),
 /// never after cancellation. The wait honours `Retry-After` (seconds or an HTTP date) capped at
-/// ``maxDelay``; otherwise it is exponential backoff with full jitter: before retry `n`
-/// (0-based) the delay is `random(0 ... min(maxDelay, baseDelay * 2^n))`.
+/// ``maxDelay``; otherwise it is exponential backoff with full jitter (``Backoff``): before retry
+/// `n` (0-based) the delay is `random(0 ... min(maxDelay, baseDelay * 2^n))`.
 public struct RetryPolicy: Sendable {
   /// The most attempts in total, the first one included; `1` disables retries.
   public var maxAttempts: Int
@@ -91,11 +91,7 @@ public struct RetryPolicy: Sendable {
 
   /// The full-jitter backoff before retry `retry` (0-based).
   public func backoff(retry: Int) -> Duration {
-    let base = baseDelay.timeInterval
-    let exponential = base * pow(2, Double(min(retry, 62)))
-    let ceiling = min(maxDelay.timeInterval, exponential)
-    let seconds = min(max(random(0...ceiling), 0), ceiling)
-    return .nanoseconds(Int64((seconds * 1e9).rounded()))
+    Backoff(baseDelay: baseDelay, maxDelay: maxDelay, random: random).delay(beforeRetry: retry)
   }
 
   /// Parses `Retry-After` as delay seconds or an HTTP date; past dates mean no wait.

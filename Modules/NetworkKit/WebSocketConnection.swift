@@ -1,0 +1,432 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// Keeps one WebSocket open over any ``WebSocketTransport``: authenticates it, watches it with an
+/// application-level heartbeat and reconnects with backoff, until ``stop()``.
+///
+/// - **Authentication.** Every attempt asks `accessToken` for the current token and sends it as
+///   `Authorization: Bearer <token>`, so a token refreshed elsewhere is picked up. When the
+///   handshake fails in a way that may be an authentication failure (status 401, or a status the
+///   transport cannot tell), `refreshAccessToken` is asked for a new token once and the attempt is
+///   repeated at once; further failures wait for the backoff. Another refresh is allowed after
+///   the next successful connect.
+/// - **Heartbeat.** With ``Heartbeat`` configured, the connection sends the ping frame every
+///   `interval` (25 s) from the moment it opened. Only a frame the heartbeat recognises as the
+///   pong answers it; other frames do not count as liveness. Without a pong within `timeout`
+///   (10 s) the socket is dropped (closed with 1001 in the background) and a reconnect follows.
+///   Pongs are consumed, never forwarded to ``frames``.
+/// - **Reconnect.** After a failed attempt or a lost connection the wait before attempt `n`
+///   (1, 2, ...) is ``Backoff/delay(beforeRetry:)`` with retry `n - 1`: full jitter,
+///   `random(0 ... min(30 s, 0.5 s * 2^(n-1)))` by default. The counter goes back to 0 when a
+///   connection receives its first frame (a pong counts): a socket that opens and dies without
+///   ever delivering anything keeps the backoff growing.
+/// - **State.** ``state`` and ``stateChanges()`` report ``State``; every `.connected` after the
+///   first one is a reconnect, the moment for the owner to re-subscribe to what it follows.
+/// - **Sending.** ``send(_:)`` throws ``WebSocketError/notConnected`` when no socket is open; the
+///   connection never buffers outgoing frames.
+///
+/// Time and randomness come from the injected clock and ``Backoff``, so tests control both.
+public actor WebSocketConnection {
+  /// Where the connection is in its life.
+  public enum State: Sendable, Hashable {
+    /// Created; ``start()`` was not called yet.
+    case disconnected
+    /// Opening a socket; `attempt` counts the attempts since the last stable connection (0 first).
+    case connecting(attempt: Int)
+    /// A socket is open; ``send(_:)`` works.
+    case connected
+    /// Waiting `retryIn` before attempt `attempt`.
+    case waitingToReconnect(attempt: Int, retryIn: Duration)
+    /// Stopped for good by ``stop()``; nothing reconnects.
+    case closed
+  }
+
+  /// The application-level heartbeat: NetworkKit knows no message format, so the frame to send
+  /// and the test for the answer are configured (the SDK uses `{"type":"ping"}` and
+  /// `{"type":"pong"}`).
+  public struct Heartbeat: Sendable {
+    /// The frame sent as a ping.
+    public var ping: WebSocketFrame
+    /// Whether a received frame is the pong; pongs are not forwarded to ``frames``.
+    public var isPong: @Sendable (WebSocketFrame) -> Bool
+    /// The time between pings, counted from the moment the socket opened.
+    public var interval: Duration
+    /// How long a ping may stay unanswered before the socket is dropped; keep it below
+    /// `interval` (the next ping is never sent before the previous one was answered or timed out).
+    public var timeout: Duration
+
+    /// Creates a heartbeat; by default a ping every 25 s, dropped after 10 s without a pong.
+    public init(
+      ping: WebSocketFrame,
+      interval: Duration = .seconds(25),
+      timeout: Duration = .seconds(10),
+      isPong: @escaping @Sendable (WebSocketFrame) -> Bool
+    ) {
+      self.ping = ping
+      self.interval = interval
+      self.timeout = timeout
+      self.isPong = isPong
+    }
+  }
+
+  /// Where to connect and how to behave.
+  public struct Configuration: Sendable {
+    /// The WebSocket URL.
+    public var url: URL
+    /// Extra header fields for the upgrade request; `Authorization` is set by the connection.
+    public var headerFields: HTTPFields
+    /// The heartbeat, or `nil` for none.
+    public var heartbeat: Heartbeat?
+    /// The waits between reconnect attempts (0.5 s base, 30 s cap, full jitter by default).
+    public var backoff: Backoff
+
+    /// Creates a configuration.
+    public init(
+      url: URL,
+      headerFields: HTTPFields = [:],
+      heartbeat: Heartbeat?,
+      backoff: Backoff = Backoff()
+    ) {
+      self.url = url
+      self.headerFields = headerFields
+      self.heartbeat = heartbeat
+      self.backoff = backoff
+    }
+  }
+
+  /// Returns the access token to connect with, e.g. `Authenticator.validAccessToken()`.
+  public typealias AccessToken = @Sendable () async throws -> String
+  /// Returns a new token after the server rejected `rejectedToken`, e.g.
+  /// `Authenticator.accessToken(afterRejecting:)`.
+  public typealias RefreshAccessToken = @Sendable (_ rejectedToken: String) async throws -> String
+
+  /// The frames the server sent, in order, across reconnects (pongs excluded); it ends after
+  /// ``stop()``. Iterate it once: it buffers until read.
+  public nonisolated let frames: AsyncStream<WebSocketFrame>
+
+  private let configuration: Configuration
+  private let transport: any WebSocketTransport
+  private let timeline: Timeline
+  private let logger: Logger
+  private let accessToken: AccessToken
+  private let refreshAccessToken: RefreshAccessToken
+  private let states = Broadcaster<State>(replaying: .disconnected)
+  private let framesContinuation: AsyncStream<WebSocketFrame>.Continuation
+
+  private var runLoop: Task<Void, Never>?
+  private var socket: (any WebSocket)?
+  private var isStopped = false
+  private var stopping: Task<Void, Never>?
+  // Failed attempts and lost connections since the last stable connection.
+  private var failures = 0
+  // One token refresh per streak of failed handshakes.
+  private var mayRefresh = true
+  private var awaitingPong = false
+  // Sockets dropped by the heartbeat, closing in the background; `stop()` waits for them.
+  private var closing: [UUID: Task<Void, Never>] = [:]
+
+  /// Creates a connection; nothing happens until ``start()``.
+  ///
+  /// - Parameters:
+  ///   - configuration: URL, header fields, heartbeat and backoff.
+  ///   - transport: Opens the sockets, e.g. `WebSocketTransports.platformDefault`.
+  ///   - clock: Measures the heartbeat and the backoff.
+  ///   - logger: Receives connects, failures and reconnects (never tokens).
+  ///   - accessToken: The token for each attempt.
+  ///   - refreshAccessToken: A new token after a handshake that may have been refused for the
+  ///     token.
+  public init(
+    configuration: Configuration,
+    transport: any WebSocketTransport,
+    clock: any Clock<Duration> = ContinuousClock(),
+    logger: Logger = Logger(label: "NetworkKit.WebSocketConnection"),
+    accessToken: @escaping AccessToken,
+    refreshAccessToken: @escaping RefreshAccessToken
+  ) {
+    self.configuration = configuration
+    self.transport = transport
+    self.timeline = Timeline(clock)
+    self.logger = logger
+    self.accessToken = accessToken
+    self.refreshAccessToken = refreshAccessToken
+    (frames, framesContinuation) = AsyncStream<WebSocketFrame>.makeStream()
+  }
+
+  // MARK: - Public API
+
+  /// The current state.
+  public nonisolated var state: State { states.current ?? .disconnected }
+
+  /// A new stream of states, starting with the current one; each subscriber gets its own stream,
+  /// which ends after ``stop()``.
+  public nonisolated func stateChanges() -> AsyncStream<State> {
+    states.subscribe()
+  }
+
+  /// Starts connecting; does nothing when already started or stopped.
+  public func start() {
+    guard runLoop == nil, !isStopped else { return }
+    runLoop = Task { await self.run() }
+  }
+
+  /// Closes the socket with 1000 (normal closure), stops reconnecting for good and ends
+  /// ``frames`` and the state streams; returns once everything has ended (also when called
+  /// again while stopping).
+  public func stop() async {
+    if let stopping {
+      await stopping.value
+      return
+    }
+    isStopped = true
+    let stopping = Task { await self.shutDown() }
+    self.stopping = stopping
+    await stopping.value
+  }
+
+  private func shutDown() async {
+    let socket = self.socket
+    self.socket = nil
+    // Close first so the server receives 1000; the run loop sees its frames end and returns.
+    if let socket { await socket.close(.normalClosure, reason: nil) }
+    runLoop?.cancel()
+    await runLoop?.value
+    while let (id, task) = closing.first {
+      await task.value
+      closing[id] = nil
+    }
+    setState(.closed)
+    framesContinuation.finish()
+    states.finish()
+  }
+
+  /// Sends `frame` on the open socket; throws ``WebSocketError/notConnected`` when there is
+  /// none, or the socket's error (e.g. ``WebSocketError/messageTooLarge``).
+  public func send(_ frame: WebSocketFrame) async throws(WebSocketError) {
+    guard let socket, state == .connected else { throw .notConnected }
+    try await socket.send(frame)
+  }
+
+  // MARK: - Run loop
+
+  private func run() async {
+    while !isStopped {
+      setState(.connecting(attempt: failures))
+      let opened = await open()
+      if isStopped {
+        if case .success(let socket) = opened { await socket.close(.normalClosure, reason: nil) }
+        return
+      }
+      switch opened {
+      case .success(let socket):
+        mayRefresh = true
+        self.socket = socket
+        setState(.connected)
+        logger.info("WebSocket connected", metadata: ["url": "\(configuration.url)"])
+        let end = await session(on: socket)
+        self.socket = nil
+        if isStopped { return }
+        if end.dropsSocket { drop(socket, because: end) }
+        logger.notice("WebSocket connection lost", metadata: ["reason": "\(end)"])
+      case .failure(let failure):
+        logger.notice("WebSocket connect failed", metadata: ["reason": "\(failure)"])
+      }
+      failures += 1
+      let delay = configuration.backoff.delay(beforeRetry: failures - 1)
+      let wakeUp = timeline.now() + delay
+      setState(.waitingToReconnect(attempt: failures, retryIn: delay))
+      do {
+        try await timeline.sleep(until: wakeUp)
+      } catch {
+        return
+      }
+    }
+  }
+
+  /// One attempt: the current token, and one refresh and immediate retry when the handshake
+  /// may have failed for the token.
+  private func open() async -> Result<any WebSocket, AttemptFailure> {
+    let token: String
+    do {
+      token = try await accessToken()
+    } catch {
+      return .failure(.token(error))
+    }
+    let first = await connect(with: token)
+    guard case .failure(.handshake(.handshakeFailed(let status))) = first,
+      status == nil || status == 401, mayRefresh, !isStopped
+    else { return first }
+    mayRefresh = false
+    logger.info("WebSocket handshake refused; refreshing the access token once")
+    let refreshed: String
+    do {
+      refreshed = try await refreshAccessToken(token)
+    } catch {
+      return .failure(.token(error))
+    }
+    if isStopped { return first }
+    return await connect(with: refreshed)
+  }
+
+  private func connect(with token: String) async -> Result<any WebSocket, AttemptFailure> {
+    var headerFields = configuration.headerFields
+    headerFields[.authorization] = "Bearer \(token)"
+    do {
+      return .success(
+        try await transport.connect(to: configuration.url, headerFields: headerFields))
+    } catch {
+      return .failure(.handshake(error))
+    }
+  }
+
+  // MARK: - Session
+
+  /// Runs the receive loop and the heartbeat until one of them ends the session.
+  private func session(on socket: any WebSocket) async -> SessionEnd {
+    let openedAt = timeline.now()
+    awaitingPong = false
+    let heartbeat = configuration.heartbeat
+    return await withTaskGroup(of: SessionEnd.self) { group in
+      group.addTask { await self.receive(from: socket) }
+      if let heartbeat {
+        group.addTask { await self.beat(heartbeat, on: socket, from: openedAt) }
+      }
+      let end = await group.next() ?? .closedHere
+      group.cancelAll()
+      return end
+    }
+  }
+
+  /// Reads the socket's frames; nonisolated so the iterator never crosses into the actor.
+  private nonisolated func receive(from socket: any WebSocket) async -> SessionEnd {
+    do {
+      for try await frame in socket.frames {
+        await received(frame)
+      }
+      return .closedHere
+    } catch {
+      return .failed(error)
+    }
+  }
+
+  private func received(_ frame: WebSocketFrame) {
+    // The stability rule: a connection that delivered a frame resets the backoff.
+    failures = 0
+    if let heartbeat = configuration.heartbeat, heartbeat.isPong(frame) {
+      awaitingPong = false
+      return
+    }
+    framesContinuation.yield(frame)
+  }
+
+  /// Sends a ping at `openedAt + k * interval` and checks for the pong `timeout` later.
+  private func beat(
+    _ heartbeat: Heartbeat, on socket: any WebSocket, from openedAt: Duration
+  ) async -> SessionEnd {
+    var pingAt = openedAt
+    while true {
+      pingAt += heartbeat.interval
+      do {
+        try await timeline.sleep(until: pingAt)
+      } catch {
+        return .closedHere
+      }
+      awaitingPong = true
+      do {
+        try await socket.send(heartbeat.ping)
+      } catch {
+        return .pingFailed(error)
+      }
+      do {
+        try await timeline.sleep(until: pingAt + heartbeat.timeout)
+      } catch {
+        return .closedHere
+      }
+      if awaitingPong { return .pongTimedOut }
+    }
+  }
+
+  /// Closes a socket that may still be open in the background, so the reconnect need not wait
+  /// for a dead server's close frame.
+  private func drop(_ socket: any WebSocket, because end: SessionEnd) {
+    let id = UUID()
+    closing[id] = Task {
+      await socket.close(.goingAway, reason: end.description)
+      self.closing[id] = nil
+    }
+  }
+
+  private func setState(_ new: State) {
+    guard states.current != new else { return }
+    states.yield(new)
+  }
+}
+
+// MARK: - Internals
+
+extension WebSocketConnection {
+  /// Why an attempt produced no socket.
+  private enum AttemptFailure: Error, CustomStringConvertible {
+    case token(any Error)
+    case handshake(WebSocketError)
+
+    var description: String {
+      switch self {
+      case .token(let error): "no access token: \(error)"
+      case .handshake(let error): "\(error)"
+      }
+    }
+  }
+
+  /// Why a session ended.
+  private enum SessionEnd: Sendable, CustomStringConvertible {
+    /// This side closed the socket (``stop()``), or the session was cancelled.
+    case closedHere
+    /// The frames ended with an error: the server closed, or the connection failed.
+    case failed(WebSocketError)
+    /// The ping could not be sent.
+    case pingFailed(WebSocketError)
+    /// No pong within the heartbeat's timeout.
+    case pongTimedOut
+
+    /// Whether the socket may still be open and must be closed by this side.
+    var dropsSocket: Bool {
+      switch self {
+      case .pingFailed, .pongTimedOut: true
+      case .closedHere, .failed: false
+      }
+    }
+
+    var description: String {
+      switch self {
+      case .closedHere: "closed by the client"
+      case .failed(let error): "\(error)"
+      case .pingFailed(let error): "the heartbeat ping failed: \(error)"
+      case .pongTimedOut: "heartbeat timeout: no pong"
+      }
+    }
+  }
+}
+
+/// The injected clock as offsets from the moment the connection was created, so deadlines are
+/// computed once (when an event happens) and a late sleeper still wakes at the right instant.
+private struct Timeline: Sendable {
+  let now: @Sendable () -> Duration
+  private let sleepUntil: @Sendable (Duration) async throws -> Void
+
+  init<C: Clock<Duration>>(_ clock: C) {
+    let origin = clock.now
+    now = { origin.duration(to: clock.now) }
+    sleepUntil = { offset in
+      try Task.checkCancellation()
+      let deadline = origin.advanced(by: offset)
+      guard clock.now < deadline else { return }
+      try await clock.sleep(until: deadline, tolerance: nil)
+    }
+  }
+
+  /// Returns at `offset` (at once when it has passed); throws when the task is cancelled.
+  func sleep(until offset: Duration) async throws {
+    try await sleepUntil(offset)
+  }
+}

@@ -1,0 +1,527 @@
+import Clocks
+import Foundation
+import HTTPTypes
+import NetworkKit
+import NetworkKitTesting
+import Testing
+
+/// `WebSocketConnection` over `ScriptedWebSocketTransport` on a virtual clock: every delay is
+/// checked to the nanosecond by advancing the clock, never by sleeping.
+@Suite("WebSocket connection", .timeLimit(.minutes(1)))
+struct WebSocketConnectionTests {
+  // MARK: - Connecting and the state stream
+
+  @Test func connectsWithTheCurrentTokenAndReportsEveryStateInOrder() async throws {
+    let harness = Harness(answers: .accept, .accept)
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    #expect(await states.next() == .disconnected)
+
+    await harness.connection.start()
+    #expect(await states.next() == .connecting(attempt: 0))
+    #expect(await states.next() == .connected)
+    let attempt = await harness.transport.attempt(0)
+    #expect(attempt.url == Harness.url)
+    #expect(attempt.headerFields[.authorization] == "Bearer token-0")
+    #expect(attempt.headerFields[Harness.clientHeader] == "ios")
+
+    // The server goes away: a wait of 0.5 * (0.5 s * 2^0), then a new attempt with a new token.
+    await harness.tokens.replace(with: "token-rotated")
+    await harness.transport.socket(0).closeFromServer(code: .goingAway, reason: "restart")
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    #expect(await states.next() == .connecting(attempt: 1))
+    #expect(await states.next() == .connected)
+    let second = await harness.transport.attempt(1)
+    #expect(second.headerFields[.authorization] == "Bearer token-rotated")
+    #expect(await harness.tokens.accessCount == 2)
+    await harness.connection.stop()
+  }
+
+  @Test func everySubscriberStartsWithTheCurrentState() async throws {
+    let harness = Harness(answers: .accept)
+    var first = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await first.next() == .disconnected)
+    #expect(await first.next() == .connecting(attempt: 0))
+    #expect(await first.next() == .connected)
+
+    var late = harness.connection.stateChanges().makeAsyncIterator()
+    #expect(await late.next() == .connected)
+    #expect(harness.connection.state == .connected)
+
+    await harness.connection.stop()
+    #expect(await first.next() == .closed)
+    #expect(await late.next() == .closed)
+    #expect(await first.next() == nil)
+    #expect(await late.next() == nil)
+    var afterStop = harness.connection.stateChanges().makeAsyncIterator()
+    #expect(await afterStop.next() == .closed)
+    #expect(await afterStop.next() == nil)
+  }
+
+  // MARK: - Backoff
+
+  @Test func reconnectDelaysDoubleUpToThe30SecondCap() async throws {
+    // The random source returns the top of its range, so each delay is the ceiling itself.
+    let random = RecordingRandom(fractions: [1])
+    let harness = Harness(backoff: Backoff(random: random.next))
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+
+    let expected: [Duration] = [
+      .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16),
+      .seconds(30), .seconds(30),
+    ]
+    for (index, delay) in expected.enumerated() {
+      let attempt = index + 1
+      harness.transport.enqueue(.refuse(.offline))
+      #expect(await states.next() == .waitingToReconnect(attempt: attempt, retryIn: delay))
+      await harness.clock.advanceOnceSomethingSleeps(by: delay - .nanoseconds(1))
+      #expect(harness.transport.attempts.count == attempt)
+      await harness.clock.advance(by: .nanoseconds(1))
+      #expect(await states.next() == .connecting(attempt: attempt))
+    }
+    #expect(random.ranges == [0...0.5, 0...1, 0...2, 0...4, 0...8, 0...16, 0...30, 0...30])
+    // `.offline` is no reason to doubt the token.
+    #expect(await harness.tokens.refreshes.isEmpty)
+    await harness.connection.stop()
+  }
+
+  @Test func reconnectDelaysAreFullJitterBelowTheCeiling() async throws {
+    let random = RecordingRandom(fractions: [0.25, 0, 0.5])
+    let harness = Harness(
+      answers: .refuse(.offline), .refuse(.offline), .refuse(.offline), .refuse(.offline),
+      backoff: Backoff(baseDelay: .seconds(1), maxDelay: .seconds(30), random: random.next))
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    // 0.25 * 1 s, then 0 * 2 s (at once), then 0.5 * 4 s.
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    #expect(await states.next() == .connecting(attempt: 1))
+    #expect(await states.next() == .waitingToReconnect(attempt: 2, retryIn: .zero))
+    #expect(await states.next() == .connecting(attempt: 2))
+    #expect(await states.next() == .waitingToReconnect(attempt: 3, retryIn: .seconds(2)))
+    #expect(random.ranges == [0...1, 0...2, 0...4])
+    await harness.connection.stop()
+  }
+
+  @Test func theAttemptCounterResetsOnceAConnectionDeliveredAFrame() async throws {
+    let harness = Harness(answers: .refuse(.offline), .accept, .accept, .accept)
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    var frames = harness.connection.frames.makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    #expect(await states.next() == .connecting(attempt: 1))
+    #expect(await states.next() == .connected)
+
+    // Opened, but closed before delivering anything: not stable, the backoff keeps growing.
+    await harness.transport.socket(0).closeFromServer(code: .internalServerError)
+    #expect(await states.next() == .waitingToReconnect(attempt: 2, retryIn: .milliseconds(500)))
+    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(500))
+    #expect(await states.next() == .connecting(attempt: 2))
+    #expect(await states.next() == .connected)
+
+    // This one delivers a frame: stable, so losing it starts over at attempt 1.
+    let socket = await harness.transport.socket(1)
+    socket.deliver(.text("hello"))
+    #expect(await frames.next() == .text("hello"))
+    socket.closeFromServer(code: .goingAway)
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    #expect(await states.next() == .connecting(attempt: 1))
+    #expect(await states.next() == .connected)
+    await harness.connection.stop()
+  }
+
+  // MARK: - Authentication
+
+  @Test(arguments: [401, nil] as [Int?])
+  func aRefusedHandshakeRefreshesTheTokenOnceAndRetriesAtOnce(status: Int?) async throws {
+    let harness = Harness(answers: .refuse(.handshakeFailed(status: status)), .accept)
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    // No wait in between: the retry with the refreshed token is part of the same attempt.
+    #expect(await states.next() == .connected)
+    #expect(await harness.tokens.refreshes == ["token-0"])
+    let attempts = harness.transport.attempts
+    #expect(
+      attempts.map { $0.headerFields[.authorization] } == ["Bearer token-0", "Bearer refreshed-1"])
+    await harness.connection.stop()
+  }
+
+  @Test func aSecondRefusalWaitsForTheBackoffAndTheNextAttemptAsksForTheTokenAgain() async throws {
+    let harness = Harness(
+      answers: .refuse(.handshakeFailed(status: 401)), .refuse(.handshakeFailed(status: 401)),
+      .accept)
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    await harness.tokens.replace(with: "token-from-elsewhere")
+    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    #expect(await states.next() == .connecting(attempt: 1))
+    #expect(await states.next() == .connected)
+    #expect(await harness.tokens.refreshes == ["token-0"])
+    #expect(
+      harness.transport.attempts.map { $0.headerFields[.authorization] } == [
+        "Bearer token-0", "Bearer refreshed-1", "Bearer token-from-elsewhere",
+      ])
+
+    // After a successful connect, a new refusal may refresh again. (That socket delivered
+    // nothing, so the attempt count goes on from 1.)
+    harness.transport.enqueue(.refuse(.handshakeFailed(status: 401)), .accept)
+    await harness.transport.socket(0).closeFromServer(code: .policyViolation, reason: "expired")
+    #expect(await states.next() == .waitingToReconnect(attempt: 2, retryIn: .milliseconds(500)))
+    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(500))
+    #expect(await states.next() == .connecting(attempt: 2))
+    #expect(await states.next() == .connected)
+    #expect(await harness.tokens.refreshes == ["token-0", "token-from-elsewhere"])
+    await harness.connection.stop()
+  }
+
+  @Test func otherRefusalsDoNotRefreshTheToken() async throws {
+    let harness = Harness(answers: .refuse(.handshakeFailed(status: 503)))
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    #expect(await harness.tokens.refreshes.isEmpty)
+    #expect(harness.transport.attempts.count == 1)
+    await harness.connection.stop()
+  }
+
+  @Test func aFailingTokenProviderCountsAsAFailedAttempt() async throws {
+    let harness = Harness(answers: .accept)
+    await harness.tokens.failNextAccess()
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    #expect(harness.transport.attempts.isEmpty)
+    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    #expect(await states.next() == .connecting(attempt: 1))
+    #expect(await states.next() == .connected)
+    await harness.connection.stop()
+  }
+
+  // MARK: - Heartbeat
+
+  @Test func pingsEvery25SecondsAndConsumesThePongs() async throws {
+    let harness = Harness(answers: .accept)
+    var frames = harness.connection.frames.makeAsyncIterator()
+    await harness.connection.start()
+    let socket = await harness.transport.socket(0)
+
+    await harness.clock.advanceOnceSomethingSleeps(by: .seconds(25) - .nanoseconds(1))
+    #expect(socket.sentFrames.isEmpty)
+    await harness.clock.advance(by: .nanoseconds(1))
+    #expect(await socket.sentFrame(0) == Harness.ping)
+
+    // The pong is consumed; the text after it proves it was handled (frames are in order).
+    socket.deliver(Harness.pong)
+    socket.deliver(.text("after the pong"))
+    #expect(await frames.next() == .text("after the pong"))
+
+    await harness.clock.advanceOnceSomethingSleeps(by: .seconds(10))
+    #expect(harness.connection.state == .connected)
+    await harness.clock.advanceOnceSomethingSleeps(by: .seconds(15) - .nanoseconds(1))
+    #expect(socket.sentFrames.count == 1)
+    await harness.clock.advance(by: .nanoseconds(1))
+    #expect(await socket.sentFrame(1) == Harness.ping)
+    #expect(socket.closeCalls.isEmpty)
+    await harness.connection.stop()
+  }
+
+  @Test func noPongWithin10SecondsDropsTheSocketAndReconnects() async throws {
+    let harness = Harness(answers: .accept, .accept)
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    #expect(await states.next() == .connected)
+    let socket = await harness.transport.socket(0)
+
+    await harness.clock.advanceOnceSomethingSleeps(by: .seconds(25))
+    #expect(await socket.sentFrame(0) == Harness.ping)
+    await harness.clock.advanceOnceSomethingSleeps(by: .seconds(10) - .nanoseconds(1))
+    #expect(harness.connection.state == .connected)
+    #expect(socket.closeCalls.isEmpty)
+    await harness.clock.advance(by: .nanoseconds(1))
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    let close = await socket.closed()
+    #expect(close.code == .goingAway)
+
+    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    #expect(await states.next() == .connecting(attempt: 1))
+    #expect(await states.next() == .connected)
+    // The new socket's heartbeat counts from its own start.
+    let second = await harness.transport.socket(1)
+    await harness.clock.advanceOnceSomethingSleeps(by: .seconds(25))
+    #expect(await second.sentFrame(0) == Harness.ping)
+    await harness.connection.stop()
+  }
+
+  // MARK: - Sending and frames
+
+  @Test func sendThrowsNotConnectedUnlessASocketIsOpen() async throws {
+    let harness = Harness()
+    await #expect(throws: WebSocketError.notConnected) {
+      try await harness.connection.send(.text("too early"))
+    }
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    // The handshake has not been answered yet.
+    await #expect(throws: WebSocketError.notConnected) {
+      try await harness.connection.send(.text("still connecting"))
+    }
+
+    harness.transport.enqueue(.accept)
+    #expect(await states.next() == .connected)
+    try await harness.connection.send(.text("hello"))
+    try await harness.connection.send(.binary(Data([1, 2, 3])))
+    let socket = await harness.transport.socket(0)
+    #expect(socket.sentFrames == [.text("hello"), .binary(Data([1, 2, 3]))])
+
+    socket.closeFromServer(code: .goingAway)
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    await #expect(throws: WebSocketError.notConnected) {
+      try await harness.connection.send(.text("while waiting"))
+    }
+    #expect(socket.sentFrames.count == 2)
+    await harness.connection.stop()
+  }
+
+  @Test func framesArriveInOrderAcrossReconnects() async throws {
+    let harness = Harness(answers: .accept, .accept)
+    var frames = harness.connection.frames.makeAsyncIterator()
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    let first = await harness.transport.socket(0)
+    first.deliver(.text("one"))
+    first.deliver(.binary(Data([2])))
+    first.closeFromServer(code: .goingAway)
+    #expect(await frames.next() == .text("one"))
+    #expect(await frames.next() == .binary(Data([2])))
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    #expect(await states.next() == .connected)
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    let second = await harness.transport.socket(1)
+    second.deliver(.text("three"))
+    #expect(await frames.next() == .text("three"))
+    await harness.connection.stop()
+  }
+
+  // MARK: - Stopping
+
+  @Test func stopClosesWithNormalClosureEndsTheStreamsAndNeverReconnects() async throws {
+    let harness = Harness(answers: .accept, .accept)
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    var frames = harness.connection.frames.makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    #expect(await states.next() == .connected)
+    let socket = await harness.transport.socket(0)
+
+    await harness.connection.stop()
+    #expect(socket.closeCalls == [.init(code: .normalClosure, reason: nil)])
+    #expect(await states.next() == .closed)
+    #expect(await states.next() == nil)
+    #expect(await frames.next() == nil)
+
+    await harness.connection.start()
+    await harness.clock.advance(by: .seconds(120))
+    #expect(harness.transport.attempts.count == 1)
+    #expect(harness.connection.state == .closed)
+    await #expect(throws: WebSocketError.notConnected) {
+      try await harness.connection.send(.text("after stop"))
+    }
+  }
+
+  @Test func stopWhileWaitingToReconnectCancelsTheWait() async throws {
+    let harness = Harness(answers: .refuse(.offline), .accept)
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    // Both callers return only once the connection is closed.
+    async let first: Void = harness.connection.stop()
+    async let second: Void = harness.connection.stop()
+    _ = await (first, second)
+    #expect(harness.connection.state == .closed)
+    #expect(await states.next() == .closed)
+    await harness.clock.advance(by: .seconds(60))
+    #expect(harness.transport.attempts.count == 1)
+  }
+
+  @Test func stopWhileConnectingCancelsTheHandshake() async throws {
+    let harness = Harness()
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    _ = await harness.transport.attempt(0)
+    await harness.connection.stop()
+    #expect(await states.next() == .closed)
+    // An answer arriving now finds nobody waiting.
+    harness.transport.enqueue(.accept)
+    await harness.clock.advance(by: .seconds(60))
+    #expect(harness.transport.sockets.isEmpty)
+    #expect(harness.transport.attempts.count == 1)
+  }
+
+  // MARK: - Logging
+
+  @Test func logsConnectsAndFailuresButNeverTokens() async throws {
+    let harness = Harness(answers: .refuse(.handshakeFailed(status: 401)), .accept)
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    #expect(await states.next() == .connected)
+    await harness.transport.socket(0).closeFromServer(code: 4001, reason: "kicked")
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    await harness.connection.stop()
+
+    let text = harness.logs.text
+    #expect(text.contains("WebSocket connected"))
+    #expect(text.contains("refreshing the access token once"))
+    #expect(text.contains("closed with code 4001: kicked"))
+    #expect(!text.contains("token-0"))
+    #expect(!text.contains("refreshed-1"))
+  }
+
+  // MARK: - Errors
+
+  @Test(arguments: [
+    WebSocketError.invalidURL("ftp://x"), .offline, .timeout, .handshakeFailed(status: 401),
+    .handshakeFailed(status: 503), .handshakeFailed(status: nil),
+    .closed(code: 4001, reason: "bye"),
+    .closed(code: nil, reason: nil), .messageTooLarge, .notConnected, .cancelled,
+    .transport("reset"),
+  ])
+  func everyErrorSaysWhatHappenedAndWhatToDo(error: WebSocketError) {
+    let text = error.localizedDescription
+    #expect(text.hasSuffix("."))
+    #expect(text.split(separator: " ").count >= 6)
+    #expect(text == error.description)
+  }
+}
+
+// MARK: - Support
+
+/// A connection on a virtual clock over a scripted transport, with a heartbeat and a backoff
+/// whose random source returns the middle of its range.
+private struct Harness {
+  static let url = URL(string: "wss://realtime.example/realtime")!
+  static let clientHeader = HTTPField.Name("X-Client")!
+  static let ping = WebSocketFrame.text(#"{"type":"ping"}"#)
+  static let pong = WebSocketFrame.text(#"{"type":"pong"}"#)
+
+  let clock = Clocks.TestClock<Duration>()
+  let transport: ScriptedWebSocketTransport
+  let tokens = TokenSource()
+  let logs = LogCapture()
+  let connection: WebSocketConnection
+
+  init(
+    answers: ScriptedWebSocketTransport.Answer...,
+    backoff: Backoff = Backoff(random: { $0.lowerBound + ($0.upperBound - $0.lowerBound) / 2 })
+  ) {
+    let transport = ScriptedWebSocketTransport()
+    for answer in answers { transport.enqueue(answer) }
+    self.transport = transport
+    let tokens = self.tokens
+    connection = WebSocketConnection(
+      configuration: .init(
+        url: Self.url, headerFields: [Self.clientHeader: "ios"],
+        heartbeat: .init(ping: Self.ping) { $0 == Self.pong }, backoff: backoff),
+      transport: transport,
+      clock: clock,
+      logger: logs.logger,
+      accessToken: { try await tokens.access() },
+      refreshAccessToken: { await tokens.refresh(rejecting: $0) })
+  }
+}
+
+/// The app's tokens: the current one, and refreshes that mint `refreshed-N`.
+private actor TokenSource {
+  private var current = "token-0"
+  private var failsNext = false
+  private(set) var accessCount = 0
+  private(set) var refreshes: [String] = []
+
+  struct NoToken: Error {}
+
+  func access() throws -> String {
+    accessCount += 1
+    if failsNext {
+      failsNext = false
+      throw NoToken()
+    }
+    return current
+  }
+
+  func refresh(rejecting token: String) -> String {
+    refreshes.append(token)
+    current = "refreshed-\(refreshes.count)"
+    return current
+  }
+
+  func replace(with token: String) { current = token }
+
+  func failNextAccess() { failsNext = true }
+}
+
+/// A random source that returns fixed fractions of the requested range (the last one repeats)
+/// and records the ranges it was asked for.
+private final class RecordingRandom: @unchecked Sendable {
+  private let lock = NSLock()
+  private var fractions: [Double]
+  private var recorded: [ClosedRange<Double>] = []
+
+  init(fractions: [Double]) {
+    self.fractions = fractions
+  }
+
+  var ranges: [ClosedRange<Double>] { lock.withLock { recorded } }
+
+  var next: @Sendable (ClosedRange<Double>) -> Double {
+    { range in
+      self.lock.withLock {
+        self.recorded.append(range)
+        let fraction = self.fractions.count > 1 ? self.fractions.removeFirst() : self.fractions[0]
+        return range.lowerBound + (range.upperBound - range.lowerBound) * fraction
+      }
+    }
+  }
+}
+
+extension Clocks.TestClock<Duration> {
+  /// Waits until a task sleeps on the clock, then advances it. The connection has one sleeper at
+  /// a time (the heartbeat or the backoff), so advancing only after it registered makes the
+  /// order of events independent of scheduling.
+  func advanceOnceSomethingSleeps(by duration: Duration) async {
+    while (try? await checkSuspension()) != nil {
+      await Task.yield()
+    }
+    await advance(by: duration)
+  }
+}
