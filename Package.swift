@@ -84,7 +84,7 @@ let implementationTargets: [Target] = [
   .target(
     name: "RepositoriesLive",
     dependencies: [
-      "Repositories", "Endpoints", "NetworkKit", "DTO", "Domain",
+      "Repositories", "Endpoints", "NetworkKit", "DTO", "Domain", "Persistence",
       .product(name: "Dependencies", package: "swift-dependencies"),
       .product(name: "HTTPTypes", package: "swift-http-types"),
       .product(name: "Logging", package: "swift-log"),
@@ -265,7 +265,7 @@ let testTargets: [Target] = [
     name: "ScenarioTests",
     dependencies: [
       "Repositories", "RepositoriesLive", "RepositoriesTesting", "LocalServer", "Domain",
-      "NetworkKit",
+      "NetworkKit", "Persistence",
       .product(name: "Dependencies", package: "swift-dependencies"),
     ],
     path: "Tests/ScenarioTests"

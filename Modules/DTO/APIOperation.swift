@@ -49,6 +49,7 @@ public enum APIOperation: String, CaseIterable, Hashable, Sendable {
   case studyGroupDelete = "StudyGroupAPI.delete"
   case studyGroupJoin = "StudyGroupAPI.join"
   case studyGroupLeave = "StudyGroupAPI.leave"
+  case studyGroupInvite = "StudyGroupAPI.invite"
   case studyGroupMembers = "StudyGroupAPI.members"
   case chatRooms = "ChatAPI.rooms"
   case chatOpenDirect = "ChatAPI.openDirect"
@@ -160,6 +161,7 @@ public enum APIOperation: String, CaseIterable, Hashable, Sendable {
     case .studyGroupDelete: (.delete, "/groups/{group_id}", .member)
     case .studyGroupJoin: (.put, "/groups/{group_id}/membership", .member)
     case .studyGroupLeave: (.delete, "/groups/{group_id}/membership", .member)
+    case .studyGroupInvite: (.post, "/groups/{group_id}/invitations", .member)
     case .studyGroupMembers: (.get, "/groups/{group_id}/members", .member)
     case .chatRooms: (.get, "/chat/rooms", .member)
     case .chatOpenDirect: (.post, "/chat/rooms/direct", .member)

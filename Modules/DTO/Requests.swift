@@ -380,6 +380,9 @@ public struct OpenDirectRoomRequest: Codable, Hashable, Sendable {
   }
 }
 
+/// `POST /groups/{group_id}/invitations`: the same `{user_id}` body as opening a direct room.
+public typealias InviteToGroupRequest = OpenDirectRoomRequest
+
 /// `POST /chat/rooms/{room_id}/messages`: sends a chat message.
 public struct SendMessageRequest: Codable, Hashable, Sendable {
   /// The sender's UUID for the message; the server de-duplicates retries by it.

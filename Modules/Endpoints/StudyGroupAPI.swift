@@ -20,6 +20,8 @@ public enum StudyGroupAPI: Sendable, Hashable {
   case join(StudyGroup.ID)
   /// Leaves a group; the owner cannot leave (`409 conflict`).
   case leave(StudyGroup.ID)
+  /// Invites another user to a group the user belongs to (a `group_invite` notification).
+  case invite(StudyGroup.ID, InviteToGroupRequest)
   /// The members of a group, owner first.
   case members(groupID: StudyGroup.ID, page: PageRequest = .first)
 }
@@ -46,6 +48,8 @@ extension StudyGroupAPI: DeclaredRoute {
       RouteDeclaration(.studyGroupJoin, id.rawValue, sample: SampleData.joinedGroup)
     case .leave(let id):
       RouteDeclaration(.studyGroupLeave, id.rawValue)
+    case .invite(let id, let body):
+      RouteDeclaration(.studyGroupInvite, id.rawValue, task: .json(body))
     case .members(let id, let page):
       RouteDeclaration(
         .studyGroupMembers, id.rawValue, task: .query(page.queryItems), sample: SampleData.members)

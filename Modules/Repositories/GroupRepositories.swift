@@ -22,6 +22,9 @@ public struct StudyGroupRepository: Sendable {
   public var joinGroup: @Sendable (_ id: StudyGroup.ID) async throws -> StudyGroup
   /// Leaves a group (the owner cannot leave; delete the group instead).
   public var leaveGroup: @Sendable (_ id: StudyGroup.ID) async throws -> Void
+  /// Invites another user to a group the user belongs to (they get a `group_invite`
+  /// notification; inviting again changes nothing).
+  public var invite: @Sendable (_ user: User.ID, _ to: StudyGroup.ID) async throws -> Void
   /// Members of a group.
   public var fetchMembers:
     @Sendable (_ of: StudyGroup.ID, _ page: PageRequest) async throws -> Page<GroupMember>

@@ -192,6 +192,7 @@ extension StudyGroupRepository {
       return group
     },
     leaveGroup: { _ in },
+    invite: { _, _ in },
     fetchMembers: { id, request in page(sample.members[id] ?? [], request) })
 }
 

@@ -207,6 +207,9 @@ extension RepositorySet {
         deleteGroup: { groupID in try write { try engine.deleteGroup(groupID, as: $0) }() },
         joinGroup: { groupID in try write { try engine.joinGroup(groupID, as: $0) }() },
         leaveGroup: { groupID in try write { try engine.leaveGroup(groupID, as: $0) }() },
+        invite: { userID, groupID in
+          try write { try engine.inviteToGroup(groupID, user: userID, as: $0) }()
+        },
         fetchMembers: { groupID, page in
           try read { _ in try engine.groupMembers(of: groupID, page) }()
         }),

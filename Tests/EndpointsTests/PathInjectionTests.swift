@@ -32,6 +32,7 @@ struct PathInjectionTests {
       StudyGroupAPI.update(groupID: StudyGroup.ID(raw), body: FixtureBody.updateGroup),
       StudyGroupAPI.delete(StudyGroup.ID(raw)), StudyGroupAPI.join(StudyGroup.ID(raw)),
       StudyGroupAPI.leave(StudyGroup.ID(raw)), StudyGroupAPI.members(groupID: StudyGroup.ID(raw)),
+      StudyGroupAPI.invite(StudyGroup.ID(raw), FixtureBody.openDirect),
       ChatAPI.messages(roomID: ChatRoom.ID(raw), afterSeq: 7),
       ChatAPI.send(roomID: ChatRoom.ID(raw), body: FixtureBody.send),
       ChatAPI.markRead(roomID: ChatRoom.ID(raw), body: FixtureBody.markRead),

@@ -224,6 +224,7 @@ extension StudyGroupAPI {
     .create(FixtureBody.group, idempotencyKey: "k-5"),
     .update(groupID: FixtureID.group, body: FixtureBody.updateGroup), .delete(FixtureID.group),
     .join(FixtureID.group), .leave(FixtureID.group), .members(groupID: FixtureID.group),
+    .invite(FixtureID.group, FixtureBody.openDirect),
     .members(groupID: FixtureID.group, page: PageRequest(cursor: "c_m", limit: 100)),
   ]
 
@@ -236,6 +237,7 @@ extension StudyGroupAPI {
     case .delete: "delete"
     case .join: "join"
     case .leave: "leave"
+    case .invite: "invite"
     case .members: "members"
     }
   }

@@ -128,6 +128,7 @@ let allEndpoints: [Endpoint] = {
     Endpoint("StudyGroupRepository.deleteGroup") { try await groups.deleteGroup("g") },
     Endpoint("StudyGroupRepository.joinGroup") { _ = try await groups.joinGroup("g") },
     Endpoint("StudyGroupRepository.leaveGroup") { try await groups.leaveGroup("g") },
+    Endpoint("StudyGroupRepository.invite") { try await groups.invite("u", "g") },
     Endpoint("StudyGroupRepository.fetchMembers") {
       _ = try await groups.fetchMembers(of: "g", page: page)
     },
@@ -194,7 +195,7 @@ struct TestValueTests {
   func everyEndpointIsListed() {
     // 9 auth + 5 profile + 6 questions + 10 board + 2 reports + 4 notifications + 8 groups
     // + 5 chat + 2 analytics + 12 admin.
-    #expect(allEndpoints.count == 63)
+    #expect(allEndpoints.count == 64)
     #expect(Set(allEndpoints.map(\.name)).count == allEndpoints.count)
   }
 

@@ -45,6 +45,11 @@ struct SharedScenarioTests {
     try await withBackend(kind, GroupScenarios.groups)
   }
 
+  @Test("group invitations and group_message notifications", arguments: BackendKind.allCases)
+  func invitations(_ kind: BackendKind) async throws {
+    try await withBackend(kind, GroupScenarios.invitations)
+  }
+
   @Test("45 posts walked in pages of 20", arguments: BackendKind.allCases)
   func pagination(_ kind: BackendKind) async throws {
     try await withBackend(kind, BoardScenarios.pagination)

@@ -66,6 +66,12 @@ extension RouteTable {
       try call.engine.leaveGroup(call.id("group_id"), as: try call.me)
       return .noContent
     }
+    add(.studyGroupInvite) { call in
+      let body = try call.decode(InviteToGroupRequest.self)
+      try call.engine.inviteToGroup(
+        call.id("group_id"), user: User.ID(rawValue: body.userId), as: try call.me)
+      return .noContent
+    }
     add(.studyGroupMembers) { call in
       _ = try call.me
       let page = try call.engine.groupMembers(of: call.id("group_id"), try call.pageRequest())

@@ -48,6 +48,11 @@ extension StudyGroupRepository {
         try requireID(id, field: "group_id")
         try await client.send(StudyGroupAPI.leave(id))
       },
+      invite: { userID, groupID in
+        try requireID(groupID, field: "group_id")
+        try requireID(userID, field: "user_id")
+        try await client.send(StudyGroupAPI.invite(groupID, InviteToGroupRequest(user: userID)))
+      },
       fetchMembers: { id, page in
         try requireID(id, field: "group_id")
         return try await client.fetchPage(

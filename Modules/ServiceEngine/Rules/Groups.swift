@@ -174,6 +174,36 @@ extension ServiceEngine {
     }
   }
 
+  /// Invites another live user to a group the viewer belongs to: they get one `group_invite`
+  /// notification per inviter and group (inviting again changes nothing). Inviting a member is
+  /// a `conflict`, oneself a validation error; banned viewers cannot invite.
+  public func inviteToGroup(
+    _ id: StudyGroup.ID, user: User.ID, as viewer: Viewer
+  ) throws(DomainError) {
+    let key = try PublicID.group.require(id.rawValue)
+    let userKey = try PublicID.user.require(user.rawValue)
+    try viewer.requireNotBanned(at: now)
+    guard userKey != viewer.key else {
+      throw .validation(.invalidFormat(field: "user_id", expected: "another user (not yourself)"))
+    }
+    try write { db, moment in
+      let group = try Groups.record(db, key)
+      func isMember(_ user: Int64) throws -> Bool {
+        try Int.fetchOne(
+          db, sql: "SELECT COUNT(*) FROM group_member WHERE group_id = ? AND user_id = ?",
+          arguments: [key, user]) ?? 0 > 0
+      }
+      guard try isMember(viewer.key) else { throw DomainError.forbidden }
+      _ = try Users.live(db, userKey)
+      guard try !isMember(userKey) else {
+        throw DomainError.conflict("That user is already a member of the group.")
+      }
+      try Notifications.notifyOnce(
+        db, userKey, of: .invitedToGroup(group: key, name: group.name), actor: viewer.key,
+        now: moment.now)
+    }
+  }
+
   /// Members of a group, in joining order.
   public func groupMembers(
     of id: StudyGroup.ID, _ request: PageRequest

@@ -5,6 +5,48 @@ import Testing
 
 /// Study groups: owner, members, joining and leaving.
 enum GroupScenarios {
+  /// Invitations: a member invites an outsider, who gets one `group_invite` notification
+  /// (inviting again adds none); inviting a member is a conflict, oneself a validation error,
+  /// and an outsider cannot invite. Messages in the room notify the other members once.
+  static func invitations(_ backend: any ScenarioBackend) async throws {
+    let alice = try await backend.makeMember(nickname: "alice")
+    let bob = try await backend.makeMember(nickname: "bob")
+    let carol = try await backend.makeMember(nickname: "carol")
+    let aliceID = try await alice.profile.fetchMe().id
+    let bobID = try await bob.profile.fetchMe().id
+    let carolID = try await carol.profile.fetchMe().id
+    let group = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Invites"))
+
+    try await alice.studyGroups.invite(bobID, group.id)
+    try await alice.studyGroups.invite(bobID, group.id)
+    let inbox = try await bob.notifications.fetchNotifications(.first)
+    #expect(inbox.items.map(\.kind) == [.groupInvite(group.id)])
+    #expect(inbox.items.first?.message == "You were invited to the study group Invites.")
+
+    await #expect(throws: DomainError.forbidden) {
+      try await carol.studyGroups.invite(bobID, group.id)
+    }
+    await expectValidation(field: "user_id") {
+      try await alice.studyGroups.invite(aliceID, group.id)
+    }
+    _ = try await bob.studyGroups.joinGroup(group.id)
+    await #expect(throws: DomainError.self) {
+      try await alice.studyGroups.invite(bobID, group.id)
+    }
+    try await bob.studyGroups.invite(carolID, group.id)
+    #expect(try await carol.notifications.fetchNotifications(.first).items.count == 1)
+
+    // Two messages in the group room: one group_message for bob, none for alice (the sender).
+    let room = try #require(
+      try await alice.chat.fetchRooms(.first).items.first { $0.kind == .group(group.id) })
+    for text in ["first", "second"] {
+      _ = try await alice.chat.sendMessage(text, room.id, UUID())
+    }
+    let bobInbox = try await bob.notifications.fetchNotifications(.first).items
+    #expect(bobInbox.map(\.kind) == [.groupMessage(room.id), .groupInvite(group.id)])
+    #expect(try await alice.notifications.fetchNotifications(.first).items.isEmpty)
+  }
+
   /// Create, join (idempotent), member count and roster, the owner cannot leave, a member
   /// leaves (idempotently), only the owner edits.
   static func groups(_ backend: any ScenarioBackend) async throws {

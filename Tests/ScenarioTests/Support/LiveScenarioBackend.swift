@@ -23,12 +23,15 @@ final class LiveScenarioBackend: ScenarioBackend {
   static func start(
     rateLimit: ServerConfiguration.RateLimit? = nil,
     accessTokenLifetime: Duration = .seconds(15 * 60),
-    faults: [FaultRule] = []
+    faults: [FaultRule] = [],
+    socketFaults: SocketFaults = SocketFaults()
   ) async throws -> LiveScenarioBackend {
     let configuration = ServerConfiguration(
-      host: "127.0.0.1", port: 0, database: .inMemory, seed: .none, devMode: !faults.isEmpty,
+      host: "127.0.0.1", port: 0, database: .inMemory, seed: .none,
+      devMode: !faults.isEmpty || !socketFaults.isEmpty,
       accessTokenLifetime: accessTokenLifetime, rateLimit: rateLimit, logLevel: .critical,
-      faults: faults, clock: ServerClock(fixed: scenarioEpoch))
+      faults: faults, clock: ServerClock(fixed: scenarioEpoch), realtimeFrameLimit: nil,
+      socketFaults: socketFaults)
     let server = try QappleServer(configuration: configuration)
     let baseURL = try await server.start()
     return LiveScenarioBackend(server: server, baseURL: baseURL)
@@ -53,10 +56,11 @@ final class LiveScenarioBackend: ScenarioBackend {
   ///   - baseURL: Where it connects (this server by default).
   ///   - now: The client's wall clock (the server's clock by default, so both agree on when a
   ///     token expires).
-  ///   - retryClock: Measures the waits between retries (they return at once).
+  ///   - retryClock: Measures the waits between retries (by default they return at once; a
+  ///     client with a chat socket needs a real clock for its heartbeat).
   func makeLiveClient(
     store: RecordingCredentialStore = RecordingCredentialStore(), baseURL: URL? = nil,
-    now: (@Sendable () -> Date)? = nil, retryClock: ImmediateClock = ImmediateClock()
+    now: (@Sendable () -> Date)? = nil, retryClock: any Clock<Duration> = ImmediateClock()
   ) -> LiveBackend {
     let serverClock = clock
     var configuration = LiveConfiguration(
