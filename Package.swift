@@ -124,7 +124,7 @@ let toolTargets: [Target] = [
   .target(
     name: "ToolSupport",
     dependencies: [
-      "Repositories", "RepositoriesLive", "LocalServer", "ServiceEngine", "Domain",
+      "Repositories", "RepositoriesLive", "LocalServer", "ServiceEngine", "Domain", "Persistence",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
     ],
@@ -154,7 +154,7 @@ let toolExecutableTargets: [Target] = [
   .executableTarget(
     name: "qapple",
     dependencies: [
-      "ToolSupport", "Repositories", "RepositoriesLive", "Domain",
+      "ToolSupport", "Repositories", "RepositoriesLive", "Domain", "Persistence",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
     path: "Modules/qapple"

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// Where the tools keep their files: the embedded server's database, the saved sessions and
@@ -56,6 +57,13 @@ public struct DataDirectory: Hashable, Sendable {
   /// The saved session of `tool` with `server`.
   public func sessionFile(tool: ToolIdentity, server: ServerSelection) -> URL {
     sessionsDirectory(tool: tool).appendingPathComponent("\(server.identity).session.json")
+  }
+
+  /// The chat cache (`Persistence.ChatStore`) of `user` on `server`.
+  public func chatCacheFile(server: ServerSelection, user: User.ID) -> URL {
+    url.appendingPathComponent("chat", isDirectory: true)
+      .appendingPathComponent(server.identity, isDirectory: true)
+      .appendingPathComponent("\(user.rawValue).sqlite")
   }
 
   /// The sign-up of `tool` with `server` that waits for its e-mail code.

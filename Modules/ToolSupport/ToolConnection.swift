@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import LocalServer
+import Persistence
 import Repositories
 import RepositoriesLive
 
@@ -19,10 +20,35 @@ public struct ToolConnection: Sendable {
   public let server: ServerSelection
   /// The data directory.
   public let dataDirectory: DataDirectory
+  /// The live client of the server (its repositories, tokens and base URL).
+  public let backend: LiveBackend
   /// The live repositories of the server.
-  public let repositories: RepositorySet
+  public var repositories: RepositorySet { backend.repositories }
   /// The embedded server, when one was started for this command.
   public let embeddedServer: EmbeddedServer?
+
+  /// The local chat cache of `user` on this server (created when missing; a damaged file is
+  /// replaced by an empty cache, which the next sync fills again, with a warning on stderr).
+  public func chatStore(for user: User.ID) throws(ToolError) -> ChatStore {
+    let file = dataDirectory.chatCacheFile(server: server, user: user)
+    do {
+      try FileManager.default.createDirectory(
+        at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    } catch {
+      throw ToolError(
+        "cannot create \(file.deletingLastPathComponent().path): \(error)", exitCode: .failure)
+    }
+    do {
+      let (store, discarded) = try ChatStore.openOrStartOver(at: file.path, owner: user)
+      if let discarded {
+        StandardStreams.writeError("warning: started an empty chat cache (\(discarded))")
+      }
+      return store
+    } catch {
+      throw ToolError(
+        "the chat cache \(file.path) cannot be opened: \(error.description)", exitCode: .failure)
+    }
+  }
 
   /// Where the pending sign-up of this tool and server is kept.
   public var pendingSignUps: PendingSignUpStore {
@@ -60,7 +86,7 @@ public struct ToolConnection: Sendable {
       refreshesProfileOnRestore: false)
     let connection = ToolConnection(
       tool: tool, server: server, dataDirectory: dataDirectory,
-      repositories: RepositorySet.live(configuration: configuration), embeddedServer: embedded)
+      backend: LiveBackend(configuration: configuration), embeddedServer: embedded)
     let result: Swift.Result<Result, ToolError>
     do {
       result = .success(try await body(connection))

@@ -5,7 +5,7 @@ import ToolSupport
 struct QappleCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "qapple",
-    abstract: "The Qapple member client: today's question, the board, reports, groups.",
+    abstract: "The Qapple member client: today's question, the board, reports, groups, chat.",
     discussion: """
       Without --server (or QAPPLE_SERVER) every command starts the local server in-process with \
       a shared database in the data directory ($QAPPLE_HOME, else $XDG_DATA_HOME/qapple or \
@@ -21,6 +21,7 @@ struct QappleCommand: AsyncParsableCommand {
       Demo.self,
       SignIn.self, SignUp.self, Status.self, Profile.self, SignOut.self, Withdraw.self,
       Today.self, AnswerCommand.self, Answers.self,
-      Board.self, ReportCommand.self, Notifications.self, Groups.self,
+      Board.self, ReportCommand.self, Notifications.self, Groups.self, Chat.self,
+      DirectMessage.self,
     ])
 }

@@ -1,0 +1,241 @@
+import ArgumentParser
+import Domain
+import Foundation
+import Persistence
+import RepositoriesLive
+import ToolSupport
+
+/// `qapple chat ...`: rooms, a live room, sending through the outbox.
+struct Chat: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Chat: your rooms, a live room (cached history first), sending.",
+    discussion: """
+      Messages are cached in the data directory and sent through an outbox: a message is \
+      stored before it goes out, so one that could not be sent yet goes out with the next \
+      chat command.
+      """,
+    subcommands: [Rooms.self, Open.self, Send.self],
+    defaultSubcommand: Rooms.self)
+
+  /// `qapple chat rooms`
+  struct Rooms: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "List your chat rooms with unread counts.")
+
+    @OptionGroup var page: PageOptions
+    @OptionGroup var server: ServerOptions
+
+    func run() async throws {
+      try await server.withConnection(tool: .member) { connection in
+        let user = try await connection.requireSignedIn()
+        let rooms = try await connection.repositories.chat.fetchRooms(page.request)
+        let store = try connection.chatStore(for: user.id)
+        try store.saveRooms(rooms.items)
+        try store.close()
+        guard !rooms.items.isEmpty else { return StandardStreams.write("No rooms.") }
+        var table = TextTable([
+          .init("ID", maxWidth: 16), .init("KIND", maxWidth: 6), .init("TITLE", maxWidth: 24),
+          .init("UNREAD", maxWidth: 6), .init("LAST MESSAGE", maxWidth: 50),
+        ])
+        for room in rooms.items {
+          let kind = if case .group = room.kind { "group" } else { "direct" }
+          table.append([
+            room.id.rawValue, kind, room.title, "\(room.unreadCount)",
+            room.lastMessage.map { "\($0.sender.nickname): \($0.text)" } ?? "",
+          ])
+        }
+        StandardStreams.write(table.render())
+      }
+    }
+  }
+
+  /// `qapple chat send ROOM TEXT...`
+  struct Send: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Send messages to a room (and whatever the outbox still holds).")
+
+    @Argument(help: "The room id (see `qapple chat rooms`).")
+    var room: String
+
+    @Argument(help: "The messages, one per argument (1-1000 characters each).")
+    var texts: [String] = []
+
+    @Option(help: "How long to wait for the server's answers, in seconds.")
+    var timeout = 20
+
+    @OptionGroup var server: ServerOptions
+
+    func run() async throws {
+      try await server.withConnection(tool: .member) { connection in
+        try await ChatSession.run(connection, room: ChatRoom.ID(room)) { session in
+          for text in texts { try await session.sync.send(text, to: session.room) }
+          try await session.drainOutbox(timeout: .seconds(timeout))
+        }
+      }
+    }
+  }
+
+  /// `qapple chat open ROOM`
+  struct Open: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Open a room: cached history at once, then live messages; type lines to send.",
+      discussion: "Ends at the end of standard input (Ctrl-D) once the outbox is empty.")
+
+    @Argument(help: "The room id (see `qapple chat rooms`).")
+    var room: String
+
+    @OptionGroup var server: ServerOptions
+
+    func run() async throws {
+      try await server.withConnection(tool: .member) { connection in
+        try await ChatSession.run(connection, room: ChatRoom.ID(room)) { session in
+          try await session.live()
+        }
+      }
+    }
+  }
+}
+
+/// `qapple dm USER`
+struct DirectMessage: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "dm",
+    abstract: "Open the direct room with a user (by user id) and chat live, like `chat open`.")
+
+  @Argument(help: "The other user's id, e.g. u_3 (see `qapple groups members`).")
+  var user: String
+
+  @OptionGroup var server: ServerOptions
+
+  func run() async throws {
+    try await server.withConnection(tool: .member) { connection in
+      let room = try await connection.repositories.chat.openDirectRoom(User.ID(user))
+      StandardStreams.write("Direct room \(room.id) with \(room.title).")
+      try await ChatSession.run(connection, room: room.id) { session in
+        try await session.live()
+      }
+    }
+  }
+}
+
+/// One command's chat engine: the user's cache, a started `ChatSync` with the room open, and
+/// the printing of messages as they change.
+struct ChatSession: Sendable {
+  let sync: ChatSync
+  let store: ChatStore
+  let room: ChatRoom.ID
+  let me: User.ID
+
+  /// Opens the cache and the engine, runs `body`, then stops both (also when `body` throws).
+  static func run(
+    _ connection: ToolConnection, room: ChatRoom.ID,
+    _ body: (ChatSession) async throws -> Void
+  ) async throws {
+    let user = try await connection.requireSignedIn()
+    let store = try connection.chatStore(for: user.id)
+    let sync = ChatSync(
+      backend: connection.backend, store: store,
+      me: UserSummary(id: user.id, nickname: user.nickname.rawValue))
+    await sync.start()
+    await sync.open(room)
+    let session = ChatSession(sync: sync, store: store, room: room, me: user.id)
+    do {
+      try await body(session)
+    } catch {
+      await sync.stop()
+      try? store.close()
+      throw error
+    }
+    await sync.stop()
+    try store.close()
+  }
+
+  /// Waits until the outbox holds no pending or sending message (or `timeout` passes), then
+  /// reports what is sent, what failed and what is still waiting.
+  func drainOutbox(timeout: Duration) async throws {
+    let store = store
+    // Whichever comes first: an outbox with nothing pending or sending, or the timeout.
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for try await outbox in store.observeOutbox()
+        where !outbox.contains(where: { $0.deliveryState == .pending || $0.deliveryState == .sending }) {
+          return
+        }
+      }
+      group.addTask { try await Task.sleep(for: timeout) }
+      try await group.next()
+      group.cancelAll()
+    }
+    let outbox = try store.outbox()
+    let failed = outbox.filter { if case .failed = $0.deliveryState { true } else { false } }
+    let waiting = outbox.count - failed.count
+    for message in failed { StandardStreams.writeError(Self.line(message, me: me)) }
+    if waiting > 0 {
+      throw ToolError(
+        "\(waiting) message(s) not sent yet; they are kept and go out with the next chat command.",
+        exitCode: .unreachable)
+    }
+    if !failed.isEmpty {
+      throw ToolError(
+        "\(failed.count) message(s) failed; fix and send again (they stay in the cache).",
+        exitCode: .failure)
+    }
+    let latest = try store.latestMessages(in: room, limit: 1)
+    StandardStreams.write("Sent. Last message in \(room): #\(latest.last?.seq ?? 0).")
+  }
+
+  /// Prints the cached history, then every new or changed message; sends each line typed on
+  /// standard input; returns at its end once the outbox is empty.
+  func live() async throws {
+    var printed: [UUID: ChatMessage.DeliveryState] = [:]
+    func show(_ messages: [ChatMessage]) {
+      for message in messages where printed[message.clientMessageID] != message.deliveryState {
+        printed[message.clientMessageID] = message.deliveryState
+        StandardStreams.write(Self.line(message, me: me))
+      }
+    }
+    show(try store.latestMessages(in: room, limit: 50))
+    let input = Task {
+      for await line in StandardInput.lines() where !line.isEmpty {
+        do {
+          try await sync.send(line, to: room)
+        } catch {
+          StandardStreams.writeError("not sent: \(error)")
+        }
+      }
+      try? await drainOutbox(timeout: .seconds(20))
+    }
+    let printer = Task {
+      for try await messages in store.observeMessages(in: room, limit: 50) { show(messages) }
+    }
+    await input.value
+    printer.cancel()
+  }
+
+  /// `[#12 09:41] Jisoo: 안녕`, `[pending] me: ...`, `[failed: reason] me: ...`.
+  static func line(_ message: ChatMessage, me: User.ID) -> String {
+    let who = message.sender.id == me ? "me" : message.sender.nickname
+    let state: String =
+      switch message.deliveryState {
+      case .sent: "#\(message.seq ?? 0) \(TextFormat.dateTime(message.createdAt))"
+      case .pending: "pending"
+      case .sending: "sending"
+      case .failed(let reason): "failed: \(reason)"
+      }
+    return "[\(state)] \(who): \(message.text)"
+  }
+}
+
+/// Lines of standard input as an async sequence (read on a thread of their own: `readLine`
+/// blocks).
+enum StandardInput {
+  static func lines() -> AsyncStream<String> {
+    AsyncStream { continuation in
+      let thread = Thread {
+        while let line = readLine() { continuation.yield(line) }
+        continuation.finish()
+      }
+      thread.start()
+    }
+  }
+}
