@@ -1,4 +1,6 @@
-#if canImport(HummingbirdWSClient)
+// `os(Linux)` as well: the manifest links HummingbirdWSClient into NetworkKit on Linux only, and
+// on macOS the module can still be visible when a test target builds it (HummingbirdWSTesting).
+#if canImport(HummingbirdWSClient) && os(Linux)
 import Foundation
 import HTTPTypes
 import HummingbirdWSClient
