@@ -116,6 +116,18 @@ struct WebSocketTransportTests {
     }
   }
 
+  @Test func cancellingTheConnectingTaskThrowsCancelled() async throws {
+    let server = try await TestServer.shared()
+    let id = uniqueID()
+    let url = URL(string: "ws://127.0.0.1:\(server.port)/slow/\(id)")!
+    let transport = self.transport
+    let connecting = Task { try await transport.connect(to: url, headerFields: [:]) }
+    // Cancel once the upgrade request is at the server, so the handshake is really in flight.
+    await server.state.wait(for: "slow-started:\(id)")
+    connecting.cancel()
+    await #expect(throws: WebSocketError.cancelled) { try await connecting.value }
+  }
+
   @Test(arguments: ["ftp://127.0.0.1/echo", "ws:///echo", "/echo"])
   func aURLThatCannotCarryAWebSocketIsInvalid(url: String) async throws {
     let url = try #require(URL(string: url))
