@@ -1,4 +1,6 @@
-#if canImport(HummingbirdWSClient)
+// `os(Linux)` as well: the manifest links HummingbirdWSClient into NetworkKit on Linux only, and
+// on macOS the module can still be visible when a test target builds it (HummingbirdWSTesting).
+#if canImport(HummingbirdWSClient) && os(Linux)
 import Foundation
 import HTTPTypes
 import HummingbirdWSClient
@@ -14,7 +16,9 @@ import Logging
 /// answer the close frame within ``closeTimeout``, ends that task.
 ///
 /// WSClient does not report the status of a refused upgrade, so a refusal is
-/// ``WebSocketError/handshakeFailed(status:)`` with a `nil` status.
+/// ``WebSocketError/handshakeFailed(status:)`` with a `nil` status. Nor can it abort an upgrade
+/// in flight: after ``handshakeTimeout`` `connect` throws ``WebSocketError/timeout`` at once, but
+/// the half-open connection lingers until the server answers or closes it.
 public struct HummingbirdWebSocketTransport: WebSocketTransport {
   /// A transport with the default limits, shared by everyone who needs no other.
   public static let shared = HummingbirdWebSocketTransport()
@@ -22,6 +26,11 @@ public struct HummingbirdWebSocketTransport: WebSocketTransport {
   /// The largest message sent or accepted, in bytes (64 KiB by default, the Qapple server's
   /// limit). It is also the largest frame: messages are sent unfragmented.
   public let maximumMessageSize: Int
+  /// The largest frame SwiftNIO's decoder reads: 16 times the message size, at least 1 MiB.
+  /// Larger messages up to it end the socket with ``WebSocketError/messageTooLarge``; a frame
+  /// over it makes NIO drop the connection (``WebSocketError/closed(code:reason:)`` without a
+  /// code), since WSClient does not report that case.
+  public var frameSizeLimit: Int { max(16 * maximumMessageSize, 1 << 20) }
   /// How long the TCP connection and the upgrade may take together.
   public let handshakeTimeout: Duration
   /// How long ``WebSocket/close(_:reason:)`` waits for the server's close frame.
@@ -53,7 +62,7 @@ public struct HummingbirdWebSocketTransport: WebSocketTransport {
   ) async throws(WebSocketError) -> any WebSocket {
     let url = try webSocketURL(url)
     let configuration = WebSocketClientConfiguration(
-      maxFrameSize: maximumMessageSize,
+      maxFrameSize: frameSizeLimit,
       additionalHeaders: headerFields,
       closeTimeout: closeTimeout,
       validateUTF8: true
@@ -68,7 +77,14 @@ public struct HummingbirdWebSocketTransport: WebSocketTransport {
           url: url.absoluteString, configuration: configuration, logger: logger
         ) { inbound, outbound, _ in
           guard socket.didOpen(outbound) else { return }
+          // `maxSize` bounds fragmented messages (WSClient answers 1009 and throws); a single
+          // frame is checked here, so it too ends the socket with `.messageTooLarge`.
           for try await message in inbound.messages(maxSize: maximumMessageSize) {
+            guard message.size <= maximumMessageSize else {
+              socket.willEnd(with: .messageTooLarge)
+              try await outbound.close(.messageTooLarge, reason: nil)
+              return
+            }
             socket.didReceive(message)
           }
         }
@@ -117,6 +133,16 @@ public struct HummingbirdWebSocketTransport: WebSocketTransport {
   }
 }
 
+extension WebSocketMessage {
+  /// The payload size in bytes.
+  fileprivate var size: Int {
+    switch self {
+    case .text(let text): text.utf8.count
+    case .binary(let buffer): buffer.readableBytes
+    }
+  }
+}
+
 /// A connection made by ``HummingbirdWebSocketTransport``; its client task lives as long as the
 /// connection.
 private final class HummingbirdWebSocket: WebSocket, @unchecked Sendable {
@@ -157,12 +183,18 @@ private final class HummingbirdWebSocket: WebSocket, @unchecked Sendable {
     }
   }
 
+  /// The handler found a reason to end the connection that wins over how it then closes.
+  func willEnd(with error: WebSocketError) {
+    lock.withLock { ending = error }
+  }
+
   /// The client task ended with `error`: the handshake failed, or the open connection ended.
   func didEnd(_ error: WebSocketError) {
-    let closedHere = lock.withLock {
-      ending = error
+    let (closedHere, error) = lock.withLock { () -> (Bool, WebSocketError) in
+      let reason = ending ?? error
+      ending = reason
       outbound = nil
-      return closeRequested
+      return (closeRequested, reason)
     }
     opened.settle(.failure(error))
     if closedHere {
@@ -178,7 +210,7 @@ private final class HummingbirdWebSocket: WebSocket, @unchecked Sendable {
       if closeRequested { return (nil, .closed(code: nil, reason: nil)) }
       return (outbound, ending)
     }
-    guard let writer else { throw ended ?? .closed(code: nil, reason: nil) }
+    guard let writer else { throw Self.closedError(after: ended) }
     do {
       switch frame {
       case .text(let text): try await writer.write(.text(text))
@@ -186,7 +218,16 @@ private final class HummingbirdWebSocket: WebSocket, @unchecked Sendable {
       }
     } catch {
       // The connection went away while writing; report how it ended when that is known.
-      throw lock.withLock { ending } ?? .closed(code: nil, reason: nil)
+      throw Self.closedError(after: lock.withLock { ending })
+    }
+  }
+
+  /// What `send` throws on an ended socket: always `.closed`, with the server's code if any.
+  private static func closedError(after ending: WebSocketError?) -> WebSocketError {
+    switch ending {
+    case .closed(let code, let reason): .closed(code: code, reason: reason)
+    case .messageTooLarge: .closed(code: .messageTooBig, reason: nil)
+    default: .closed(code: nil, reason: nil)
     }
   }
 

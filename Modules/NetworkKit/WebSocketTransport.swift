@@ -157,13 +157,13 @@ public protocol WebSocketTransport: Sendable {
   func connect(to url: URL, headerFields: HTTPFields) async throws(WebSocketError) -> any WebSocket
 }
 
-#if canImport(HummingbirdWSClient) || canImport(Darwin)
+#if (canImport(HummingbirdWSClient) && os(Linux)) || canImport(Darwin)
 /// The WebSocket transports that ship with NetworkKit.
 public enum WebSocketTransports {
   /// The transport for the platform: HummingbirdWSClient on Linux (URLSession has no WebSocket
   /// support there), `URLSessionWebSocketTask` on Apple platforms.
   public static var platformDefault: any WebSocketTransport {
-    #if canImport(HummingbirdWSClient)
+    #if canImport(HummingbirdWSClient) && os(Linux)
     HummingbirdWebSocketTransport.shared
     #else
     URLSessionWebSocketTransport.shared
