@@ -256,7 +256,7 @@ let testTargets: [Target] = [
   // them) and decodes their `--json` output.
   .testTarget(
     name: "ToolsTests",
-    dependencies: ["ToolSupport", "Domain"],
+    dependencies: ["ToolSupport", "Domain", "LocalServer", "ServiceEngine", "Persistence"],
     path: "Tests/ToolsTests"
   ),
   // One scenario suite, two backends: the RepositoriesTesting fakes, and RepositoriesLive over

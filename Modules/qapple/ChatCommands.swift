@@ -158,7 +158,9 @@ struct ChatSession: Sendable {
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask {
         for try await outbox in store.observeOutbox()
-        where !outbox.contains(where: { $0.deliveryState == .pending || $0.deliveryState == .sending }) {
+        where !outbox.contains(where: {
+          $0.deliveryState == .pending || $0.deliveryState == .sending
+        }) {
           return
         }
       }

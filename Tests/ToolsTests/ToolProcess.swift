@@ -52,8 +52,11 @@ struct ToolProcess: Sendable {
     try await run(tool, arguments: arguments)
   }
 
-  /// Runs `tool` with `arguments` and waits for it to exit.
-  func run(_ tool: String, arguments: [String]) async throws -> ToolRun {
+  /// Runs `tool` with `arguments` and waits for it to exit; with `killAfter`, sends it SIGKILL
+  /// after that long (if it is still running).
+  func run(
+    _ tool: String, arguments: [String], killAfter: Duration? = nil
+  ) async throws -> ToolRun {
     let executable = Self.productsDirectory().appendingPathComponent(tool)
     try #require(
       FileManager.default.isExecutableFile(atPath: executable.path),
@@ -89,6 +92,14 @@ struct ToolProcess: Sendable {
       } catch {
         process.terminationHandler = nil
         continuation.resume(throwing: error)
+        return
+      }
+      if let killAfter {
+        let pid = process.processIdentifier
+        Task {
+          try? await Task.sleep(for: killAfter)
+          if process.isRunning { kill(pid, SIGKILL) }
+        }
       }
     }
     return ToolRun(
