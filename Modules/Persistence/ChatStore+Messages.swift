@@ -118,6 +118,15 @@ extension ChatStore {
     }
   }
 
+  /// The lowest stored `seq` of `room` (`nil` when none is stored): where loading older
+  /// history continues.
+  public func oldestSeq(in room: ChatRoom.ID) throws(PersistenceError) -> Int64? {
+    try read { db in
+      try Int64.fetchOne(
+        db, sql: "SELECT MIN(seq) FROM message WHERE room_id = ?", arguments: [room.rawValue])
+    }
+  }
+
   /// Moves the read cursor of `room` forward (never back).
   public func markRead(_ room: ChatRoom.ID, upTo seq: Int64) throws(PersistenceError) {
     try write { db in

@@ -43,6 +43,8 @@ struct ChatStoreTests {
     #expect(try store.latestMessages(in: room, limit: 2).compactMap(\.seq) == [4, 5])
     #expect(try store.messages(in: room, before: 4, limit: 2).compactMap(\.seq) == [2, 3])
     #expect(try store.syncCursor(of: "room_unknown") == 0)
+    #expect(try store.oldestSeq(in: room) == 1)
+    #expect(try store.oldestSeq(in: "room_unknown") == nil)
   }
 
   @Test("outbox: pending, sending, failed, retried, then confirmed by the server's copy")

@@ -47,6 +47,8 @@ public actor ChatSync {
   private var flushAgain = false
   private var retryTask: Task<Void, Never>?
   private var failedFlushes = 0
+  /// Failed catch-ups in a row, per room (the backoff of the next subscribe).
+  private var resyncAttempts: [ChatRoom.ID: Int] = [:]
 
   /// How many messages a REST catch-up asks for per page.
   static let pageSize = 100
@@ -171,7 +173,7 @@ public actor ChatSync {
   /// them; returns what was fetched (empty at the beginning of the room).
   @discardableResult
   public func loadOlder(in room: ChatRoom.ID, limit: Int = 50) async throws -> [ChatMessage] {
-    let oldest = try store.latestMessages(in: room, limit: Int.max).compactMap(\.seq).min()
+    let oldest = try store.oldestSeq(in: room)
     if oldest == 1 { return [] }
     let older = try await fetch(room, afterSeq: nil, beforeSeq: oldest, limit: limit)
     try store.save(older)
@@ -223,11 +225,13 @@ public actor ChatSync {
     do {
       switch frame {
       case .subscribed(let room, let lastSeq):
-        try await catchUp(ChatRoom.ID(rawValue: room), upTo: lastSeq)
-      case .message(let message):
-        try await store(message)
-      case .ack(_, let message):
-        try await store(message)
+        try await syncing(ChatRoom.ID(rawValue: room)) { room in
+          try await catchUp(room, upTo: lastSeq)
+        }
+      case .message(let message), .ack(_, let message):
+        try await syncing(ChatRoom.ID(rawValue: message.roomId)) { _ in
+          try await store(message)
+        }
       case .typing(let room, let user):
         typingContinuation.yield((ChatRoom.ID(rawValue: room), try user.toDomain()))
       case .unsubscribed(let room):
@@ -240,6 +244,35 @@ public actor ChatSync {
     } catch {
       logger.warning("Handling a realtime frame failed: \(error)")
     }
+  }
+
+  /// Runs a catch-up step of `room`; when it fails (offline, 5xx after the provider's own
+  /// retries), subscribes again after a backoff, so the `subscribed` answer restarts the
+  /// catch-up from the stored cursor: a failed fetch never leaves a gap behind.
+  private func syncing(
+    _ room: ChatRoom.ID, _ body: (ChatRoom.ID) async throws -> Void
+  ) async throws {
+    do {
+      try await body(room)
+      resyncAttempts[room] = nil
+    } catch let error as PersistenceError {
+      throw error
+    } catch {
+      let attempt = resyncAttempts[room, default: 0]
+      resyncAttempts[room] = attempt + 1
+      let delay = backoff.delay(beforeRetry: attempt)
+      logger.info("Catching up \(room.rawValue) failed (\(error)); again in \(delay)")
+      let clock = clock
+      Task { [weak self] in
+        try? await clock.sleep(for: delay)
+        await self?.resubscribe(room)
+      }
+    }
+  }
+
+  private func resubscribe(_ room: ChatRoom.ID) async {
+    guard openRooms.contains(room), isConnected else { return }
+    await subscribe(room)
   }
 
   private func store(_ wire: ChatMessageDTO) async throws {
