@@ -1,6 +1,7 @@
 import ArgumentParser
 import Domain
 import Foundation
+import Persistence
 import Repositories
 import RepositoriesLive
 import ToolSupport
@@ -65,7 +66,9 @@ struct DemoTour {
   struct Person {
     let name: String
     let user: User
-    let repositories: RepositorySet
+    let backend: LiveBackend
+    var repositories: RepositorySet { backend.repositories }
+    var summary: UserSummary { UserSummary(id: user.id, nickname: user.nickname.rawValue) }
   }
 
   let server: EmbeddedServer
@@ -170,10 +173,13 @@ struct DemoTour {
         exitCode: .failure)
     }
 
+    narrate("Mina invites Jun to a study group; they chat live, each with a local cache.")
+    for line in try await chat(mina, jun) { detail(line) }
+
     let stats = try await admin.repositories.admin.fetchStats()
     return Summary(
       line: "2 sign-ups, 1 answer, 2 posts, 1 comment, 1 like, \(reporters.count) reports, "
-        + "1 case resolved. The community now has \(stats.users) members, \(stats.posts) "
+        + "1 case resolved, 2 chat messages. The community now has \(stats.users) members, \(stats.posts) "
         + "posts and \(stats.openReports) open report cases.")
   }
 
@@ -181,8 +187,8 @@ struct DemoTour {
 
   /// Signs up a new member with a random dev token, reading the e-mail code the server logs.
   private func signUp(name: String) async throws -> Person {
-    let repositories = makeRepositories(for: name)
-    let auth = repositories.auth
+    let backend = makeBackend(for: name)
+    let auth = backend.repositories.auth
     let token = "demo-\(name.lowercased())-\(UUID().uuidString.prefix(8).lowercased())"
     guard case .needsSignUp(let signUpToken) = try await auth.signIn(.dev, token) else {
       throw ToolError("demo: the random token \(token) already had an account", exitCode: .failure)
@@ -200,16 +206,73 @@ struct DemoTour {
         signUpToken: signUpToken, verificationToken: verification,
         nickname: try Nickname(validating: name), cohort: "2026 Demo",
         agreedTermsVersion: "2026-01"))
-    return Person(name: name, user: user, repositories: repositories)
+    return Person(name: name, user: user, backend: backend)
   }
 
   /// Signs in an existing account of the seeded community.
   private func signIn(name: String, token: String) async throws -> Person {
-    let repositories = makeRepositories(for: name)
-    guard case .signedIn(let session) = try await repositories.auth.signIn(.dev, token) else {
+    let backend = makeBackend(for: name)
+    guard case .signedIn(let session) = try await backend.repositories.auth.signIn(.dev, token)
+    else {
       throw ToolError("demo: the seeded account \(token) is missing", exitCode: .failure)
     }
-    return Person(name: name, user: session.user, repositories: repositories)
+    return Person(name: name, user: session.user, backend: backend)
+  }
+
+  /// Mina invites Jun to a study group and they chat live over `/realtime`, each with a local
+  /// cache; returns the lines Jun's cache holds at the end.
+  private func chat(_ mina: Person, _ jun: Person) async throws -> [String] {
+    let group = try await mina.repositories.studyGroups.createGroup(
+      StudyGroupDraft(name: "Swift 스터디", description: "Concurrency on Fridays"))
+    try await mina.repositories.studyGroups.invite(jun.user.id, group.id)
+    let invite = try await jun.repositories.notifications.fetchNotifications(.first).items.first
+    detail("Jun: [\(invite.map { kindName($0.kind) } ?? "none")] \(invite?.message ?? "")")
+    _ = try await jun.repositories.studyGroups.joinGroup(group.id)
+    guard
+      let room = try await mina.repositories.chat.fetchRooms(.first).items.first(where: {
+        $0.kind == .group(group.id)
+      })?.id
+    else { throw ToolError("demo: the group has no chat room", exitCode: .failure) }
+    let minaStore = try ChatStore(at: .inMemory, owner: mina.user.id)
+    let junStore = try ChatStore(at: .inMemory, owner: jun.user.id)
+    let minaChat = ChatSync(backend: mina.backend, store: minaStore, me: mina.summary)
+    let junChat = ChatSync(backend: jun.backend, store: junStore, me: jun.summary)
+    for sync in [minaChat, junChat] {
+      await sync.start()
+      await sync.open(room)
+    }
+    try await minaChat.send("Welcome, Jun! 금요일 7시에 봐요.", to: room)
+    try await waitUntil(junStore, holds: 1, in: room)
+    try await junChat.send("Thanks! I'll bring the actor questions.", to: room)
+    try await waitUntil(minaStore, holds: 2, in: room)
+    try await waitUntil(junStore, holds: 2, in: room)
+    await minaChat.stop()
+    await junChat.stop()
+    return try junStore.latestMessages(in: room).map {
+      "#\($0.seq ?? 0) \($0.sender.nickname): \($0.text)"
+    }
+  }
+
+  /// Waits (at most 10 s) until `store` holds `count` sent messages of `room`.
+  private func waitUntil(_ store: ChatStore, holds count: Int, in room: ChatRoom.ID) async throws {
+    try await withThrowingTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        for try await messages in store.observeMessages(in: room)
+        where messages.filter({ $0.deliveryState == .sent }).count >= count {
+          return true
+        }
+        return false
+      }
+      group.addTask {
+        try await Task.sleep(for: .seconds(10))
+        return false
+      }
+      let arrived = try await group.next() ?? false
+      group.cancelAll()
+      guard arrived else {
+        throw ToolError("demo: chat messages did not arrive within 10 s", exitCode: .failure)
+      }
+    }
   }
 
   /// Reports `post` as spam by `first` and then by seeded members until the threshold is met;
@@ -248,10 +311,10 @@ struct DemoTour {
 
   // MARK: - Plumbing
 
-  private func makeRepositories(for name: String) -> RepositorySet {
+  private func makeBackend(for name: String) -> LiveBackend {
     let store = FileCredentialStore(
       fileURL: sessionsDirectory.appendingPathComponent("\(name).session.json"))
-    return RepositorySet.live(
+    return LiveBackend(
       configuration: LiveConfiguration(
         baseURL: server.baseURL, credentialStore: store,
         logger: ToolLogging.logger(label: "qapple.demo"), refreshesProfileOnRestore: false))

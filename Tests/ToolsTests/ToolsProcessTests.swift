@@ -22,6 +22,8 @@ struct ToolsProcessTests {
     #expect(run.stdout.contains("1. Mina and Jun sign up"))
     #expect(run.stdout.contains("hidden automatically"))
     #expect(run.stdout.contains("[report_resolved]"))
+    #expect(run.stdout.contains("[group_invite]"))
+    #expect(run.stdout.contains("#2 Jun: Thanks!"))
     #expect(run.stdout.contains("Done in"))
     #expect(!run.stderr.contains("error"), "\(run)")
   }
