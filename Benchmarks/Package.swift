@@ -14,8 +14,19 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
+    // Issue 7's storage goals (P4, P5, P7): a plain release executable, see run-chat-benchmarks.
+    .executableTarget(
+      name: "ChatBenchmarks",
+      dependencies: [
+        .product(name: "Persistence", package: "Qapple"),
+        .product(name: "Domain", package: "Qapple"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ],
+      path: "Benchmarks/ChatBenchmarks"
+    ),
     .executableTarget(
       name: "QappleBenchmarks",
       dependencies: [
@@ -32,7 +43,7 @@ let package = Package(
       ],
       path: "Benchmarks/QappleBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-    )
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -179,7 +179,14 @@ struct ChatSyncTests {
   /// Chaos (issue 7 §5): 4 clients x 2,500 messages into one room, against the dev server with
   /// sockets dropped at random, 10 % of chat REST calls answering 503, and frames duplicated and
   /// reordered; every client ends with the same 10,000 messages in the same `seq` order.
-  @Test("chaos: 4 clients x 2,500 messages under socket drops, 5xx, duplicates, reordering")
+  ///
+  /// It loads both cores for minutes, which would push the time-limited scenario tests running
+  /// beside it over their limits, so it runs alone: `QAPPLE_CHAOS=1 swift test --skip-build
+  /// --filter ChatSyncTests/chaos` (CI's "chaos" step).
+  @Test(
+    "chaos: 4 clients x 2,500 messages under socket drops, 5xx, duplicates, reordering",
+    .enabled(if: ProcessInfo.processInfo.environment["QAPPLE_CHAOS"] == "1"),
+    .timeLimit(.minutes(15)))
   func chaos() async throws {
     let server = try await LiveScenarioBackend.start(
       faults: [FaultRule(target: .pathPrefix("/chat"), errorRate: 0.1, errorStatus: 503)],

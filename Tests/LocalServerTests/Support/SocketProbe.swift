@@ -104,12 +104,12 @@ final class SocketProbe: @unchecked Sendable {
   /// Sends a binary message.
   func send(binary: [UInt8]) { outgoing.yield(.binary(binary)) }
 
-  /// The next event; fails the test after 10 s without one (a hang, not a timing check).
+  /// The next event; fails the test after 30 s without one (a hang, not a timing check).
   func next(
     sourceLocation: SourceLocation = #_sourceLocation
   ) async throws -> Event {
     let timeout = Task {
-      try await Task.sleep(for: .seconds(10))
+      try await Task.sleep(for: .seconds(30))
       outgoing.yield(.close)
     }
     defer { timeout.cancel() }
