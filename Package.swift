@@ -70,21 +70,35 @@ let repositoryTargets: [Target] = [
   )
 ]
 
+// MARK: - Layer 3b: the chat sync engine both implementations run
+
+let chatTargets: [Target] = [
+  .target(
+    name: "ChatCore",
+    dependencies: [
+      "Repositories", "Persistence", "Domain",
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    path: "Modules/ChatCore"
+  )
+]
+
 // MARK: - Layer 4: implementations (only executables and tests pick one)
 
 let implementationTargets: [Target] = [
   .target(
     name: "RepositoriesTesting",
     dependencies: [
-      "Repositories", "ServiceEngine", "Domain",
+      "Repositories", "ServiceEngine", "ChatCore", "Persistence", "Domain",
       .product(name: "Dependencies", package: "swift-dependencies"),
+      .product(name: "Logging", package: "swift-log"),
     ],
     path: "Modules/RepositoriesTesting"
   ),
   .target(
     name: "RepositoriesLive",
     dependencies: [
-      "Repositories", "Endpoints", "NetworkKit", "DTO", "Domain", "Persistence",
+      "Repositories", "ChatCore", "Endpoints", "NetworkKit", "DTO", "Domain", "Persistence",
       .product(name: "Dependencies", package: "swift-dependencies"),
       .product(name: "HTTPTypes", package: "swift-http-types"),
       .product(name: "Logging", package: "swift-log"),
@@ -154,7 +168,7 @@ let toolExecutableTargets: [Target] = [
   .executableTarget(
     name: "qapple",
     dependencies: [
-      "ToolSupport", "Repositories", "RepositoriesLive", "Domain", "Persistence",
+      "ToolSupport", "Repositories", "RepositoriesLive", "ChatCore", "Domain", "Persistence",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
     path: "Modules/qapple"
@@ -220,6 +234,14 @@ let testTargets: [Target] = [
     path: "Tests/RepositoriesTestingTests"
   ),
   .testTarget(
+    name: "ChatCoreTests",
+    dependencies: [
+      "ChatCore", "Repositories", "Persistence", "Domain",
+      .product(name: "Clocks", package: "swift-clocks"),
+    ],
+    path: "Tests/ChatCoreTests"
+  ),
+  .testTarget(
     name: "PersistenceTests",
     dependencies: ["Persistence", "Domain"],
     path: "Tests/PersistenceTests",
@@ -265,7 +287,7 @@ let testTargets: [Target] = [
     name: "ScenarioTests",
     dependencies: [
       "Repositories", "RepositoriesLive", "RepositoriesTesting", "LocalServer", "Domain",
-      "NetworkKit", "Persistence",
+      "NetworkKit", "Persistence", "ChatCore",
       .product(name: "Dependencies", package: "swift-dependencies"),
     ],
     path: "Tests/ScenarioTests"
@@ -273,8 +295,8 @@ let testTargets: [Target] = [
 ]
 
 let library =
-  domainTargets + wireTargets + apiTargets + storageTargets + repositoryTargets + engineTargets
-  + implementationTargets + serverTargets + toolTargets
+  domainTargets + wireTargets + apiTargets + storageTargets + repositoryTargets + chatTargets
+  + engineTargets + implementationTargets + serverTargets + toolTargets
 
 let package = Package(
   name: "Qapple",

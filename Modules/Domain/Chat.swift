@@ -95,3 +95,15 @@ public struct ChatMessage: Identifiable, Hashable, Sendable {
     try TextRule.chatMessage.validate(text)
   }
 }
+
+/// The chat engine's real-time link as an app shows it ("Connecting...", "Offline").
+public enum ChatConnectionState: Hashable, Sendable {
+  /// Not connected and not trying: nobody is signed in, or the engine was stopped.
+  case offline
+  /// Opening the link.
+  case connecting
+  /// Live: messages arrive as they are sent.
+  case connected
+  /// The link failed; the next attempt starts after `retryIn`. Sends wait in the outbox.
+  case waitingToReconnect(retryIn: Duration)
+}

@@ -218,7 +218,27 @@ extension ChatRepository {
         id: "m_preview_new", roomID: roomID, seq: last + 1, clientMessageID: clientMessageID,
         sender: sample.me.summary, text: text, createdAt: sample.now)
     },
-    markRead: { _, _ in })
+    markRead: { _, _ in },
+    // The sync endpoints show the sample as a connected cache would: one value each, and the
+    // streams stay open (nothing changes) until the preview ends.
+    messages: { roomID, limit in
+      AsyncThrowingStream { $0.yield(Array((sample.messages[roomID] ?? []).suffix(limit))) }
+    },
+    rooms: { AsyncThrowingStream { $0.yield(sample.rooms) } },
+    connectionStates: { AsyncStream { $0.yield(.connected) } },
+    typing: { _ in AsyncStream { _ in } },
+    userIsTyping: { _ in },
+    send: { text, roomID in
+      let clientMessageID = UUID()
+      return ChatMessage(
+        id: ChatMessage.ID(rawValue: clientMessageID.uuidString.lowercased()), roomID: roomID,
+        seq: nil, clientMessageID: clientMessageID, sender: sample.me.summary,
+        text: try ChatMessage.validate(text: text), createdAt: sample.now,
+        deliveryState: .pending)
+    },
+    retry: { _ in },
+    deleteUnsent: { _ in },
+    loadOlder: { _, _ in 0 })
 }
 
 extension AnalyticsRepository {

@@ -1,3 +1,4 @@
+import ChatCore
 import DTO
 import Dependencies
 import Domain
@@ -25,6 +26,8 @@ public final class LiveBackend: Sendable {
   public let session: SessionController
   /// Every repository, ready to install.
   public let repositories: RepositorySet
+  /// Runs the chat engine of the signed-in user behind `ChatRepository`'s sync endpoints.
+  public let chat: ChatHost
 
   let client: APIClient
   let analytics: AnalyticsUploader
@@ -84,10 +87,23 @@ public final class LiveBackend: Sendable {
         as: AnalyticsBatchResultDTO.self)
     }
 
+    let chatServer = ChatRepository.live(client: client)
+    let chat = ChatHost(
+      ChatHost.Environment(
+        sessionStates: { session.states() }, storage: configuration.chat.storage,
+        makeChannel: { _ in
+          SocketChatChannel(
+            baseURL: baseURL, authenticator: authenticator, logger: logger,
+            transport: configuration.chat.transport, clock: configuration.chat.clock)
+        },
+        server: chatServer,
+        options: .live(configuration, clock: configuration.chat.clock)))
+
     self.authenticator = authenticator
     self.session = session
     self.client = client
     self.analytics = analytics
+    self.chat = chat
     self.repositories = RepositorySet(
       auth: .live(client: client, session: session, authenticator: authenticator),
       profile: .live(client: client, session: session),
@@ -96,7 +112,7 @@ public final class LiveBackend: Sendable {
       reports: .live(client: client),
       notifications: .live(client: client),
       studyGroups: .live(client: client),
-      chat: .live(client: client),
+      chat: .synced(server: chatServer, host: chat),
       analytics: .live(analytics),
       admin: .live(client: client))
     Task { await session.restore() }

@@ -1,3 +1,4 @@
+import ChatCore
 import Foundation
 import Logging
 import NetworkKit
@@ -39,6 +40,8 @@ public struct LiveConfiguration: Sendable {
   public var refreshesProfileOnRestore: Bool
   /// Extra provider plugins (headers, metrics), run after authentication and before logging.
   public var plugins: [any NetworkPlugin]
+  /// The chat engine: where it caches each user's rooms and messages, and its socket.
+  public var chat: ChatOptions
 
   /// Creates a configuration.
   public init(
@@ -54,7 +57,8 @@ public struct LiveConfiguration: Sendable {
     tokenRefreshLeeway: Duration = .seconds(60),
     analytics: AnalyticsOptions = AnalyticsOptions(),
     refreshesProfileOnRestore: Bool = true,
-    plugins: [any NetworkPlugin] = []
+    plugins: [any NetworkPlugin] = [],
+    chat: ChatOptions = ChatOptions()
   ) {
     self.baseURL = baseURL
     self.credentialStore = credentialStore
@@ -69,5 +73,29 @@ public struct LiveConfiguration: Sendable {
     self.analytics = analytics
     self.refreshesProfileOnRestore = refreshesProfileOnRestore
     self.plugins = plugins
+    self.chat = chat
+  }
+}
+
+/// How the live chat engine (`ChatRepository`'s sync endpoints) stores and connects.
+public struct ChatOptions: Sendable {
+  /// Where each user's rooms, messages and outbox live: in memory by default; give an app a
+  /// directory (Application Support) so the cache and unsent messages survive a relaunch.
+  public var storage: ChatStorage
+  /// Opens the `/realtime` sockets: HummingbirdWSClient on Linux, `URLSessionWebSocketTask`
+  /// elsewhere.
+  public var transport: any WebSocketTransport
+  /// Measures the socket's heartbeat and the engine's backoffs.
+  public var clock: any Clock<Duration>
+
+  /// Creates the options.
+  public init(
+    storage: ChatStorage = .inMemory,
+    transport: any WebSocketTransport = WebSocketTransports.platformDefault,
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    self.storage = storage
+    self.transport = transport
+    self.clock = clock
   }
 }

@@ -96,8 +96,17 @@ public final class FakeBackend: Sendable {
   /// When `true`, every repository call throws `DomainError.offline` (nothing changes).
   public var isOffline: Bool {
     get { transport.withLock { $0.isOffline } }
-    set { transport.withLock { $0.isOffline = newValue } }
+    set {
+      transport.withLock {
+        $0.isOffline = newValue
+        // Under the lock, so the chat channels see the changes in the order they happened.
+        offlineChanges.publishIfChanged(newValue)
+      }
+    }
   }
+
+  /// `isOffline` now and after every change: the fake chat channels drop and reconnect by it.
+  let offlineChanges = Broadcaster<Bool>(replaysLatest: true, initial: false)
 
   /// A limit on writes per user; `nil` (the default) means unlimited.
   public var rateLimit: FakeRateLimit? {

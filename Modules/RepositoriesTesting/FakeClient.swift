@@ -1,5 +1,7 @@
+import ChatCore
 import Domain
 import Foundation
+import Logging
 import Repositories
 import ServiceEngine
 
@@ -64,6 +66,25 @@ extension RepositorySet {
       _ body: @escaping @Sendable (Viewer) throws -> T
     ) -> @Sendable () throws -> T {
       { try backend.perform(id, write: true, body) }
+    }
+    var chatServer = ChatRepository()
+    chatServer.fetchRooms = { page in try read { try engine.chatRooms(page, as: $0) }() }
+    chatServer.openDirectRoom = { peer in
+      try write { try engine.openDirectRoom(with: peer, as: $0) }()
+    }
+    chatServer.fetchMessages = { roomID, afterSeq, beforeSeq, limit in
+      try read {
+        try engine.messages(
+          in: roomID, afterSeq: afterSeq, beforeSeq: beforeSeq, limit: limit, as: $0)
+      }()
+    }
+    chatServer.sendMessage = { text, roomID, clientMessageID in
+      try write {
+        try engine.sendMessage(text, to: roomID, clientMessageID: clientMessageID, as: $0).message
+      }()
+    }
+    chatServer.markRead = { roomID, seq in
+      try write { try engine.markRoomRead(roomID, seq: seq, as: $0) }()
     }
     self.init(
       auth: AuthRepository(
@@ -213,23 +234,17 @@ extension RepositorySet {
         fetchMembers: { groupID, page in
           try read { _ in try engine.groupMembers(of: groupID, page) }()
         }),
-      chat: ChatRepository(
-        fetchRooms: { page in try read { try engine.chatRooms(page, as: $0) }() },
-        openDirectRoom: { peer in try write { try engine.openDirectRoom(with: peer, as: $0) }() },
-        fetchMessages: { roomID, afterSeq, beforeSeq, limit in
-          try read {
-            try engine.messages(
-              in: roomID, afterSeq: afterSeq, beforeSeq: beforeSeq, limit: limit, as: $0)
-          }()
-        },
-        sendMessage: { text, roomID, clientMessageID in
-          try write {
-            try engine.sendMessage(text, to: roomID, clientMessageID: clientMessageID, as: $0)
-              .message
-          }()
-        },
-        markRead: { roomID, seq in try write { try engine.markRoomRead(roomID, seq: seq, as: $0) }()
-        }),
+      chat: .synced(
+        server: chatServer,
+        host: ChatHost(
+          .init(
+            sessionStates: { backend.sessionStates(of: id) }, storage: .inMemory,
+            makeChannel: { _ in EngineChatChannel(backend: backend, client: id) },
+            server: chatServer,
+            options: ChatSyncOptions(
+              now: { backend.now() }, logger: FakeBackend.chatLogger,
+              // No jitter: a fake's retries are deterministic; 10 ms doubling, at most 1 s.
+              retryDelay: { .milliseconds(10 << min($0, 7)) })))),
       analytics: AnalyticsRepository(
         track: { event in
           backend.clients.withLock { $0[id, default: .init()].analyticsBuffer.append(event) }
@@ -282,6 +297,13 @@ extension RepositorySet {
 }
 
 extension FakeBackend {
+  /// The fake chat engines' log: quiet unless something is wrong.
+  static let chatLogger: Logger = {
+    var logger = Logger(label: "Qapple.FakeChat")
+    logger.logLevel = .error
+    return logger
+  }()
+
   /// Where fake avatar URLs point (nothing serves them).
   static let avatarHost = "https://fake.qapple.test"
 }

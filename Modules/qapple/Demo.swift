@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChatCore
 import Domain
 import Foundation
 import Persistence

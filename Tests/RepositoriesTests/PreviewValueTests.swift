@@ -104,6 +104,18 @@ struct PreviewValueTests {
       in: room.id, afterSeq: nil, beforeSeq: nil, limit: 50)
     #expect(!messages.isEmpty)
     #expect(messages.compactMap(\.seq) == messages.compactMap(\.seq).sorted())
+
+    // The sync endpoints show the same sample, connected.
+    var cached = chat.messages(in: room.id, limit: 50).makeAsyncIterator()
+    #expect(try await cached.next() == messages)
+    var list = chat.rooms().makeAsyncIterator()
+    #expect(try await list.next() == rooms.items)
+    var states = chat.connectionStates().makeAsyncIterator()
+    #expect(await states.next() == .connected)
+    let pending = try await chat.send(text: "곧 갈게요", to: room.id)
+    #expect(pending.deliveryState == .pending && pending.seq == nil)
+    await #expect(throws: ValidationError.self) { try await chat.send(text: "", to: room.id) }
+    #expect(try await chat.loadOlder(in: room.id, limit: 50) == 0)
   }
 
   @Test("analytics: tracking is accepted and nothing is uploaded")

@@ -141,6 +141,17 @@ let allEndpoints: [Endpoint] = {
       _ = try await chat.sendMessage(text: "hi", to: "r", clientMessageID: UUID())
     },
     Endpoint("ChatRepository.markRead") { try await chat.markRead(room: "r", seq: 1) },
+    Endpoint("ChatRepository.messages", throws: false) { _ = chat.messages(in: "r", limit: 50) },
+    Endpoint("ChatRepository.rooms", throws: false) { _ = chat.rooms() },
+    Endpoint("ChatRepository.connectionStates", throws: false) { _ = chat.connectionStates() },
+    Endpoint("ChatRepository.typing", throws: false) { _ = chat.typing(in: "r") },
+    Endpoint("ChatRepository.userIsTyping", throws: false) { await chat.userIsTyping(in: "r") },
+    Endpoint("ChatRepository.send") { _ = try await chat.send(text: "hi", to: "r") },
+    Endpoint("ChatRepository.retry") { try await chat.retry(clientMessageID: UUID()) },
+    Endpoint("ChatRepository.deleteUnsent") {
+      try await chat.deleteUnsent(clientMessageID: UUID())
+    },
+    Endpoint("ChatRepository.loadOlder") { _ = try await chat.loadOlder(in: "r", limit: 50) },
     Endpoint("AnalyticsRepository.track", throws: false) { await analytics.track(event) },
     Endpoint("AnalyticsRepository.flush") { _ = try await analytics.flush() },
     Endpoint("AdminRepository.fetchQuestions") {
@@ -194,8 +205,8 @@ struct TestValueTests {
   @Test("the list covers every endpoint of the ten interfaces")
   func everyEndpointIsListed() {
     // 9 auth + 5 profile + 6 questions + 10 board + 2 reports + 4 notifications + 8 groups
-    // + 5 chat + 2 analytics + 12 admin.
-    #expect(allEndpoints.count == 64)
+    // + 14 chat + 2 analytics + 12 admin.
+    #expect(allEndpoints.count == 73)
     #expect(Set(allEndpoints.map(\.name)).count == allEndpoints.count)
   }
 

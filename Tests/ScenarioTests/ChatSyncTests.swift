@@ -1,3 +1,4 @@
+import ChatCore
 import Domain
 import Foundation
 import LocalServer

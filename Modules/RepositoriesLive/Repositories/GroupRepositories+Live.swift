@@ -62,50 +62,53 @@ extension StudyGroupRepository {
 }
 
 extension ChatRepository {
-  /// Chat rooms, history, sending and read cursors over `/chat/rooms`.
+  /// The server calls of chat over `/chat/rooms` (rooms, history, sending, read cursors): the
+  /// half of the live chat repository that `ChatRepository.synced(server:host:)` completes
+  /// with the sync engine. Its sync endpoints are left unimplemented.
   static func live(client: APIClient) -> ChatRepository {
-    ChatRepository(
-      fetchRooms: { page in
-        try await client.fetchPage(ChatAPI.rooms(page: page), of: ChatRoomDTO.self)
-      },
-      openDirectRoom: { userID in
-        try requireID(userID, field: "user_id")
-        return try await client.fetch(
-          ChatAPI.openDirect(OpenDirectRoomRequest(user: userID)), as: ChatRoomDTO.self)
-      },
-      fetchMessages: { roomID, afterSeq, beforeSeq, limit in
-        try requireID(roomID, field: "room_id")
-        if let afterSeq, afterSeq < 0 {
-          throw DomainError.validation(
-            .outOfRange(field: "after_seq", range: 0...Int.max, actual: Int(afterSeq)))
-        }
-        if let beforeSeq, beforeSeq < 0 {
-          throw DomainError.validation(
-            .outOfRange(field: "before_seq", range: 0...Int.max, actual: Int(beforeSeq)))
-        }
-        // `limit` is clamped to 1...100 by the route, like every page size.
-        let page = try await client.fetchPage(
-          ChatAPI.messages(roomID: roomID, afterSeq: afterSeq, beforeSeq: beforeSeq, limit: limit),
-          of: ChatMessageDTO.self)
-        return page.items
-      },
-      sendMessage: { text, roomID, clientMessageID in
-        try requireID(roomID, field: "room_id")
-        let text = try validate { () throws(ValidationError) in
-          try ChatMessage.validate(text: text)
-        }
-        return try await client.fetch(
-          ChatAPI.send(
-            roomID: roomID, body: SendMessageRequest(clientMessageId: clientMessageID, text: text)),
-          as: ChatMessageDTO.self)
-      },
-      markRead: { roomID, seq in
-        try requireID(roomID, field: "room_id")
-        guard seq >= 0 else {
-          throw DomainError.validation(
-            .outOfRange(field: "seq", range: 0...Int.max, actual: Int(seq)))
-        }
-        try await client.send(ChatAPI.markRead(roomID: roomID, body: MarkReadRequest(seq: seq)))
-      })
+    var chat = ChatRepository()
+    chat.fetchRooms = { page in
+      try await client.fetchPage(ChatAPI.rooms(page: page), of: ChatRoomDTO.self)
+    }
+    chat.openDirectRoom = { userID in
+      try requireID(userID, field: "user_id")
+      return try await client.fetch(
+        ChatAPI.openDirect(OpenDirectRoomRequest(user: userID)), as: ChatRoomDTO.self)
+    }
+    chat.fetchMessages = { roomID, afterSeq, beforeSeq, limit in
+      try requireID(roomID, field: "room_id")
+      if let afterSeq, afterSeq < 0 {
+        throw DomainError.validation(
+          .outOfRange(field: "after_seq", range: 0...Int.max, actual: Int(afterSeq)))
+      }
+      if let beforeSeq, beforeSeq < 0 {
+        throw DomainError.validation(
+          .outOfRange(field: "before_seq", range: 0...Int.max, actual: Int(beforeSeq)))
+      }
+      // `limit` is clamped to 1...100 by the route, like every page size.
+      let page = try await client.fetchPage(
+        ChatAPI.messages(roomID: roomID, afterSeq: afterSeq, beforeSeq: beforeSeq, limit: limit),
+        of: ChatMessageDTO.self)
+      return page.items
+    }
+    chat.sendMessage = { text, roomID, clientMessageID in
+      try requireID(roomID, field: "room_id")
+      let text = try validate { () throws(ValidationError) in
+        try ChatMessage.validate(text: text)
+      }
+      return try await client.fetch(
+        ChatAPI.send(
+          roomID: roomID, body: SendMessageRequest(clientMessageId: clientMessageID, text: text)),
+        as: ChatMessageDTO.self)
+    }
+    chat.markRead = { roomID, seq in
+      try requireID(roomID, field: "room_id")
+      guard seq >= 0 else {
+        throw DomainError.validation(
+          .outOfRange(field: "seq", range: 0...Int.max, actual: Int(seq)))
+      }
+      try await client.send(ChatAPI.markRead(roomID: roomID, body: MarkReadRequest(seq: seq)))
+    }
+    return chat
   }
 }

@@ -17,7 +17,8 @@ public actor SessionController {
   private let logger: Logger
   private let refreshesProfileOnRestore: Bool
   private let loadProfile: @Sendable () async throws -> User
-  private nonisolated let broadcaster = StateBroadcaster()
+  /// The state (none before the first restore finished) and its subscribers.
+  private nonisolated let broadcaster = Broadcaster<SessionState>(replaysLatest: true)
 
   private var restoreTask: Task<Void, Never>?
   private var isRestored = false
@@ -230,55 +231,12 @@ public actor SessionController {
   }
 
   private func publish(_ state: SessionState) {
-    broadcaster.publish(state)
+    broadcaster.publishIfChanged(state)
   }
 
   private func noteStorageProblem(_ what: String, _ error: any Error) {
     let text = "\(what): \(error)"
     lastStorageProblem = text
     logger.error("Credential storage problem: \(text)")
-  }
-}
-
-/// The current state and the subscribers, under one lock: a new subscriber is registered and
-/// given the current state atomically, so it can neither miss nor reorder a change.
-final class StateBroadcaster: @unchecked Sendable {
-  // Guarded by `lock`.
-  private let lock = NSLock()
-  private var state: SessionState?
-  private var continuations: [UUID: AsyncStream<SessionState>.Continuation] = [:]
-
-  /// The state, or `nil` before the first restore finished.
-  var current: SessionState? { lock.withLock { state } }
-
-  /// How many streams are open.
-  var subscriberCount: Int { lock.withLock { continuations.count } }
-
-  func subscribe() -> AsyncStream<SessionState> {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: SessionState.self, bufferingPolicy: .unbounded)
-    let id = UUID()
-    continuation.onTermination = { [weak self] _ in
-      guard let self else { return }
-      _ = self.lock.withLock { self.continuations.removeValue(forKey: id) }
-    }
-    lock.withLock {
-      continuations[id] = continuation
-      if let state { continuation.yield(state) }
-    }
-    return stream
-  }
-
-  /// Sets and sends `state`; repeating the current state sends nothing.
-  func publish(_ newState: SessionState) {
-    lock.withLock {
-      guard newState != state else { return }
-      state = newState
-      for continuation in continuations.values { continuation.yield(newState) }
-    }
-  }
-
-  deinit {
-    for continuation in continuations.values { continuation.finish() }
   }
 }

@@ -1,0 +1,45 @@
+import Domain
+import Foundation
+
+/// What a ``ChatChannel`` reports to the sync engine, in the order it happened.
+public enum ChatChannelEvent: Sendable, Hashable {
+  /// The link's state changed; on every `.connected` the engine subscribes its open rooms
+  /// again (a new link has no subscriptions).
+  case state(ChatConnectionState)
+  /// A subscription is live: every message after `lastSeq` arrives as ``message(_:)``.
+  case subscribed(room: ChatRoom.ID, lastSeq: Int64)
+  /// The server ended a subscription (the user left the room, or it was deleted).
+  case unsubscribed(room: ChatRoom.ID)
+  /// A stored message of a subscribed room, or the acknowledgement of the user's own send.
+  case message(ChatMessage)
+  /// A member started typing.
+  case typing(room: ChatRoom.ID, user: UserSummary)
+  /// The server refused a frame; `clientMessageID` names the refused send, if it was one.
+  case refused(clientMessageID: UUID?, error: DomainError)
+}
+
+/// The real-time half of the chat engine: the live client's WebSocket (`/realtime`,
+/// `RepositoriesLive`) or the fakes' direct line to the service engine (`RepositoriesTesting`).
+/// The REST half is the server calls of a `ChatRepository`, so ``ChatSync`` (the sync rules)
+/// exists once for both.
+///
+/// A channel keeps itself connected between ``open()`` and ``close()`` (reconnecting with its
+/// own backoff) and reports every change as an event. Sends are fire-and-forget: the answer
+/// arrives later as a `.message` (the acknowledgement) or a `.refused` event.
+public protocol ChatChannel: Sendable {
+  /// Everything the channel reports; read by one engine. Ends after ``close()``.
+  var events: AsyncStream<ChatChannelEvent> { get }
+  /// Starts connecting; keeps reconnecting until ``close()``.
+  func open() async
+  /// Disconnects for good and ends ``events``.
+  func close() async
+  /// Subscribes to a room from `afterSeq`: the answer is `.subscribed` with the room's last
+  /// `seq`. Throws when the link is down.
+  func subscribe(to room: ChatRoom.ID, afterSeq: Int64) async throws
+  /// Stops the events of a room. Throws when the link is down.
+  func unsubscribe(from room: ChatRoom.ID) async throws
+  /// Sends a message of the outbox; throws when the link is down (the engine then uses REST).
+  func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws
+  /// Tells the room's other members the user is typing. Throws when the link is down.
+  func typing(in room: ChatRoom.ID) async throws
+}

@@ -1,0 +1,194 @@
+import Domain
+import Foundation
+import Logging
+import Persistence
+import Repositories
+
+/// Where the chat engine keeps each user's local store.
+public enum ChatStorage: Sendable, Hashable {
+  /// A throwaway store per engine (tests, previews, a tool that keeps nothing).
+  case inMemory
+  /// `<directory>/<user id>.sqlite`, kept across launches. A damaged file is moved aside and
+  /// the engine starts over with an empty cache (the server still has every message).
+  case directory(URL)
+
+  /// Opens the store of `user`.
+  public func open(for user: User.ID, logger: Logger) throws(PersistenceError) -> ChatStore {
+    switch self {
+    case .inMemory:
+      return try ChatStore(at: .inMemory, owner: user)
+    case .directory(let directory):
+      let file = directory.appendingPathComponent("\(user.rawValue).sqlite").path
+      let (store, discarded) = try ChatStore.openOrStartOver(at: file, owner: user)
+      if let discarded { logger.error("Started an empty chat cache at \(file): \(discarded)") }
+      return store
+    }
+  }
+}
+
+/// Runs one ``ChatSync`` for whoever is signed in: created and started on first use, stopped
+/// when the user signs out or another user signs in (the next use starts the new user's own
+/// engine and store). The sync endpoints of a `ChatRepository` made by
+/// `ChatRepository.synced(server:host:)` all go through it.
+public actor ChatHost {
+  /// What the host needs from the implementation it runs in (live or fake).
+  public struct Environment: Sendable {
+    /// The session state now and on every change (the first value is the current one).
+    public var sessionStates: @Sendable () -> AsyncStream<SessionState>
+    /// Where each user's store lives.
+    public var storage: ChatStorage
+    /// Makes the real-time link of the signed-in user.
+    public var makeChannel: @Sendable (_ user: User.ID) -> any ChatChannel
+    /// The server calls the engine uses.
+    public var server: ChatRepository
+    /// Clock, logger and backoff of the engines.
+    public var options: ChatSyncOptions
+
+    /// Creates an environment.
+    public init(
+      sessionStates: @escaping @Sendable () -> AsyncStream<SessionState>, storage: ChatStorage,
+      makeChannel: @escaping @Sendable (_ user: User.ID) -> any ChatChannel,
+      server: ChatRepository, options: ChatSyncOptions
+    ) {
+      self.sessionStates = sessionStates
+      self.storage = storage
+      self.makeChannel = makeChannel
+      self.server = server
+      self.options = options
+    }
+  }
+
+  private let environment: Environment
+  private var running: ChatSync?
+  private var watcher: Task<Void, Never>?
+
+  /// Creates a host; nothing runs until the first ``engine()``.
+  public init(_ environment: Environment) {
+    self.environment = environment
+  }
+
+  /// The started engine of the signed-in user; throws `DomainError.signedOut` when nobody is
+  /// signed in, and the store's error when it cannot be opened.
+  public func engine() async throws -> ChatSync {
+    let user = try await signedInUser()
+    if let running, running.me.id == user.id { return running }
+    await stop()
+    let store = try environment.storage.open(for: user.id, logger: environment.options.logger)
+    let sync = ChatSync(
+      store: store, me: user.summary, channel: environment.makeChannel(user.id),
+      server: environment.server, options: environment.options)
+    running = sync
+    watchSession()
+    await sync.start()
+    return sync
+  }
+
+  /// The engine if one runs for the signed-in user (nothing is started).
+  public var runningEngine: ChatSync? { running }
+
+  /// Stops the running engine (its streams end; its store stays on disk).
+  public func stop() async {
+    guard let sync = running else { return }
+    running = nil
+    await sync.stop()
+  }
+
+  private func signedInUser() async throws(DomainError) -> User {
+    for await state in environment.sessionStates() {
+      guard case .signedIn(let user) = state else { throw .signedOut }
+      return user
+    }
+    throw .signedOut
+  }
+
+  /// Stops the engine as soon as its user is no longer the signed-in one.
+  private func watchSession() {
+    guard watcher == nil else { return }
+    let states = environment.sessionStates()
+    watcher = Task { [weak self] in
+      for await state in states {
+        guard let self else { return }
+        await self.sessionChanged(to: state)
+      }
+    }
+  }
+
+  private func sessionChanged(to state: SessionState) async {
+    guard let running else { return }
+    if case .signedIn(let user) = state, user.id == running.me.id { return }
+    await stop()
+  }
+
+  deinit {
+    watcher?.cancel()
+  }
+}
+
+extension ChatRepository {
+  /// The chat repository of an implementation: its server calls as they are, and every sync
+  /// endpoint on the engine `host` runs for the signed-in user.
+  public static func synced(server: ChatRepository, host: ChatHost) -> ChatRepository {
+    var chat = server
+    chat.markRead = { room, seq in
+      if let engine = await host.runningEngine {
+        try await engine.markRead(room, upTo: seq)
+      } else {
+        try await server.markRead(room, seq)
+      }
+    }
+    chat.messages = { room, limit in
+      forwarding(host) { $0.messages(in: room, limit: limit) }
+    }
+    chat.rooms = { forwarding(host) { $0.rooms() } }
+    chat.connectionStates = {
+      AsyncStream { continuation in
+        let task = Task {
+          guard let engine = try? await host.engine() else {
+            continuation.yield(.offline)
+            continuation.finish()
+            return
+          }
+          for await state in engine.connectionStates() { continuation.yield(state) }
+          continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+      }
+    }
+    chat.typing = { room in
+      AsyncStream { continuation in
+        let task = Task {
+          guard let engine = try? await host.engine() else { return continuation.finish() }
+          for await user in engine.typing(in: room) { continuation.yield(user) }
+          continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+      }
+    }
+    chat.userIsTyping = { room in await (try? await host.engine())?.userIsTyping(in: room) }
+    chat.send = { text, room in try await host.engine().send(text, to: room) }
+    chat.retry = { clientMessageID in try await host.engine().retry(clientMessageID) }
+    chat.deleteUnsent = { clientMessageID in try await host.engine().delete(clientMessageID) }
+    chat.loadOlder = { room, limit in
+      try await host.engine().loadOlder(in: room, limit: limit).count
+    }
+    return chat
+  }
+}
+
+/// A stream that starts the engine, then forwards what `body` makes of it (errors included).
+private func forwarding<Element: Sendable>(
+  _ host: ChatHost,
+  _ body: @escaping @Sendable (ChatSync) -> AsyncThrowingStream<Element, any Error>
+) -> AsyncThrowingStream<Element, any Error> {
+  AsyncThrowingStream { continuation in
+    let task = Task {
+      do {
+        for try await element in body(try await host.engine()) { continuation.yield(element) }
+        continuation.finish()
+      } catch {
+        continuation.finish(throwing: error)
+      }
+    }
+    continuation.onTermination = { _ in task.cancel() }
+  }
+}

@@ -1,0 +1,495 @@
+import Domain
+import Foundation
+import Logging
+import Persistence
+import Repositories
+
+/// How a ``ChatSync`` waits, logs and pages.
+public struct ChatSyncOptions: Sendable {
+  /// Measures the waits between retries and the acknowledgement timeout.
+  public var clock: any Clock<Duration>
+  /// The wall-clock time stamped on pending messages.
+  public var now: @Sendable () -> Date
+  /// Receives the engine's log entries.
+  public var logger: Logger
+  /// The wait before retry `n` (0-based) of a failed catch-up or outbox flush (the live client
+  /// uses NetworkKit's full-jitter `Backoff`).
+  public var retryDelay: @Sendable (_ retry: Int) -> Duration
+  /// How long a send over the channel may wait for its acknowledgement before the outbox
+  /// sends it again (the server de-duplicates by client message id).
+  public var ackTimeout: Duration
+  /// How many messages a catch-up asks the server for per page (the server allows 1-100).
+  public var pageSize: Int
+
+  /// Creates the options.
+  public init(
+    clock: any Clock<Duration> = ContinuousClock(),
+    now: @escaping @Sendable () -> Date = { Date() },
+    logger: Logger = Logger(label: "Qapple.Chat"),
+    retryDelay: @escaping @Sendable (_ retry: Int) -> Duration,
+    ackTimeout: Duration = .seconds(10),
+    pageSize: Int = 100
+  ) {
+    self.clock = clock
+    self.now = now
+    self.logger = logger
+    self.retryDelay = retryDelay
+    self.ackTimeout = ackTimeout
+    self.pageSize = min(max(pageSize, 1), 100)
+  }
+}
+
+/// The chat sync engine: keeps the local store (`Persistence.ChatStore`) in step with the
+/// server over a real-time ``ChatChannel`` and the server calls of a `ChatRepository`, and
+/// delivers the user's messages exactly once through the store's outbox (`Docs/Realtime.md`).
+/// The live client runs it over `/realtime` and HTTP, the fakes over the service engine: the
+/// rules below exist once.
+///
+/// Sync never loses or duplicates a message:
+/// - **subscribe first**: for every open room the channel subscribes (with the stored cursor as
+///   `after_seq`) before anything is fetched, so whatever is sent meanwhile arrives live;
+/// - the `subscribed` answer names the room's last `seq`; what lies between the stored cursor
+///   and it is fetched from the server, page by page;
+/// - every stored message moves the cursor over contiguous `seq`s; a gap seen in live `seq`s
+///   is filled from the server; duplicates (replays, retries, duplicated frames) are dropped by
+///   `seq` and client message id;
+/// - after every reconnect each open room subscribes again from its cursor; a failed catch-up
+///   subscribes again after a backoff, so it restarts from the cursor.
+///
+/// The outbox: ``send(_:to:)`` stores the message as pending before it goes out (it survives a
+/// restart), sends it over the channel (the server call while the channel is down), retries
+/// with backoff until the server answers, and shows pending -> sending -> sent, or failed with
+/// the server's reason (not a member, banned, invalid text) for ``retry(_:)`` or
+/// ``delete(_:)``.
+public actor ChatSync {
+  /// The local store this engine fills.
+  public nonisolated let store: ChatStore
+  /// The signed-in user the engine syncs for.
+  public nonisolated let me: UserSummary
+
+  private let channel: any ChatChannel
+  private let server: ChatRepository
+  private let options: ChatSyncOptions
+  private var logger: Logger { options.logger }
+  private let states = Broadcaster<ChatConnectionState>(replaysLatest: true, initial: .offline)
+  private let typists = Broadcaster<(room: ChatRoom.ID, user: UserSummary)>()
+
+  /// How many readers keep each room open.
+  private var openRooms: [ChatRoom.ID: Int] = [:]
+  private var tasks: [Task<Void, Never>] = []
+  private var isConnected = false
+  private var flushing = false
+  private var flushAgain = false
+  private var retryTask: Task<Void, Never>?
+  private var failedFlushes = 0
+  /// Failed catch-ups in a row, per room (the backoff of the next subscribe).
+  private var resyncAttempts: [ChatRoom.ID: Int] = [:]
+
+  /// Creates the engine for the signed-in user `me`; nothing runs until ``start()``.
+  ///
+  /// - Parameters:
+  ///   - store: the local store of this user.
+  ///   - me: the signed-in user (the sender of outgoing messages).
+  ///   - channel: the real-time link.
+  ///   - server: the server calls (`fetchMessages`, `sendMessage`, `markRead`, `fetchRooms`).
+  ///   - options: clock, logger, backoff.
+  public init(
+    store: ChatStore, me: UserSummary, channel: any ChatChannel, server: ChatRepository,
+    options: ChatSyncOptions
+  ) {
+    self.store = store
+    self.me = me
+    self.channel = channel
+    self.server = server
+    self.options = options
+  }
+
+  // MARK: Lifecycle
+
+  /// Connects and starts syncing; the outbox left by an earlier run is sent as soon as possible.
+  public func start() async {
+    guard tasks.isEmpty else { return }
+    let events = channel.events
+    tasks.append(
+      Task { [weak self] in
+        for await event in events {
+          guard let self else { return }
+          await self.handle(event)
+        }
+      })
+    await channel.open()
+    flush()
+  }
+
+  /// Disconnects for good and stops every task; the store stays open.
+  public func stop() async {
+    await channel.close()
+    retryTask?.cancel()
+    for task in tasks { task.cancel() }
+    tasks = []
+    isConnected = false
+    states.publishIfChanged(.offline)
+    states.finish()
+    typists.finish()
+  }
+
+  // MARK: What the app reads
+
+  /// The link's state now and after every change.
+  public nonisolated func connectionStates() -> AsyncStream<ChatConnectionState> {
+    states.subscribe()
+  }
+
+  /// The link's state now.
+  public nonisolated var connectionState: ChatConnectionState { states.current ?? .offline }
+
+  /// Who starts typing in `room`, from now on.
+  public nonisolated func typing(in room: ChatRoom.ID) -> AsyncStream<UserSummary> {
+    let all = typists.subscribe()
+    return AsyncStream { continuation in
+      let task = Task {
+        for await event in all where event.room == room { continuation.yield(event.user) }
+        continuation.finish()
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
+  /// The newest `limit` messages of `room` now and after every change; the room is kept in
+  /// sync while the stream is read.
+  public nonisolated func messages(
+    in room: ChatRoom.ID, limit: Int
+  ) -> AsyncThrowingStream<[ChatMessage], any Error> {
+    let values = store.observeMessages(in: room, limit: max(1, limit))
+    return whileRunning(values) {
+      await self.open(room)
+    } ending: {
+      await self.close(room)
+    }
+  }
+
+  /// The room list now and after every change, after refreshing it from the server (when that
+  /// fails the stored list is shown and the error logged: the list works offline).
+  public nonisolated func rooms() -> AsyncThrowingStream<[ChatRoom], any Error> {
+    let values = store.observeRooms()
+    return whileRunning(values) {
+      do {
+        try await self.refreshRooms()
+      } catch {
+        self.options.logger.info("Refreshing the room list failed: \(error)")
+      }
+    }
+  }
+
+  /// Forwards `values` after `starting` has run, until the reader stops (then `ending` runs)
+  /// or the engine stops (the user signed out).
+  private nonisolated func whileRunning<Element: Sendable>(
+    _ values: AsyncThrowingStream<Element, any Error>,
+    starting: @escaping @Sendable () async -> Void,
+    ending: @escaping @Sendable () async -> Void = {}
+  ) -> AsyncThrowingStream<Element, any Error> {
+    let stopped = states.subscribe()
+    return AsyncThrowingStream { continuation in
+      let forwarding = Task {
+        await starting()
+        do {
+          for try await value in values { continuation.yield(value) }
+          continuation.finish()
+        } catch {
+          continuation.finish(throwing: error)
+        }
+      }
+      let watching = Task {
+        for await _ in stopped {}
+        continuation.finish()
+      }
+      continuation.onTermination = { _ in
+        forwarding.cancel()
+        watching.cancel()
+        Task { await ending() }
+      }
+    }
+  }
+
+  /// Fetches the whole room list from the server into the store.
+  public func refreshRooms() async throws {
+    var rooms: [ChatRoom] = []
+    var request = PageRequest(limit: 100)
+    while true {
+      let page = try await server.fetchRooms(request)
+      rooms += page.items
+      guard let next = page.nextCursor else { break }
+      request = PageRequest(cursor: next, limit: 100)
+    }
+    try store.saveRooms(rooms)
+  }
+
+  // MARK: What the app does
+
+  /// Keeps `room` in sync until as many ``close(_:)`` calls: subscribes (when connected) and
+  /// catches up.
+  public func open(_ room: ChatRoom.ID) async {
+    openRooms[room, default: 0] += 1
+    guard openRooms[room] == 1, isConnected else { return }
+    await subscribe(room)
+  }
+
+  /// Balances one ``open(_:)``; the last one stops keeping `room` in sync.
+  public func close(_ room: ChatRoom.ID) async {
+    guard let readers = openRooms[room] else { return }
+    guard readers <= 1 else {
+      openRooms[room] = readers - 1
+      return
+    }
+    openRooms[room] = nil
+    guard isConnected else { return }
+    try? await channel.unsubscribe(from: room)
+  }
+
+  /// Stores `text` as a pending message of `room` and returns it at once; the outbox sends it.
+  @discardableResult
+  public func send(_ draft: String, to room: ChatRoom.ID) throws -> ChatMessage {
+    let text: String
+    do {
+      text = try ChatMessage.validate(text: draft)
+    } catch {
+      throw DomainError.validation(error)
+    }
+    let message = try store.enqueue(
+      text, to: room, clientMessageID: UUID(), sender: me, at: options.now())
+    flush()
+    return message
+  }
+
+  /// Puts a failed message back in the outbox.
+  public func retry(_ clientMessageID: UUID) throws {
+    try store.retry(clientMessageID)
+    flush()
+  }
+
+  /// Deletes a message that was not sent.
+  public func delete(_ clientMessageID: UUID) throws {
+    try store.deleteUnsent(clientMessageID)
+  }
+
+  /// Fetches up to `limit` messages older than the oldest stored one of `room` and stores
+  /// them; returns what was fetched (empty at the beginning of the room).
+  @discardableResult
+  public func loadOlder(in room: ChatRoom.ID, limit: Int = 50) async throws -> [ChatMessage] {
+    let oldest = try store.oldestSeq(in: room)
+    if oldest == 1 { return [] }
+    let older = try await server.fetchMessages(room, nil, oldest, limit)
+    try store.save(older)
+    return older
+  }
+
+  /// Marks `room` read up to `seq`, locally at once and on the server.
+  public func markRead(_ room: ChatRoom.ID, upTo seq: Int64) async throws {
+    try store.markRead(room, upTo: seq)
+    try await server.markRead(room, seq)
+  }
+
+  /// Tells the room's other members the user is typing (nothing when offline).
+  public func userIsTyping(in room: ChatRoom.ID) async {
+    try? await channel.typing(in: room)
+  }
+
+  // MARK: The channel
+
+  private func handle(_ event: ChatChannelEvent) async {
+    do {
+      switch event {
+      case .state(let state):
+        await connectionChanged(to: state)
+      case .subscribed(let room, let lastSeq):
+        try await syncing(room) { room in try await catchUp(room, upTo: lastSeq) }
+      case .message(let message):
+        try await syncing(message.roomID) { _ in
+          try store.save([message])
+          try await fillGaps(in: message.roomID)
+        }
+      case .typing(let room, let user):
+        typists.publish((room, user))
+      case .unsubscribed(let room):
+        openRooms[room] = nil
+      case .refused(let clientMessageID, let error):
+        try refused(clientMessageID, error)
+      }
+    } catch {
+      logger.warning("Handling a chat event failed: \(error)")
+    }
+  }
+
+  private func connectionChanged(to state: ChatConnectionState) async {
+    states.publishIfChanged(state)
+    let connected = state == .connected
+    guard connected != isConnected else { return }
+    isConnected = connected
+    guard connected else { return }
+    // A new link has no subscriptions: subscribe every open room from its cursor, and send
+    // what the outbox holds (unacknowledged sends of the last link included).
+    for room in openRooms.keys { await subscribe(room) }
+    flush()
+  }
+
+  private func subscribe(_ room: ChatRoom.ID) async {
+    do {
+      try await channel.subscribe(to: room, afterSeq: try store.syncCursor(of: room))
+    } catch {
+      logger.debug("Subscribing to \(room.rawValue) failed: \(error)")
+    }
+  }
+
+  /// Runs a catch-up step of `room`; when it fails (offline, 5xx after the transport's own
+  /// retries), subscribes again after a backoff, so the `subscribed` answer restarts the
+  /// catch-up from the stored cursor: a failed fetch never leaves a gap behind.
+  private func syncing(
+    _ room: ChatRoom.ID, _ body: (ChatRoom.ID) async throws -> Void
+  ) async throws {
+    do {
+      try await body(room)
+      resyncAttempts[room] = nil
+    } catch let error as PersistenceError {
+      throw error
+    } catch {
+      let attempt = resyncAttempts[room, default: 0]
+      resyncAttempts[room] = attempt + 1
+      let delay = options.retryDelay(attempt)
+      logger.info("Catching up \(room.rawValue) failed (\(error)); again in \(delay)")
+      let clock = options.clock
+      Task { [weak self] in
+        try? await clock.sleep(for: delay)
+        await self?.resubscribe(room)
+      }
+    }
+  }
+
+  private func resubscribe(_ room: ChatRoom.ID) async {
+    guard openRooms[room] != nil, isConnected else { return }
+    await subscribe(room)
+  }
+
+  /// A refused frame: a refused send fails its message (with the server's sentence), unless
+  /// it is worth trying again later (rate limit, server trouble).
+  private func refused(_ clientMessageID: UUID?, _ error: DomainError) throws {
+    logger.info("The server refused a chat frame: \(error)")
+    guard let clientMessageID else { return }
+    if error.isWorthRetrying {
+      try store.retry(clientMessageID)
+      failedFlushes += 1
+      scheduleRetry()
+    } else {
+      try store.markFailed(clientMessageID, reason: error.description)
+    }
+  }
+
+  // MARK: Catching up
+
+  /// Fetches from the server everything between the stored cursor and `lastSeq`.
+  private func catchUp(_ room: ChatRoom.ID, upTo lastSeq: Int64) async throws {
+    var cursor = try store.syncCursor(of: room)
+    while cursor < lastSeq {
+      let page = try await server.fetchMessages(room, cursor, nil, options.pageSize)
+      try store.save(page)
+      let next = try store.syncCursor(of: room)
+      // Hidden messages leave holes the server never fills: step over what the page covered.
+      guard next > cursor else {
+        guard let last = page.last?.seq, last > cursor else { return }
+        cursor = last
+        continue
+      }
+      cursor = next
+    }
+  }
+
+  /// Fills the gaps between the stored cursor and the newest stored message of `room`.
+  private func fillGaps(in room: ChatRoom.ID) async throws {
+    guard let gap = try store.missingSeqs(in: room) else { return }
+    try await catchUp(room, upTo: gap.upperBound)
+  }
+
+  // MARK: The outbox
+
+  /// Sends what the outbox holds; runs once at a time, again if asked meanwhile.
+  private func flush() {
+    guard !flushing else {
+      flushAgain = true
+      return
+    }
+    flushing = true
+    Task {
+      repeat {
+        flushAgain = false
+        await flushOnce()
+      } while flushAgain
+      flushing = false
+    }
+  }
+
+  private func flushOnce() async {
+    let outbox: [ChatMessage]
+    do {
+      outbox = try store.outbox()
+    } catch {
+      logger.error("Reading the outbox failed: \(error)")
+      return
+    }
+    var transientFailure = false
+    for message in outbox {
+      if case .failed = message.deliveryState { continue }
+      do {
+        try store.markSending(message.clientMessageID)
+        if isConnected {
+          do {
+            try await channel.send(
+              message.text, to: message.roomID, clientMessageID: message.clientMessageID)
+            continue
+          } catch {
+            // The link went away between the check and the send: use the server call.
+          }
+        }
+        let sent = try await server.sendMessage(
+          message.text, message.roomID, message.clientMessageID)
+        try store.save([sent])
+      } catch let error as DomainError where error.isWorthRetrying {
+        transientFailure = true
+        try? store.retry(message.clientMessageID)
+      } catch let error as DomainError {
+        try? store.markFailed(message.clientMessageID, reason: error.description)
+      } catch {
+        logger.error("Sending \(message.clientMessageID) failed: \(error)")
+        transientFailure = true
+      }
+    }
+    failedFlushes = transientFailure ? failedFlushes + 1 : 0
+    // Sends over the channel wait for their acknowledgement; look again after a while anyway.
+    if transientFailure || (try? store.outbox().isEmpty) == false { scheduleRetry() }
+  }
+
+  /// Flushes again after the backoff of the failures so far (or the ack timeout).
+  private func scheduleRetry() {
+    retryTask?.cancel()
+    let delay =
+      failedFlushes > 0 ? options.retryDelay(failedFlushes) : options.ackTimeout
+    let clock = options.clock
+    retryTask = Task { [weak self] in
+      do {
+        try await clock.sleep(for: delay)
+      } catch {
+        return
+      }
+      await self?.flush()
+    }
+  }
+}
+
+extension DomainError {
+  /// `true` for failures that may pass on a later try (offline, timeout, server error, rate
+  /// limit); `false` for a refusal the user must act on.
+  var isWorthRetrying: Bool {
+    switch self {
+    case .offline, .timeout, .server, .rateLimited, .signedOut: true
+    default: false
+    }
+  }
+}

@@ -1,0 +1,220 @@
+import ChatCore
+import DTO
+import Domain
+import Endpoints
+import Foundation
+import Logging
+import NetworkKit
+import Persistence
+
+/// The live chat engine's real-time link: `/realtime` over a ``NetworkKit/WebSocketConnection``
+/// (the access token of the backend's authenticator, one refresh after a refused handshake,
+/// heartbeat, reconnects with full-jitter backoff), speaking the frames of `DTO.ClientFrame` and
+/// `DTO.ServerFrame` (`Docs/Realtime.md`).
+public final class SocketChatChannel: ChatChannel {
+  /// The socket connection (state, reconnects).
+  public let connection: WebSocketConnection
+  /// The server's frames and the socket's states, as the engine's events.
+  public let events: AsyncStream<ChatChannelEvent>
+  private let continuation: AsyncStream<ChatChannelEvent>.Continuation
+  private let logger: Logger
+  private let tasks = TaskBag()
+
+  /// A channel to the server of `backend`, as its signed-in user.
+  ///
+  /// - Parameters:
+  ///   - backend: the live backend (base URL, tokens, logger).
+  ///   - transport: opens the sockets; the platform's by default.
+  ///   - clock: measures the heartbeat and the reconnect backoff (a real clock: the backend's
+  ///     retry clock may be one whose sleeps return at once in tests).
+  public convenience init(
+    backend: LiveBackend, transport: any WebSocketTransport = WebSocketTransports.platformDefault,
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    self.init(
+      baseURL: backend.configuration.baseURL, authenticator: backend.authenticator,
+      logger: backend.configuration.logger, transport: transport, clock: clock)
+  }
+
+  init(
+    baseURL: URL, authenticator: Authenticator, logger: Logger,
+    transport: any WebSocketTransport, clock: any Clock<Duration>
+  ) {
+    self.logger = logger
+    (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    connection = WebSocketConnection(
+      configuration: .init(
+        url: Self.socketURL(baseURL),
+        heartbeat: .init(
+          ping: .text(ClientFrame.ping.text),
+          isPong: { frame in
+            guard case .text(let text) = frame else { return false }
+            return (try? ServerFrame(text: text)) == .pong
+          })),
+      transport: transport, clock: clock, logger: logger,
+      accessToken: { try await authenticator.validAccessToken() },
+      refreshAccessToken: { rejected in
+        try await authenticator.accessToken(afterRejecting: rejected)
+      })
+  }
+
+  /// `ws://host:port/realtime` for `http://host:port` (`wss` for `https`), from the route
+  /// table's `ChatAPI.realtime`.
+  static func socketURL(_ base: URL) -> URL {
+    var components = URLComponents(url: base, resolvingAgainstBaseURL: false) ?? URLComponents()
+    components.scheme = components.scheme == "https" ? "wss" : "ws"
+    components.path = ChatAPI.realtime.path
+    return components.url ?? base
+  }
+
+  /// Starts connecting (and reconnecting until ``close()``).
+  public func open() async {
+    let frames = connection.frames
+    let states = connection.stateChanges()
+    let continuation = continuation
+    let logger = logger
+    tasks.add(
+      Task {
+        for await frame in frames {
+          guard case .text(let text) = frame else { continue }
+          do {
+            if let event = try Self.event(ServerFrame(text: text)) { continuation.yield(event) }
+          } catch {
+            logger.warning("Ignoring a realtime frame: \(error)")
+          }
+        }
+      })
+    tasks.add(
+      Task {
+        for await state in states { continuation.yield(.state(Self.state(state))) }
+      })
+    await connection.start()
+  }
+
+  /// Closes the socket for good and ends ``events``.
+  public func close() async {
+    await connection.stop()
+    tasks.cancelAll()
+    continuation.yield(.state(.offline))
+    continuation.finish()
+  }
+
+  /// Sends `subscribe` with `after_seq`.
+  public func subscribe(to room: ChatRoom.ID, afterSeq: Int64) async throws {
+    try await send(.subscribe(roomID: room.rawValue, afterSeq: afterSeq))
+  }
+
+  /// Sends `unsubscribe`.
+  public func unsubscribe(from room: ChatRoom.ID) async throws {
+    try await send(.unsubscribe(roomID: room.rawValue))
+  }
+
+  /// Sends `send` with the client message id (the answer is an `ack` or an `error`).
+  public func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws {
+    try await send(.send(roomID: room.rawValue, clientMessageID: clientMessageID, text: text))
+  }
+
+  /// Sends `typing`.
+  public func typing(in room: ChatRoom.ID) async throws {
+    try await send(.typing(roomID: room.rawValue))
+  }
+
+  private func send(_ frame: ClientFrame) async throws {
+    try await connection.send(.text(frame.text))
+  }
+
+  /// The engine's event for a server frame (`nil` for a pong).
+  static func event(_ frame: ServerFrame) throws -> ChatChannelEvent? {
+    switch frame {
+    case .subscribed(let room, let lastSeq):
+      return .subscribed(room: ChatRoom.ID(rawValue: room), lastSeq: lastSeq)
+    case .unsubscribed(let room):
+      return .unsubscribed(room: ChatRoom.ID(rawValue: room))
+    case .message(let message), .ack(_, let message):
+      return .message(try message.toDomain())
+    case .typing(let room, let user):
+      return .typing(room: ChatRoom.ID(rawValue: room), user: try user.toDomain())
+    case .error(let error):
+      return .refused(
+        clientMessageID: error.clientMessageId.flatMap(UUID.init(uuidString:)),
+        error: LiveErrorMapping.domainError(realtime: error))
+    case .pong:
+      return nil
+    }
+  }
+
+  static func state(_ state: WebSocketConnection.State) -> ChatConnectionState {
+    switch state {
+    case .disconnected, .closed: .offline
+    case .connecting: .connecting
+    case .connected: .connected
+    case .waitingToReconnect(_, let retryIn): .waitingToReconnect(retryIn: retryIn)
+    }
+  }
+}
+
+/// Tasks to cancel together.
+final class TaskBag: @unchecked Sendable {
+  // Guarded by `lock`.
+  private let lock = NSLock()
+  private var tasks: [Task<Void, Never>] = []
+
+  func add(_ task: Task<Void, Never>) {
+    lock.withLock { tasks.append(task) }
+  }
+
+  func cancelAll() {
+    let all = lock.withLock {
+      defer { tasks = [] }
+      return tasks
+    }
+    for task in all { task.cancel() }
+  }
+}
+
+extension LiveErrorMapping {
+  /// The Domain error for a realtime `error` frame: its code means what it means over REST
+  /// (`forbidden`, `banned`, `rate_limited`, ...); a socket-only code (`too_many_frames`,
+  /// `slow_consumer`) is a server-side condition worth trying again.
+  public static func domainError(realtime error: RealtimeErrorDTO) -> DomainError {
+    domainError(
+      status: 0,
+      serverError: ServerError(code: error.code, message: error.message, field: error.field),
+      body: Data(), retryAfter: nil, prefix: "realtime: ")
+  }
+}
+
+extension ChatSync {
+  /// The live engine of the signed-in user of `backend`: `/realtime` through a
+  /// ``SocketChatChannel`` and the live chat server calls, with the backend's logger and a
+  /// full-jitter backoff (0.5 s base, 30 s cap).
+  ///
+  /// - Parameters:
+  ///   - backend: the live backend (REST client, tokens, base URL).
+  ///   - store: the local store of this user.
+  ///   - me: the signed-in user (the sender of outgoing messages).
+  ///   - transport: opens the sockets; the platform's by default.
+  ///   - clock: the socket's heartbeat and every backoff of the engine.
+  public init(
+    backend: LiveBackend, store: ChatStore, me: UserSummary,
+    transport: any WebSocketTransport = WebSocketTransports.platformDefault,
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    self.init(
+      store: store, me: me,
+      channel: SocketChatChannel(backend: backend, transport: transport, clock: clock),
+      server: .live(client: backend.client),
+      options: ChatSyncOptions.live(backend.configuration, clock: clock))
+  }
+}
+
+extension ChatSyncOptions {
+  /// The live client's options: its logger and wall clock, `clock` for waits, and NetworkKit's
+  /// full-jitter backoff (0.5 s base, 30 s cap).
+  static func live(_ configuration: LiveConfiguration, clock: any Clock<Duration>) -> Self {
+    let backoff = Backoff(baseDelay: .milliseconds(500), maxDelay: .seconds(30))
+    return ChatSyncOptions(
+      clock: clock, now: configuration.now, logger: configuration.logger,
+      retryDelay: { backoff.delay(beforeRetry: $0) })
+  }
+}

@@ -1,0 +1,201 @@
+import ChatCore
+import Domain
+import Foundation
+import Persistence
+import Repositories
+import Testing
+
+/// `ChatSync` on its own: a scripted channel (the test plays the server's real-time half) and
+/// an in-memory server model behind the `ChatRepository` server calls.
+@Suite("ChatSync over a scripted channel", .timeLimit(.minutes(1)))
+struct ChatSyncEngineTests {
+  static let room: ChatRoom.ID = "r_1"
+  static let me = UserSummary(id: "u_me", nickname: "me")
+  static let peer = UserSummary(id: "u_peer", nickname: "peer")
+
+  /// An engine, its channel and its server, with the store empty.
+  struct Rig {
+    let channel = ScriptedChannel()
+    let server = ServerModel()
+    let store: ChatStore
+    let sync: ChatSync
+
+    init() throws {
+      store = try ChatStore(at: .inMemory, owner: ChatSyncEngineTests.me.id)
+      sync = ChatSync(
+        store: store, me: ChatSyncEngineTests.me, channel: channel, server: server.repository,
+        options: ChatSyncOptions(retryDelay: { _ in .milliseconds(5) }, pageSize: 100))
+    }
+
+    /// Starts the engine and brings the channel up.
+    func connected() async {
+      await sync.start()
+      channel.emit(.state(.connected))
+    }
+  }
+
+  @Test("subscribes first, then fetches only what lies after the cursor, page by page")
+  func subscribeFirst() async throws {
+    let rig = try Rig()
+    await rig.server.add(250, by: Self.peer)
+    await rig.connected()
+    await rig.sync.open(Self.room)
+    let subscribe = try await rig.channel.next { $0.subscribe }
+    #expect(subscribe == .subscribe(Self.room, afterSeq: 0))
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 250))
+    try await eventually { try rig.store.syncCursor(of: Self.room) == 250 }
+    #expect(await rig.server.fetches == [0, 100, 200])
+    // Reconnect: subscribe again from the stored cursor, and nothing is fetched twice.
+    rig.channel.emit(.state(.waitingToReconnect(retryIn: .zero)))
+    rig.channel.emit(.state(.connected))
+    #expect(try await rig.channel.next { $0.subscribe } == .subscribe(Self.room, afterSeq: 250))
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 250))
+    try await Task.sleep(for: .milliseconds(20))
+    #expect(await rig.server.fetches == [0, 100, 200])
+  }
+
+  @Test("a gap in live seqs is filled from the server; duplicates are dropped")
+  func gapFill() async throws {
+    let rig = try Rig()
+    await rig.server.add(2, by: Self.peer)
+    await rig.connected()
+    await rig.sync.open(Self.room)
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 2))
+    try await eventually { try rig.store.syncCursor(of: Self.room) == 2 }
+    // 3 and 4 are sent while their live frames get lost; 5 arrives (twice).
+    await rig.server.add(3, by: Self.peer)
+    let fifth = await rig.server.message(5)
+    rig.channel.emit(.message(fifth))
+    rig.channel.emit(.message(fifth))
+    try await eventually { try rig.store.syncCursor(of: Self.room) == 5 }
+    let stored = try rig.store.latestMessages(in: Self.room, limit: 50)
+    #expect(stored.compactMap(\.seq) == [1, 2, 3, 4, 5])
+    #expect(await rig.server.fetches == [0, 2])
+  }
+
+  @Test("send: pending at once, over the channel when connected, sent on the ack")
+  func sendOverChannel() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    let pending = try await rig.sync.send("hello", to: Self.room)
+    #expect(pending.deliveryState == .pending && pending.seq == nil)
+    let sent = try await rig.channel.next { $0.send }
+    #expect(sent == .send(Self.room, "hello", pending.clientMessageID))
+    let stored = await rig.server.accept("hello", from: Self.me, id: pending.clientMessageID)
+    rig.channel.emit(.message(stored))
+    try await eventually { try rig.store.outbox().isEmpty }
+    #expect(try rig.store.latestMessages(in: Self.room).map(\.deliveryState) == [.sent])
+    #expect(await rig.server.restSends == 0)
+  }
+
+  @Test("send while the channel is down goes over the server call")
+  func sendOverServerCall() async throws {
+    let rig = try Rig()
+    await rig.sync.start()
+    let pending = try await rig.sync.send("offline hello", to: Self.room)
+    try await eventually { try rig.store.outbox().isEmpty }
+    #expect(await rig.server.restSends == 1)
+    let stored = try rig.store.latestMessages(in: Self.room)
+    #expect(stored.map(\.clientMessageID) == [pending.clientMessageID])
+    #expect(stored.first?.seq == 1)
+  }
+
+  @Test("a refused send fails with the reason; retry sends it again; delete removes it")
+  func refusedSend() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    let first = try await rig.sync.send("one", to: Self.room)
+    _ = try await rig.channel.next { $0.send }
+    rig.channel.emit(.refused(clientMessageID: first.clientMessageID, error: .forbidden))
+    try await eventually {
+      try rig.store.outbox().first?.deliveryState
+        == .failed(reason: DomainError.forbidden.description)
+    }
+    try await rig.sync.retry(first.clientMessageID)
+    #expect(
+      try await rig.channel.next { $0.send } == .send(Self.room, "one", first.clientMessageID))
+    rig.channel.emit(.refused(clientMessageID: first.clientMessageID, error: .banned))
+    try await eventually {
+      if case .failed = try rig.store.outbox().first?.deliveryState { true } else { false }
+    }
+    try await rig.sync.delete(first.clientMessageID)
+    #expect(try rig.store.outbox().isEmpty)
+    #expect(try rig.store.latestMessages(in: Self.room).isEmpty)
+  }
+
+  @Test("a rate-limited send waits and goes out again")
+  func rateLimitedSend() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    let message = try await rig.sync.send("soon", to: Self.room)
+    _ = try await rig.channel.next { $0.send }
+    rig.channel.emit(
+      .refused(clientMessageID: message.clientMessageID, error: .rateLimited(retryAfter: nil)))
+    #expect(
+      try await rig.channel.next { $0.send } == .send(Self.room, "soon", message.clientMessageID))
+  }
+
+  @Test("invalid text is refused before anything is stored")
+  func invalidText() async throws {
+    let rig = try Rig()
+    await #expect(throws: DomainError.self) { try await rig.sync.send("   ", to: Self.room) }
+    #expect(try rig.store.outbox().isEmpty)
+  }
+
+  @Test("loadOlder stores what lies before the oldest stored message, then reports the start")
+  func loadOlder() async throws {
+    let rig = try Rig()
+    await rig.server.add(120, by: Self.peer)
+    let latest = await rig.server.messages(after: 100)
+    try rig.store.save(latest)
+    #expect(try await rig.sync.loadOlder(in: Self.room, limit: 60).count == 60)
+    #expect(try rig.store.oldestSeq(in: Self.room) == 41)
+    #expect(try await rig.sync.loadOlder(in: Self.room, limit: 60).count == 40)
+    #expect(try await rig.sync.loadOlder(in: Self.room, limit: 60).isEmpty)
+  }
+
+  @Test("two readers of a room subscribe once; the last one to leave unsubscribes")
+  func readersShareASubscription() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    let first = Task { for try await _ in rig.sync.messages(in: Self.room, limit: 10) {} }
+    let second = Task { for try await _ in rig.sync.messages(in: Self.room, limit: 10) {} }
+    _ = try await rig.channel.next { $0.subscribe }
+    first.cancel()
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(rig.channel.calls.filter { $0.isSubscription }.count == 1)
+    second.cancel()
+    #expect(try await rig.channel.next { $0.unsubscribe } == .unsubscribe(Self.room))
+  }
+
+  @Test("typing and connection states reach every reader; stop ends the streams")
+  func broadcastsAndStop() async throws {
+    let rig = try Rig()
+    var states = rig.sync.connectionStates().makeAsyncIterator()
+    #expect(await states.next() == .offline)
+    var typing = rig.sync.typing(in: Self.room).makeAsyncIterator()
+    var messages = rig.sync.messages(in: Self.room, limit: 10).makeAsyncIterator()
+    #expect(try await messages.next() == [])
+    await rig.connected()
+    #expect(await states.next() == .connected)
+    rig.channel.emit(.typing(room: "r_other", user: Self.peer))
+    rig.channel.emit(.typing(room: Self.room, user: Self.peer))
+    #expect(await typing.next() == Self.peer)
+    await rig.sync.stop()
+    #expect(await states.next() == .offline)
+    #expect(await states.next() == nil)
+    #expect(await typing.next() == nil)
+    #expect(try await messages.next() == nil)
+  }
+}
+
+/// Polls `condition` until it holds (the engine works on its own tasks).
+func eventually(
+  _ condition: () throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+  for _ in 0..<400 {
+    if try condition() { return }
+    try await Task.sleep(for: .milliseconds(5))
+  }
+  Issue.record("the condition never held", sourceLocation: sourceLocation)
+}

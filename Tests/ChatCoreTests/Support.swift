@@ -1,0 +1,139 @@
+import ChatCore
+import Domain
+import Foundation
+import Repositories
+import Testing
+
+/// What the engine asked of a ``ScriptedChannel``.
+enum ChannelCall: Hashable, Sendable {
+  case subscribe(ChatRoom.ID, afterSeq: Int64)
+  case unsubscribe(ChatRoom.ID)
+  case send(ChatRoom.ID, String, UUID)
+  case typing(ChatRoom.ID)
+
+  var subscribe: ChannelCall? { if case .subscribe = self { self } else { nil } }
+  var unsubscribe: ChannelCall? { if case .unsubscribe = self { self } else { nil } }
+  var send: ChannelCall? { if case .send = self { self } else { nil } }
+  var isSubscription: Bool { subscribe != nil }
+}
+
+/// A channel the test drives: it records every call and emits what the test tells it to.
+/// Calls throw `DomainError.offline` unless the last emitted state is `.connected`.
+final class ScriptedChannel: ChatChannel, @unchecked Sendable {
+  let events: AsyncStream<ChatChannelEvent>
+  private let continuation: AsyncStream<ChatChannelEvent>.Continuation
+  // Guarded by `lock`.
+  private let lock = NSLock()
+  private var recorded: [ChannelCall] = []
+  private var consumed = 0
+  private var connected = false
+
+  init() {
+    (events, continuation) = AsyncStream.makeStream()
+  }
+
+  /// Every call so far.
+  var calls: [ChannelCall] { lock.withLock { recorded } }
+
+  /// Sends `event` to the engine.
+  func emit(_ event: ChatChannelEvent) {
+    if case .state(let state) = event { lock.withLock { connected = state == .connected } }
+    continuation.yield(event)
+  }
+
+  /// The next call not returned yet that `match` accepts (earlier ones it skips).
+  func next(_ match: @escaping (ChannelCall) -> ChannelCall?) async throws -> ChannelCall {
+    for _ in 0..<400 {
+      let found: ChannelCall? = lock.withLock {
+        while consumed < recorded.count {
+          defer { consumed += 1 }
+          if let call = match(recorded[consumed]) { return call }
+        }
+        return nil
+      }
+      if let found { return found }
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    throw ScriptError(description: "the engine made no such call; calls: \(calls)")
+  }
+
+  private func record(_ call: ChannelCall) throws {
+    try lock.withLock {
+      guard connected else { throw DomainError.offline }
+      recorded.append(call)
+    }
+  }
+
+  func open() async {}
+  func close() async { continuation.finish() }
+  func subscribe(to room: ChatRoom.ID, afterSeq: Int64) async throws {
+    try record(.subscribe(room, afterSeq: afterSeq))
+  }
+  func unsubscribe(from room: ChatRoom.ID) async throws { try record(.unsubscribe(room)) }
+  func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws {
+    try record(.send(room, text, clientMessageID))
+  }
+  func typing(in room: ChatRoom.ID) async throws { try record(.typing(room)) }
+}
+
+struct ScriptError: Error, CustomStringConvertible {
+  var description: String
+}
+
+/// The server's REST half for one room: numbered messages, `fetchMessages` as the server
+/// answers it, and counters of what the engine asked.
+actor ServerModel {
+  private var stored: [ChatMessage] = []
+  /// The `after_seq` of every forward fetch.
+  private(set) var fetches: [Int64] = []
+  /// How many messages came through `sendMessage`.
+  private(set) var restSends = 0
+
+  /// Appends `count` messages by `sender`.
+  func add(_ count: Int, by sender: UserSummary) {
+    for _ in 0..<count { _ = accept("message \(stored.count + 1)", from: sender, id: UUID()) }
+  }
+
+  /// Stores a message (once per client id) and returns it.
+  func accept(_ text: String, from sender: UserSummary, id: UUID) -> ChatMessage {
+    if let existing = stored.first(where: { $0.clientMessageID == id }) { return existing }
+    let seq = Int64(stored.count + 1)
+    let message = ChatMessage(
+      id: ChatMessage.ID(rawValue: "m_\(seq)"), roomID: ChatSyncEngineTests.room, seq: seq,
+      clientMessageID: id, sender: sender, text: text,
+      createdAt: Date(timeIntervalSince1970: TimeInterval(seq)))
+    stored.append(message)
+    return message
+  }
+
+  func message(_ seq: Int64) -> ChatMessage { stored[Int(seq) - 1] }
+
+  func messages(after seq: Int64) -> [ChatMessage] { stored.filter { $0.seq! > seq } }
+
+  func fetch(after: Int64?, before: Int64?, limit: Int) -> [ChatMessage] {
+    if let after {
+      fetches.append(after)
+      return Array(stored.filter { $0.seq! > after }.prefix(limit))
+    }
+    return Array(stored.filter { $0.seq! < (before ?? .max) }.suffix(limit))
+  }
+
+  func sentOverREST(_ text: String, id: UUID) -> ChatMessage {
+    restSends += 1
+    return accept(text, from: ChatSyncEngineTests.me, id: id)
+  }
+
+  /// The server calls of a chat repository over this model.
+  nonisolated var repository: ChatRepository {
+    var chat = ChatRepository()
+    chat.fetchRooms = { _ in
+      Page(items: [ChatRoom(id: ChatSyncEngineTests.room, kind: .group("g_1"), title: "Room")])
+    }
+    chat.fetchMessages = { _, after, before, limit in
+      await self.fetch(after: after, before: before, limit: limit)
+    }
+    chat.sendMessage = { text, _, id in await self.sentOverREST(text, id: id) }
+    chat.markRead = { _, _ in }
+    return chat
+  }
+}
