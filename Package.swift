@@ -228,7 +228,7 @@ let testTargets: [Target] = [
   .testTarget(
     name: "RepositoriesTestingTests",
     dependencies: [
-      "RepositoriesTesting", "Repositories", "Domain",
+      "RepositoriesTesting", "Repositories", "ServiceEngine", "Domain",
       .product(name: "Dependencies", package: "swift-dependencies"),
     ],
     path: "Tests/RepositoriesTestingTests"

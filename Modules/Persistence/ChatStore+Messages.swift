@@ -21,7 +21,7 @@ extension ChatStore {
           VALUES (?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, peer_id = excluded.peer_id,
             title = excluded.title, read_seq = MAX(read_seq, excluded.read_seq),
-            position = excluded.position
+            unread_count = excluded.unread_count, position = excluded.position
           """)
       for (position, room) in rooms.enumerated() {
         let (kind, peer): (String, String) =
@@ -127,11 +127,12 @@ extension ChatStore {
     }
   }
 
-  /// Moves the read cursor of `room` forward (never back).
+  /// Moves the read cursor of `room` forward (never back); the server's unread count of the
+  /// room is spent (the stored messages after the cursor count from now on).
   public func markRead(_ room: ChatRoom.ID, upTo seq: Int64) throws(PersistenceError) {
     try write { db in
       try db.execute(
-        sql: "UPDATE room SET read_seq = MAX(read_seq, ?) WHERE id = ?",
+        sql: "UPDATE room SET read_seq = MAX(read_seq, ?), unread_count = 0 WHERE id = ?",
         arguments: [seq, room.rawValue])
     }
   }

@@ -91,8 +91,9 @@ extension ChatStore {
 }
 
 extension ChatStore {
-  /// The stored rooms in the server's order, each with its newest message and the messages of
-  /// others after the read cursor as unread.
+  /// The stored rooms in the server's order, each with its newest message and as unread the
+  /// stored messages of others after the read cursor, or the server's count when that is
+  /// higher (a room whose messages were never synced).
   public func rooms() throws(PersistenceError) -> [ChatRoom] {
     try read { db in try Self.rooms(db, owner: owner.rawValue) }
   }
@@ -102,8 +103,8 @@ extension ChatStore {
       db,
       sql: """
         SELECT r.*,
-          (SELECT COUNT(*) FROM message m WHERE m.room_id = r.id AND m.seq > r.read_seq
-            AND m.sender_id <> ?) AS unread
+          MAX(r.unread_count, (SELECT COUNT(*) FROM message m WHERE m.room_id = r.id
+            AND m.seq > r.read_seq AND m.sender_id <> ?)) AS unread
         FROM room r WHERE r.kind <> 'unknown' ORDER BY r.position, r.id
         """, arguments: [owner]
     ).map { row in

@@ -88,6 +88,15 @@ struct ChatStoreTests {
     rooms = try store.rooms()
     #expect(rooms[0].unreadCount == 0 && rooms[0].lastReadSeq == 4)
     #expect(rooms[1].kind == .direct(joon.id))
+
+    // A room whose messages were never synced shows the server's count until it is read.
+    try store.saveRooms([
+      ChatRoom(id: room, kind: .group("g_1"), title: "Study", lastReadSeq: 4),
+      ChatRoom(id: "room_2", kind: .direct(joon.id), title: "Joon", unreadCount: 3),
+    ])
+    #expect(try store.rooms().map(\.unreadCount) == [0, 3])
+    try store.markRead("room_2", upTo: 3)
+    #expect(try store.rooms().map(\.unreadCount) == [0, 0])
   }
 
   @Test("observation: the current messages first, then every change, in order")

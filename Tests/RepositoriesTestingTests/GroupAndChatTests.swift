@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import Repositories
 import RepositoriesTesting
+import ServiceEngine
 import Testing
 
 @Suite("Fake study groups")
@@ -206,5 +207,57 @@ struct ChatTests {
     bobsRoom = try #require(try await bob.chat.fetchRooms(page: .first).items.first)
     #expect(bobsRoom.lastReadSeq == 3)
     #expect(bobsRoom.unreadCount == 0)
+  }
+}
+
+@Suite("Fake chat sync", .timeLimit(.minutes(1)))
+struct FakeChatSyncTests {
+  @Test("offline: a send stays pending and goes out once the backend is back; the link follows")
+  func offlineOutbox() async throws {
+    let (backend, alice, bob, _) = try makeCast()
+    let group = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Offline"))
+    _ = try await bob.studyGroups.joinGroup(group.id)
+    let room = try #require(try await bob.chat.fetchRooms(page: .first).items.first)
+    var states = alice.chat.connectionStates().makeAsyncIterator()
+    var messages = alice.chat.messages(in: room.id, limit: 10).makeAsyncIterator()
+    #expect(try await messages.next() == [])
+    while await states.next() != .connected {}
+
+    backend.isOffline = true
+    #expect(await states.next() == .waitingToReconnect(retryIn: .zero))
+    let pending = try await alice.chat.send(text: "sent while offline", to: room.id)
+    var latest = try #require(try await messages.next())
+    #expect(latest.map(\.deliveryState) == [.pending])
+    // The outbox tries (sending) and waits (pending again) while nothing gets through.
+    try await Task.sleep(for: .milliseconds(100))
+    let bobViewer = try backend.engine.viewer(try bob.userID)
+    #expect(
+      try backend.engine.messages(
+        in: room.id, afterSeq: nil, beforeSeq: nil, limit: 10, as: bobViewer
+      ).isEmpty)
+
+    backend.isOffline = false
+    repeat {
+      latest = try #require(try await messages.next())
+    } while latest.last?.deliveryState != .sent
+    #expect(latest.map(\.clientMessageID) == [pending.clientMessageID])
+    #expect(latest.last?.seq == 1)
+    let onServer = try await bob.chat.fetchMessages(room.id, nil, nil, 10)
+    #expect(onServer.map(\.clientMessageID) == [pending.clientMessageID])
+  }
+
+  @Test("two fake clients chat live; each has its own store")
+  func liveBetweenClients() async throws {
+    let (_, alice, bob, _) = try makeCast()
+    let group = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Live"))
+    _ = try await bob.studyGroups.joinGroup(group.id)
+    let room = try #require(try await bob.chat.fetchRooms(page: .first).items.first)
+    var bobs = bob.chat.messages(in: room.id, limit: 10).makeAsyncIterator()
+    #expect(try await bobs.next() == [])
+    for text in ["one", "two", "three"] { _ = try await alice.chat.send(text: text, to: room.id) }
+    var seen: [ChatMessage] = []
+    while seen.count < 3 { seen = try #require(try await bobs.next()) }
+    #expect(seen.map(\.text) == ["one", "two", "three"])
+    #expect(seen.compactMap(\.seq) == [1, 2, 3])
   }
 }

@@ -75,6 +75,13 @@ struct SharedScenarioTests {
     try await withBackend(kind, RuleScenarios.questionDays)
   }
 
+  @Test(
+    "chat sync: live delivery, outbox states, typing, unread, sign-out",
+    arguments: BackendKind.allCases)
+  func liveChat(_ kind: BackendKind) async throws {
+    try await withBackend(kind, ChatScenarios.liveChat)
+  }
+
   @Test("chat over REST: rooms, seq, de-duplication, direct rooms", arguments: BackendKind.allCases)
   func chat(_ kind: BackendKind) async throws {
     try await withBackend(kind, RuleScenarios.chat)

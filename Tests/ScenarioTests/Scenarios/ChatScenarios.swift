@@ -1,0 +1,161 @@
+import Domain
+import Foundation
+import Repositories
+import Testing
+
+/// Chat through the sync endpoints of `ChatRepository`: the local store, live delivery between
+/// clients, the outbox's states, typing, unread counts and sign-out. The live backend runs
+/// them over `/realtime` and HTTP, the fakes over the service engine; both run `ChatSync`.
+enum ChatScenarios {
+  static func liveChat(_ backend: any ScenarioBackend) async throws {
+    let mina = try await backend.makeMember(nickname: "mina")
+    let jun = try await backend.makeMember(nickname: "jun")
+    let outsider = try await backend.makeMember(nickname: "sol")
+    let minaID = try await mina.profile.fetchMe().id
+    let group = try await mina.studyGroups.createGroup(StudyGroupDraft(name: "Algorithms"))
+    _ = try await jun.studyGroups.joinGroup(group.id)
+    let room = try #require(
+      try await jun.chat.fetchRooms(.first).items.first { $0.kind == .group(group.id) })
+    // One message from before anybody opened the room: the catch-up brings it.
+    _ = try await mina.chat.sendMessage("Welcome!", room.id, UUID())
+
+    let minaMessages = Watched(mina.chat.messages(in: room.id, limit: 50))
+    let junMessages = Watched(jun.chat.messages(in: room.id, limit: 50))
+    let junStates = Watched(jun.chat.connectionStates())
+    try await junStates.wait("jun connected") { $0 == .connected }
+    try await junMessages.wait("jun caught up") { $0.map(\.text) == ["Welcome!"] }
+
+    // Sending: pending at once, then sent with the server's seq, on both screens.
+    let sent = try await mina.chat.send(text: "  Who solved #3?  ", to: room.id)
+    #expect(sent.deliveryState == .pending && sent.seq == nil)
+    #expect(sent.text == "Who solved #3?")
+    try await minaMessages.wait("mina sees hers sent") {
+      $0.last?.clientMessageID == sent.clientMessageID && $0.last?.deliveryState == .sent
+        && $0.last?.seq == 2
+    }
+    try await junMessages.wait("jun sees it live") {
+      $0.map(\.text) == ["Welcome!", "Who solved #3?"] && $0.last?.sender.id == minaID
+    }
+    await expectValidation(field: "text") { try await mina.chat.send(text: " ", to: room.id) }
+
+    // Typing reaches the other member.
+    let junTyping = Watched(jun.chat.typing(in: room.id))
+    try await eventuallyTrue("jun sees mina typing") {
+      await mina.chat.userIsTyping(in: room.id)
+      return junTyping.values.contains { $0.id == minaID }
+    }
+
+    // The room list: unread counts from the store (the server's for a room never opened), a
+    // read cursor that moves.
+    let junID = try await jun.profile.fetchMe().id
+    let direct = try await mina.chat.openDirectRoom(junID)
+    _ = try await mina.chat.sendMessage("Lunch?", direct.id, UUID())
+    let junRooms = Watched(jun.chat.rooms())
+    try await junRooms.wait("jun has 2 unread in the group, 1 in the direct room") {
+      $0.first { $0.id == room.id }?.unreadCount == 2
+        && $0.first { $0.id == direct.id }?.unreadCount == 1
+    }
+    try await jun.chat.markRead(room: room.id, seq: 2)
+    try await junRooms.wait("jun read everything") {
+      $0.first { $0.id == room.id }?.unreadCount == 0
+    }
+    #expect(
+      try await jun.chat.fetchRooms(.first).items.first { $0.id == room.id }?.lastReadSeq == 2)
+
+    // A send the server refuses fails with the reason; retry and delete.
+    let refused = try await outsider.chat.send(text: "Let me in", to: room.id)
+    let outsiderMessages = Watched(outsider.chat.messages(in: room.id, limit: 50))
+    let reason = DomainError.forbidden.description
+    try await outsiderMessages.wait("the outsider's send failed") {
+      $0.last?.deliveryState == .failed(reason: reason)
+    }
+    try await outsider.chat.retry(clientMessageID: refused.clientMessageID)
+    try await outsiderMessages.wait("failed again after retry") {
+      $0.last?.deliveryState == .failed(reason: reason)
+    }
+    try await outsider.chat.deleteUnsent(clientMessageID: refused.clientMessageID)
+    try await outsiderMessages.wait("deleted") { $0.isEmpty }
+    #expect(try await mina.chat.fetchMessages(room.id, nil, nil, 50).count == 2)
+
+    // Everything was stored: nothing older to load.
+    #expect(try await jun.chat.loadOlder(in: room.id, limit: 50) == 0)
+
+    // Signing out stops the engine: the streams end.
+    try await mina.auth.signOut()
+    try await minaMessages.waitForEnd("mina's stream ends at sign-out")
+    await #expect(throws: DomainError.signedOut) {
+      try await mina.chat.send(text: "after sign-out", to: room.id)
+    }
+    for watched in [minaMessages, junMessages] as [any Cancellable] { watched.cancel() }
+    junStates.cancel()
+    junTyping.cancel()
+    junRooms.cancel()
+    outsiderMessages.cancel()
+  }
+}
+
+protocol Cancellable: Sendable {
+  func cancel()
+}
+
+/// Reads a stream in the background and keeps every value, so a scenario can wait for a state.
+final class Watched<Element: Sendable>: Cancellable, @unchecked Sendable {
+  // Guarded by `lock`.
+  private let lock = NSLock()
+  private var received: [Element] = []
+  private var ended = false
+  private var task: Task<Void, Never>?
+
+  init(_ stream: AsyncThrowingStream<Element, any Error>) {
+    task = Task { [weak self] in
+      do {
+        for try await value in stream { self?.append(value) }
+      } catch {}
+      self?.finish()
+    }
+  }
+
+  init(_ stream: AsyncStream<Element>) {
+    task = Task { [weak self] in
+      for await value in stream { self?.append(value) }
+      self?.finish()
+    }
+  }
+
+  private func append(_ value: Element) { lock.withLock { received.append(value) } }
+  private func finish() { lock.withLock { ended = true } }
+
+  /// Every value so far.
+  var values: [Element] { lock.withLock { received } }
+
+  /// Waits up to 10 s for a value that satisfies `condition` (the latest one is checked).
+  func wait(
+    _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: @escaping (Element) -> Bool
+  ) async throws {
+    try await eventuallyTrue(what, sourceLocation: sourceLocation) {
+      self.values.last.map(condition) ?? false
+    }
+  }
+
+  /// Waits up to 10 s for the stream to end.
+  func waitForEnd(_ what: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    try await eventuallyTrue(what, sourceLocation: sourceLocation) {
+      self.lock.withLock { self.ended }
+    }
+  }
+
+  func cancel() { task?.cancel() }
+}
+
+/// Polls `condition` every 10 ms for up to 10 s; throws (with `what`) when it never holds.
+func eventuallyTrue(
+  _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+  _ condition: () async throws -> Bool
+) async throws {
+  for _ in 0..<1000 {
+    if try await condition() { return }
+    try await Task.sleep(for: .milliseconds(10))
+  }
+  throw ScenarioFailure(description: "timed out waiting until \(what)")
+}
