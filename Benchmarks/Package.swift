@@ -17,13 +17,19 @@ let package = Package(
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
-    // Issue 7's storage goals (P4, P5, P7): a plain release executable, see run-chat-benchmarks.
+    // Issue 7's goals (P4-P7): a plain release executable, see run-chat-benchmarks.
     .executableTarget(
       name: "ChatBenchmarks",
       dependencies: [
         .product(name: "Persistence", package: "Qapple"),
         .product(name: "Domain", package: "Qapple"),
+        .product(name: "ChatCore", package: "Qapple"),
+        .product(name: "Repositories", package: "Qapple"),
+        .product(name: "RepositoriesLive", package: "Qapple"),
+        .product(name: "NetworkKit", package: "Qapple"),
+        .product(name: "LocalServer", package: "Qapple"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/ChatBenchmarks"
     ),

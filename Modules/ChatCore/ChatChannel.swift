@@ -10,8 +10,9 @@ public enum ChatChannelEvent: Sendable, Hashable {
   case subscribed(room: ChatRoom.ID, lastSeq: Int64)
   /// The server ended a subscription (the user left the room, or it was deleted).
   case unsubscribed(room: ChatRoom.ID)
-  /// A stored message of a subscribed room, or the acknowledgement of the user's own send.
-  case message(ChatMessage)
+  /// Stored messages of subscribed rooms, or acknowledgements of the user's own sends, in the
+  /// order they came (a ``ChatEventQueue`` merges a burst into one event).
+  case messages([ChatMessage])
   /// A member started typing.
   case typing(room: ChatRoom.ID, user: UserSummary)
   /// The server refused a frame; `clientMessageID` names the refused send, if it was one.

@@ -303,10 +303,15 @@ public actor ChatSync {
         await connectionChanged(to: state)
       case .subscribed(let room, let lastSeq):
         try await syncing(room) { room in try await catchUp(room, upTo: lastSeq) }
-      case .message(let message):
-        try await syncing(message.roomID) { _ in
-          try store.save([message])
-          try await fillGaps(in: message.roomID)
+      case .messages(let messages):
+        // One transaction for the whole burst, then the gaps of each room it touched.
+        try store.save(messages)
+        var rooms: [ChatRoom.ID] = []
+        for message in messages where !rooms.contains(message.roomID) {
+          rooms.append(message.roomID)
+        }
+        for room in rooms {
+          try await syncing(room) { room in try await fillGaps(in: room) }
         }
       case .typing(let room, let user):
         typists.publish((room, user))

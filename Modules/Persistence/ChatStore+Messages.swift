@@ -104,14 +104,14 @@ extension ChatStore {
   /// gaps a sync fills over REST.
   public func missingSeqs(in room: ChatRoom.ID) throws(PersistenceError) -> ClosedRange<Int64>? {
     try read { db in
+      // `seq IS NOT NULL` lets SQLite read the newest seq off the partial index
+      // (room_id, seq): without it every received message scanned the room's history.
       guard
-        let row = try Row.fetchOne(
-          db,
-          sql: """
-            SELECT r.sync_seq AS cursor, MAX(m.seq) AS newest FROM room r
-            LEFT JOIN message m ON m.room_id = r.id WHERE r.id = ?
-            """, arguments: [room.rawValue]),
-        let cursor = row["cursor"] as Int64?, let newest = row["newest"] as Int64?,
+        let cursor = try Int64.fetchOne(
+          db, sql: "SELECT sync_seq FROM room WHERE id = ?", arguments: [room.rawValue]),
+        let newest = try Int64.fetchOne(
+          db, sql: "SELECT MAX(seq) FROM message WHERE room_id = ? AND seq IS NOT NULL",
+          arguments: [room.rawValue]),
         newest > cursor + 1
       else { return nil }
       return (cursor + 1)...(newest - 1)
@@ -123,7 +123,8 @@ extension ChatStore {
   public func oldestSeq(in room: ChatRoom.ID) throws(PersistenceError) -> Int64? {
     try read { db in
       try Int64.fetchOne(
-        db, sql: "SELECT MIN(seq) FROM message WHERE room_id = ?", arguments: [room.rawValue])
+        db, sql: "SELECT MIN(seq) FROM message WHERE room_id = ? AND seq IS NOT NULL",
+        arguments: [room.rawValue])
     }
   }
 

@@ -113,13 +113,23 @@ extension ChatStore {
       let kind: ChatRoom.Kind =
         row["kind"] == "direct"
         ? .direct(User.ID(rawValue: peer)) : .group(StudyGroup.ID(rawValue: peer))
-      let last = try messages(
-        db,
-        sql: """
-          SELECT * FROM message WHERE room_id = ? ORDER BY seq IS NULL DESC, seq DESC, row DESC
-          LIMIT 1
-          """, [id]
-      ).first
+      // The newest unsent message, else the newest sent one, each off its index (one ORDER BY
+      // over both scanned the room's whole history on every change of the observed list).
+      let last =
+        try messages(
+          db,
+          sql: """
+            SELECT * FROM message INDEXED BY message_outbox
+            WHERE state IN ('pending', 'sending', 'failed') AND room_id = ? ORDER BY row DESC
+            LIMIT 1
+            """, [id]
+        ).first
+        ?? messages(
+          db,
+          sql: """
+            SELECT * FROM message WHERE room_id = ? AND seq IS NOT NULL ORDER BY seq DESC LIMIT 1
+            """, [id]
+        ).first
       return ChatRoom(
         id: ChatRoom.ID(rawValue: id), kind: kind, title: row["title"], lastMessage: last,
         unreadCount: row["unread"], lastReadSeq: row["read_seq"])

@@ -9,8 +9,8 @@ import ServiceEngine
 /// the engine's refusals into `refused` events, so `ChatSync` runs on the fakes exactly as it
 /// runs live.
 final class EngineChatChannel: ChatChannel {
-  let events: AsyncStream<ChatChannelEvent>
-  private let continuation: AsyncStream<ChatChannelEvent>.Continuation
+  var events: AsyncStream<ChatChannelEvent> { queue.events }
+  private let queue = ChatEventQueue()
   private let backend: FakeBackend
   private let client: FakeClient.ID
   private let link = Locked(Link())
@@ -28,7 +28,6 @@ final class EngineChatChannel: ChatChannel {
   init(backend: FakeBackend, client: FakeClient.ID) {
     self.backend = backend
     self.client = client
-    (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
   }
 
   func open() async {
@@ -53,8 +52,8 @@ final class EngineChatChannel: ChatChannel {
     link.watching?.cancel()
     link.forwarding?.cancel()
     link.listener?.close()
-    continuation.yield(.state(.offline))
-    continuation.finish()
+    queue.push(.state(.offline))
+    queue.finish()
   }
 
   func subscribe(to room: ChatRoom.ID, afterSeq: Int64) async throws {
@@ -64,16 +63,16 @@ final class EngineChatChannel: ChatChannel {
         try backend.engine.subscribe(
           listener, to: room, afterSeq: afterSeq, replayLimit: Self.replayLimit, as: viewer)
       }
-      for message in start.replay { continuation.yield(.message(message)) }
-      continuation.yield(.subscribed(room: room, lastSeq: start.lastSeq))
+      for message in start.replay { queue.push(.messages([message])) }
+      queue.push(.subscribed(room: room, lastSeq: start.lastSeq))
     } catch let error as DomainError where error != .offline {
-      continuation.yield(.refused(clientMessageID: nil, error: error))
+      queue.push(.refused(clientMessageID: nil, error: error))
     }
   }
 
   func unsubscribe(from room: ChatRoom.ID) async throws {
     try connectedListener().unsubscribe(from: room)
-    continuation.yield(.unsubscribed(room: room))
+    queue.push(.unsubscribed(room: room))
   }
 
   func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws {
@@ -83,9 +82,9 @@ final class EngineChatChannel: ChatChannel {
         try backend.engine.sendMessage(
           text, to: room, clientMessageID: clientMessageID, as: viewer)
       }
-      continuation.yield(.message(sent.message))
+      queue.push(.messages([sent.message]))
     } catch let error as DomainError where error != .offline {
-      continuation.yield(.refused(clientMessageID: clientMessageID, error: error))
+      queue.push(.refused(clientMessageID: clientMessageID, error: error))
     }
   }
 
@@ -104,21 +103,21 @@ final class EngineChatChannel: ChatChannel {
   /// Opens a listener as the client's user (a new "socket"); stays down when the client is
   /// signed out or offline.
   private func connect() {
-    continuation.yield(.state(.connecting))
+    queue.push(.state(.connecting))
     let listener: ChatListener
     do {
       listener = try backend.perform(client) { viewer in backend.engine.chatListener(as: viewer) }
     } catch {
-      continuation.yield(.state(.offline))
+      queue.push(.state(.offline))
       return
     }
-    let continuation = continuation
+    let queue = queue
     let forwarding = Task { [weak self] in
       for await event in listener.events {
         switch event {
-        case .message(let message): continuation.yield(.message(message))
-        case .typing(let room, let user): continuation.yield(.typing(room: room, user: user))
-        case .membershipEnded(let room, _): continuation.yield(.unsubscribed(room: room))
+        case .message(let message): queue.push(.messages([message]))
+        case .typing(let room, let user): queue.push(.typing(room: room, user: user))
+        case .membershipEnded(let room, _): queue.push(.unsubscribed(room: room))
         }
       }
       // Cut off (it fell too far behind) rather than closed: reconnect, like a socket would.
@@ -138,7 +137,7 @@ final class EngineChatChannel: ChatChannel {
     }
     replaced.forwarding?.cancel()
     replaced.listener?.close()
-    continuation.yield(.state(.connected))
+    queue.push(.state(.connected))
   }
 
   /// Drops the listener (the socket went down while offline).
@@ -153,7 +152,7 @@ final class EngineChatChannel: ChatChannel {
     old.forwarding?.cancel()
     old.listener?.close()
     guard old.listener != nil else { return }
-    continuation.yield(.state(.waitingToReconnect(retryIn: .zero)))
+    queue.push(.state(.waitingToReconnect(retryIn: .zero)))
   }
 
   private func reconnect() {

@@ -65,8 +65,8 @@ struct ChatSyncEngineTests {
     // 3 and 4 are sent while their live frames get lost; 5 arrives (twice).
     await rig.server.add(3, by: Self.peer)
     let fifth = await rig.server.message(5)
-    rig.channel.emit(.message(fifth))
-    rig.channel.emit(.message(fifth))
+    rig.channel.emit(.messages([fifth]))
+    rig.channel.emit(.messages([fifth]))
     try await eventually { try rig.store.syncCursor(of: Self.room) == 5 }
     let stored = try rig.store.latestMessages(in: Self.room, limit: 50)
     #expect(stored.compactMap(\.seq) == [1, 2, 3, 4, 5])
@@ -82,7 +82,7 @@ struct ChatSyncEngineTests {
     let sent = try await rig.channel.next { $0.send }
     #expect(sent == .send(Self.room, "hello", pending.clientMessageID))
     let stored = await rig.server.accept("hello", from: Self.me, id: pending.clientMessageID)
-    rig.channel.emit(.message(stored))
+    rig.channel.emit(.messages([stored]))
     try await eventually { try rig.store.outbox().isEmpty }
     #expect(try rig.store.latestMessages(in: Self.room).map(\.deliveryState) == [.sent])
     #expect(await rig.server.restSends == 0)

@@ -17,7 +17,8 @@ let RUSAGE_SELF_WHO = RUSAGE_SELF
 // - P5: opening a room that holds 100,000 cached messages until the latest 50 are delivered
 //   takes <= 2 ms, and the sync cursor after it makes the sync ask only for newer messages;
 // - P7: peak memory while storing 100,000 messages into an empty store, page by page as a
-//   sync does, stays <= 64 MB (measured in a child process of its own).
+//   sync does, stays <= 64 MB (measured in a child process of its own);
+// - P6 (Delivery.swift): delivery through server and client engine on loopback.
 // Each timing is the median of several runs; every number is printed next to its goal.
 
 let room = ChatRoom.ID(rawValue: "room_bench")
@@ -205,7 +206,11 @@ if CommandLine.arguments.dropFirst().first == "p7-child" {
   p7Child()
   exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "p6" {
+  exit((try await p6()) ? 0 : 2)
+}
 var allMet = p4()
 allMet = await p5() && allMet
 allMet = (try p7()) && allMet
+allMet = (try await p6()) && allMet
 exit(allMet ? 0 : 2)

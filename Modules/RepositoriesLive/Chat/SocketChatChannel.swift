@@ -15,8 +15,8 @@ public final class SocketChatChannel: ChatChannel {
   /// The socket connection (state, reconnects).
   public let connection: WebSocketConnection
   /// The server's frames and the socket's states, as the engine's events.
-  public let events: AsyncStream<ChatChannelEvent>
-  private let continuation: AsyncStream<ChatChannelEvent>.Continuation
+  public var events: AsyncStream<ChatChannelEvent> { queue.events }
+  private let queue = ChatEventQueue()
   private let logger: Logger
   private let tasks = TaskBag()
 
@@ -41,7 +41,6 @@ public final class SocketChatChannel: ChatChannel {
     transport: any WebSocketTransport, clock: any Clock<Duration>
   ) {
     self.logger = logger
-    (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     connection = WebSocketConnection(
       configuration: .init(
         url: Self.socketURL(baseURL),
@@ -71,14 +70,14 @@ public final class SocketChatChannel: ChatChannel {
   public func open() async {
     let frames = connection.frames
     let states = connection.stateChanges()
-    let continuation = continuation
+    let queue = queue
     let logger = logger
     tasks.add(
       Task {
         for await frame in frames {
           guard case .text(let text) = frame else { continue }
           do {
-            if let event = try Self.event(ServerFrame(text: text)) { continuation.yield(event) }
+            if let event = try Self.event(ServerFrame(text: text)) { queue.push(event) }
           } catch {
             logger.warning("Ignoring a realtime frame: \(error)")
           }
@@ -86,7 +85,7 @@ public final class SocketChatChannel: ChatChannel {
       })
     tasks.add(
       Task {
-        for await state in states { continuation.yield(.state(Self.state(state))) }
+        for await state in states { queue.push(.state(Self.state(state))) }
       })
     await connection.start()
   }
@@ -95,8 +94,8 @@ public final class SocketChatChannel: ChatChannel {
   public func close() async {
     await connection.stop()
     tasks.cancelAll()
-    continuation.yield(.state(.offline))
-    continuation.finish()
+    queue.push(.state(.offline))
+    queue.finish()
   }
 
   /// Sends `subscribe` with `after_seq`.
@@ -131,7 +130,7 @@ public final class SocketChatChannel: ChatChannel {
     case .unsubscribed(let room):
       return .unsubscribed(room: ChatRoom.ID(rawValue: room))
     case .message(let message), .ack(_, let message):
-      return .message(try message.toDomain())
+      return .messages([try message.toDomain()])
     case .typing(let room, let user):
       return .typing(room: ChatRoom.ID(rawValue: room), user: try user.toDomain())
     case .error(let error):

@@ -81,7 +81,9 @@ enum Chat {
     _ db: Database, _ room: RoomRecord, sender: Int64, now: Date
   ) throws {
     guard let groupKey = room.groupId else { return }
-    let title = try GroupRecord.fetchOne(db, key: groupKey)?.name ?? ""
+    let title =
+      try String.fetchOne(
+        db, sql: "SELECT name FROM study_group WHERE id = ?", arguments: [groupKey]) ?? ""
     let event = Notifications.Event.message(room: room.key, title: title)
     let members = try Int64.fetchAll(
       db, sql: "SELECT user_id FROM group_member WHERE group_id = ? AND user_id <> ?",

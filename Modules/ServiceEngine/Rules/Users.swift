@@ -51,11 +51,14 @@ enum Users {
 
   /// The summary of the user with `key` (a placeholder when the row is gone).
   static func summary(_ db: Database, _ key: Int64) throws -> UserSummary {
-    guard let user = try any(db, key) else {
-      return UserSummary(
-        id: User.ID(rawValue: PublicID.user(key)), nickname: UserRecord.withdrawnName)
-    }
-    return summary(user)
+    // Two columns, not the whole record: every chat message sent or listed asks for one
+    // (decoding the full row was a sixth of the server's time per message in P6).
+    let row = try Row.fetchOne(
+      db, sql: #"SELECT nickname, withdrawn_at IS NOT NULL AS gone FROM "user" WHERE id = ?"#,
+      arguments: [key])
+    let nickname: String =
+      if let row, !(row["gone"] as Bool) { row["nickname"] } else { UserRecord.withdrawnName }
+    return UserSummary(id: User.ID(rawValue: PublicID.user(key)), nickname: nickname)
   }
 
   /// Validates an optional cohort: trimmed, empty means none, at most 30 characters.
