@@ -17,6 +17,7 @@ public enum APIOperation: String, CaseIterable, Hashable, Sendable {
   case meUploadAvatar = "MeAPI.uploadAvatar"
   case meNicknameAvailability = "MeAPI.nicknameAvailability"
   case meUser = "MeAPI.user"
+  case meUserByNickname = "MeAPI.userByNickname"
   case meMyAnswers = "MeAPI.myAnswers"
   case questionToday = "QuestionAPI.today"
   case questionList = "QuestionAPI.list"
@@ -129,6 +130,7 @@ public enum APIOperation: String, CaseIterable, Hashable, Sendable {
     case .meUploadAvatar: (.put, "/me/avatar", .member)
     case .meNicknameAvailability: (.get, "/nicknames/availability", .anyone)
     case .meUser: (.get, "/users/{user_id}", .member)
+    case .meUserByNickname: (.get, "/users", .member)
     case .meMyAnswers: (.get, "/me/answers", .member)
     case .questionToday: (.get, "/questions/today", .member)
     case .questionList: (.get, "/questions", .member)

@@ -17,6 +17,8 @@ public enum MeAPI: Sendable, Hashable {
   case nicknameAvailability(nickname: String)
   /// Another user's public profile.
   case user(User.ID)
+  /// The user who goes by a nickname (case-insensitively), e.g. to open a direct chat.
+  case userByNickname(String)
   /// The signed-in user's answers, newest first.
   case myAnswers(page: PageRequest = .first)
 }
@@ -43,6 +45,10 @@ extension MeAPI: DeclaredRoute {
         sample: SampleData.nicknameAvailability)
     case .user(let id):
       RouteDeclaration(.meUser, id.rawValue, sample: SampleData.otherUser)
+    case .userByNickname(let nickname):
+      RouteDeclaration(
+        .meUserByNickname, task: .query([URLQueryItem(name: "nickname", value: nickname)]),
+        sample: SampleData.otherUser)
     case .myAnswers(let page):
       RouteDeclaration(.meMyAnswers, task: .query(page.queryItems), sample: SampleData.myAnswers)
     }

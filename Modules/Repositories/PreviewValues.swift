@@ -73,6 +73,14 @@ extension ProfileRepository {
       return user
     },
     fetchUser: { id in try find(sample.users, id) },
+    findUser: { nickname in
+      guard
+        let user = sample.users.first(where: {
+          $0.nickname.rawValue.lowercased() == nickname.lowercased()
+        })
+      else { throw DomainError.notFound }
+      return user
+    },
     fetchMyAnswers: { request in
       page(sample.answers.values.flatMap { $0 }.filter(\.isMine), request)
     })

@@ -97,20 +97,25 @@ struct Chat: AsyncParsableCommand {
   }
 }
 
-/// `qapple dm USER`
+/// `qapple dm NICKNAME`
 struct DirectMessage: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "dm",
-    abstract: "Open the direct room with a user (by user id) and chat live, like `chat open`.")
+    abstract:
+      "Open the direct room with a user (by nickname, or u_N id) and chat live, like `chat open`.")
 
-  @Argument(help: "The other user's id, e.g. u_3 (see `qapple groups members`).")
+  @Argument(help: "The other user's nickname (any case), or their id such as u_3.")
   var user: String
 
   @OptionGroup var server: ServerOptions
 
   func run() async throws {
     try await server.withConnection(tool: .member) { connection in
-      let room = try await connection.repositories.chat.openDirectRoom(User.ID(user))
+      let repositories = connection.repositories
+      // A nickname is looked up; `u_<digits>` is an id (nicknames cannot contain "_").
+      let isID = user.hasPrefix("u_") && user.dropFirst(2).allSatisfy(\.isNumber)
+      let peer = isID ? User.ID(user) : try await repositories.profile.findUser(user).id
+      let room = try await repositories.chat.openDirectRoom(peer)
       StandardStreams.write("Direct room \(room.id) with \(room.title).")
       try await ChatSession.run(connection, room: room.id) { session in
         try await session.live()

@@ -11,7 +11,7 @@ struct APIOperationTests {
       #expect(seen.insert(key).inserted, "\(key) is declared twice")
       #expect(operation.pathTemplate.hasPrefix("/"))
     }
-    #expect(APIOperation.allCases.count == 65)
+    #expect(APIOperation.allCases.count == 66)
   }
 
   @Test("path parameters are read from the template in order")

@@ -96,6 +96,7 @@ extension MeAPI {
     .me, .updateProfile(FixtureBody.updateProfile),
     .uploadAvatar(image: FixtureBody.avatar, fileName: "avatar.jpg", mimeType: "image/jpeg"),
     .withdraw, .nicknameAvailability(nickname: "코딩하는사과"), .user(FixtureID.user),
+    .userByNickname("코딩하는사과"),
     .myAnswers(), .myAnswers(page: PageRequest(cursor: "c_a_0977", limit: 50)),
   ]
 
@@ -107,6 +108,7 @@ extension MeAPI {
     case .withdraw: "withdraw"
     case .nicknameAvailability: "nicknameAvailability"
     case .user: "user"
+    case .userByNickname: "userByNickname"
     case .myAnswers: "myAnswers"
     }
   }

@@ -42,6 +42,7 @@ let responseChecks: [String: ResponseCheck] = [
   "MeAPI.uploadAvatar": .single("User", UserDTO.self),
   "MeAPI.nicknameAvailability": .single("NicknameAvailability", NicknameAvailabilityDTO.self),
   "MeAPI.user": .single("User", UserDTO.self),
+  "MeAPI.userByNickname": .single("User", UserDTO.self),
   "MeAPI.myAnswers": .page("AnswerPage", AnswerDTO.self),
   "QuestionAPI.today": .single("Question", QuestionDTO.self),
   "QuestionAPI.list": .page("QuestionPage", QuestionDTO.self),

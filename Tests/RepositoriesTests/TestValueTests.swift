@@ -68,6 +68,7 @@ let allEndpoints: [Endpoint] = {
         imageData: Data([1]), fileName: "a.png", mimeType: "image/png")
     },
     Endpoint("ProfileRepository.fetchUser") { _ = try await profile.fetchUser("u") },
+    Endpoint("ProfileRepository.findUser") { _ = try await profile.findUser("name") },
     Endpoint("ProfileRepository.fetchMyAnswers") {
       _ = try await profile.fetchMyAnswers(page: page)
     },
@@ -204,9 +205,9 @@ struct TestValueTests {
 
   @Test("the list covers every endpoint of the ten interfaces")
   func everyEndpointIsListed() {
-    // 9 auth + 5 profile + 6 questions + 10 board + 2 reports + 4 notifications + 8 groups
+    // 9 auth + 6 profile + 6 questions + 10 board + 2 reports + 4 notifications + 8 groups
     // + 14 chat + 2 analytics + 12 admin.
-    #expect(allEndpoints.count == 73)
+    #expect(allEndpoints.count == 74)
     #expect(Set(allEndpoints.map(\.name)).count == allEndpoints.count)
   }
 

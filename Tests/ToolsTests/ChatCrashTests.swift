@@ -14,16 +14,9 @@ import Testing
 @Suite("Chat outbox survives SIGKILL", .serialized)
 struct ChatCrashTests {
   @Test func killedSendersDeliverEveryStoredMessageExactlyOnce() async throws {
-    let server = try QappleServer(
-      configuration: ServerConfiguration(
-        seed: .demo, rateLimit: nil, logLevel: .critical, realtimeFrameLimit: nil))
-    let url = try await server.start()
-    let home = ToolProcess.temporaryHome()
+    let (server, url, tools) = try await demoServer(signedIn: "demo-1")
+    let home = tools.home
     defer { try? FileManager.default.removeItem(at: home) }
-    let tools = ToolProcess(home: home)
-    let signIn = try await tools.run(
-      "qapple", arguments: ["signin", "--token", "demo-1", "--server", url.absoluteString])
-    #expect(signIn.status == 0, "\(signIn)")
     guard case .signedIn(let session) = try server.engine.signIn(provider: "dev", token: "demo-1")
     else { throw Failure("demo-1 is not a member") }
     let viewer = try server.engine.viewer(session.user.id)

@@ -1,4 +1,5 @@
 import Foundation
+import LocalServer
 import Testing
 
 @testable import ToolSupport
@@ -128,4 +129,20 @@ extension Trait where Self == RemovesDirectoryAfterwards {
   static func removesDirectoryAfterwards(_ directory: URL) -> Self {
     RemovesDirectoryAfterwards(directory: directory)
   }
+}
+
+/// A demo-seeded server on loopback (no rate limits) and a tool home where `qapple` is signed
+/// in with the dev token `token`; remove `tools.home` when done.
+func demoServer(
+  signedIn token: String
+) async throws -> (server: QappleServer, url: URL, tools: ToolProcess) {
+  let server = try QappleServer(
+    configuration: ServerConfiguration(
+      seed: .demo, rateLimit: nil, logLevel: .critical, realtimeFrameLimit: nil))
+  let url = try await server.start()
+  let tools = ToolProcess(home: ToolProcess.temporaryHome())
+  let signIn = try await tools.run(
+    "qapple", arguments: ["signin", "--token", token, "--server", url.absoluteString])
+  #expect(signIn.status == 0, "\(signIn)")
+  return (server, url, tools)
 }

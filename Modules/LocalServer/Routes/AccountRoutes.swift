@@ -77,6 +77,13 @@ extension RouteTable {
       _ = try call.me
       return try .json(UserDTO(try call.engine.user(call.id("user_id"))))
     }
+    add(.meUserByNickname) { call in
+      _ = try call.me
+      guard let nickname = call.query("nickname"), !nickname.isEmpty else {
+        throw APIError.validation(field: "nickname", "Pass the nickname to look up as ?nickname=.")
+      }
+      return try .json(UserDTO(try call.engine.user(nickname: nickname)))
+    }
     add(.meMyAnswers) { call in
       try .json(
         PageDTO(try call.engine.myAnswers(try call.pageRequest(), as: try call.me), AnswerDTO.init)

@@ -53,6 +53,13 @@ extension ProfileRepository {
         try requireID(id, field: "user_id")
         return try await client.fetch(MeAPI.user(id), as: UserDTO.self)
       },
+      findUser: { nickname in
+        let nickname = nickname.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !nickname.isEmpty else {
+          throw DomainError.validation(.empty(field: "nickname"))
+        }
+        return try await client.fetch(MeAPI.userByNickname(nickname), as: UserDTO.self)
+      },
       fetchMyAnswers: { page in
         try await client.fetchPage(MeAPI.myAnswers(page: page), of: AnswerDTO.self)
       })

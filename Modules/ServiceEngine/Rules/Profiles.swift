@@ -49,6 +49,12 @@ extension ServiceEngine {
     try read { db, moment in try Users.user(db, try Users.live(db, id), now: moment.now) }
   }
 
+  /// The live user who goes by `nickname` (case-insensitively); `notFound` when nobody does.
+  public func user(nickname: String) throws(DomainError) -> User {
+    guard let user = try user(named: nickname) else { throw .notFound }
+    return user
+  }
+
   /// A user as stored, withdrawn or not (`nil` when there is no such row); for tests and tools.
   public func storedUser(_ id: User.ID) throws(DomainError) -> User? {
     guard let key = PublicID.user.key(id.rawValue) else { return nil }

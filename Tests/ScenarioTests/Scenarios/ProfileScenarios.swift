@@ -29,6 +29,10 @@ enum ProfileScenarios {
     #expect(seen.id == aliceID)
     #expect(seen.nickname.rawValue == "alice")
     await #expect(throws: DomainError.notFound) { try await bob.profile.fetchUser("u_999999") }
+    // By nickname, case-insensitively; nobody by that name is notFound, no name is invalid.
+    #expect(try await bob.profile.findUser("ALICE").id == aliceID)
+    await #expect(throws: DomainError.notFound) { try await bob.profile.findUser("nobody") }
+    await expectValidation(field: "nickname") { try await bob.profile.findUser("  ") }
 
     let withAvatar = try await alice.profile.uploadAvatar(pngBytes, "me.png", "image/png")
     #expect(withAvatar.avatarURL != nil)
