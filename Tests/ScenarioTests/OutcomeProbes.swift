@@ -3,7 +3,7 @@ import Foundation
 import Repositories
 import Testing
 
-/// Edge cases where server-rules.md leaves the answer open (may a banned user delete their own
+/// Edge cases where `Docs/Rules.md` leaves the answer open (may a banned user delete their own
 /// post? what does a deleted group answer?): each probe runs on both backends and only the
 /// outcomes are compared. Whatever the answer, the fakes must give the server's.
 @Suite("Differential: outcomes of edge cases", .timeLimit(.minutes(1)))

@@ -3,7 +3,7 @@ import Foundation
 import Repositories
 import Testing
 
-/// Rules of /work/server-rules.md beyond the main flows: moderation edges, bans that end,
+/// Rules of `Docs/Rules.md` beyond the main flows: moderation edges, bans that end,
 /// questions whose day comes, chat over REST, and the sign-up checks.
 enum RuleScenarios {
   /// Comments and answers hide at five reporters too; `hide_content` hides without banning; a
@@ -174,7 +174,7 @@ enum RuleScenarios {
       ])
     let status = try await admin.admin.fetchQuestions(.scheduled, .first).items
     #expect(status.isEmpty)
-    // Only creating a question for today (or seeding one) announces it (server-rules names
+    // Only creating a question for today (or seeding one) announces it (`Docs/Rules.md` names
     // no other trigger): a scheduled question whose day comes stays quiet on both sides.
     let laterKinds = try await alice.notifications.fetchNotifications(.first).items.map(\.kind)
     #expect(laterKinds == [.newQuestion(published.id)])
@@ -299,7 +299,7 @@ enum RuleScenarios {
 
   /// The write limit (10 per 10 s here) counts each user's writes: the eleventh is refused
   /// with the wait until the oldest leaves the window, reads and other users go on, and the
-  /// window reopens. Every non-GET request is a write (server-rules: "writes per user").
+  /// window reopens. Every non-GET request is a write (`Docs/Rules.md`, the write limit).
   static func writeLimit(_ backend: any ScenarioBackend) async throws {
     let alice = try await backend.makeMember(nickname: "alice")
     let bob = try await backend.makeMember(nickname: "bob")
