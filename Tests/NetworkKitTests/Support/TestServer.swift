@@ -53,35 +53,16 @@ final class TestServer: Sendable {
     }
   }
 
-  private struct StartupFailed: Error {}
-
   private static func start() async throws -> TestServer {
     let state = ServerState()
     let router = Router()
     addRoutes(to: router, state: state)
-    let (ports, continuation) = AsyncStream<Int>.makeStream()
-    var logger = Logger(label: "TestServer")
-    logger.logLevel = .critical
-    let app = Application(
-      router: router,
-      configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-      onServerRunning: { channel in
-        continuation.yield(channel.localAddress?.port ?? 0)
-        continuation.finish()
-      },
-      logger: logger
-    )
-    // The server lives until the test process exits.
-    Task.detached {
-      do {
-        try await app.run()
-      } catch {
-        print("TestServer stopped: \(error)")
-      }
-      continuation.finish()
+    let port = try await runForTestProcess("TestServer") { reportPort, logger in
+      Application(
+        router: router,
+        configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { reportPort($0.localAddress?.port) }, logger: logger)
     }
-    var iterator = ports.makeAsyncIterator()
-    guard let port = await iterator.next(), port > 0 else { throw StartupFailed() }
     return TestServer(port: port, state: state)
   }
 
@@ -380,4 +361,39 @@ enum MultipartParser {
     }
     return nil
   }
+}
+
+/// Runs the Hummingbird app that `make` builds on 127.0.0.1 until the test process exits (the
+/// test servers are shared by every test) and returns the port it bound. `make` gets a closure
+/// to call from `onServerRunning` with the bound port, and a quiet logger named `name`.
+func runForTestProcess<App: ApplicationProtocol>(
+  _ name: String,
+  _ make: (_ reportPort: @escaping @Sendable (Int?) -> Void, Logger) -> App
+) async throws -> Int {
+  let (ports, continuation) = AsyncStream<Int>.makeStream()
+  var logger = Logger(label: name)
+  logger.logLevel = .critical
+  let app = make(
+    { port in
+      continuation.yield(port ?? 0)
+      continuation.finish()
+    }, logger)
+  Task.detached {
+    do {
+      try await app.run()
+    } catch {
+      print("\(name) stopped: \(error)")
+    }
+    continuation.finish()
+  }
+  var iterator = ports.makeAsyncIterator()
+  guard let port = await iterator.next(), port > 0 else { throw TestServerStartupFailed(name) }
+  return port
+}
+
+/// A test server did not report a port.
+struct TestServerStartupFailed: Error, CustomStringConvertible {
+  let name: String
+  init(_ name: String) { self.name = name }
+  var description: String { "\(name) did not start" }
 }

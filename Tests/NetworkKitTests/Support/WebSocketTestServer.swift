@@ -47,8 +47,6 @@ final class WebSocketTestServer: Sendable {
     }
   }
 
-  private struct StartupFailed: Error {}
-
   private static func start() async throws -> WebSocketTestServer {
     let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
     webSocketRouter.ws("/echo") { inbound, outbound, context in
@@ -65,32 +63,15 @@ final class WebSocketTestServer: Sendable {
     let router = Router()
     router.get("/plain") { _, _ in "not a WebSocket" }
 
-    let (ports, continuation) = AsyncStream<Int>.makeStream()
-    var logger = Logger(label: "WebSocketTestServer")
-    logger.logLevel = .critical
-    let app = Application(
-      router: router,
-      server: .http1WebSocketUpgrade(
-        webSocketRouter: webSocketRouter,
-        configuration: .init(ws: .init(maxFrameSize: maximumMessageSize, autoPing: .disabled))),
-      configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-      onServerRunning: { channel in
-        continuation.yield(channel.localAddress?.port ?? 0)
-        continuation.finish()
-      },
-      logger: logger
-    )
-    // The server lives until the test process exits.
-    Task.detached {
-      do {
-        try await app.run()
-      } catch {
-        print("WebSocketTestServer stopped: \(error)")
-      }
-      continuation.finish()
+    let port = try await runForTestProcess("WebSocketTestServer") { reportPort, logger in
+      Application(
+        router: router,
+        server: .http1WebSocketUpgrade(
+          webSocketRouter: webSocketRouter,
+          configuration: .init(ws: .init(maxFrameSize: maximumMessageSize, autoPing: .disabled))),
+        configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { reportPort($0.localAddress?.port) }, logger: logger)
     }
-    var iterator = ports.makeAsyncIterator()
-    guard let port = await iterator.next(), port > 0 else { throw StartupFailed() }
     return WebSocketTestServer(port: port)
   }
 
