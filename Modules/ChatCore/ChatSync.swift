@@ -76,6 +76,9 @@ public actor ChatSync {
 
   /// How many readers keep each room open.
   private var openRooms: [ChatRoom.ID: Int] = [:]
+  /// Rooms the engine unsubscribed from and whose `unsubscribed` answer has not come yet: that
+  /// answer must not close the room again if a reader opened it meanwhile.
+  private var unsubscribing: [ChatRoom.ID: Int] = [:]
   private var tasks: [Task<Void, Never>] = []
   private var isConnected = false
   private var flushing = false
@@ -243,7 +246,12 @@ public actor ChatSync {
     }
     openRooms[room] = nil
     guard isConnected else { return }
-    try? await channel.unsubscribe(from: room)
+    do {
+      unsubscribing[room, default: 0] += 1
+      try await channel.unsubscribe(from: room)
+    } catch {
+      answered(room)
+    }
   }
 
   /// Stores `text` as a pending message of `room` and returns it at once; the outbox sends it.
@@ -316,7 +324,9 @@ public actor ChatSync {
       case .typing(let room, let user):
         typists.publish((room, user))
       case .unsubscribed(let room):
-        openRooms[room] = nil
+        // The answer to our own unsubscribe changes nothing; unasked, the server ended the
+        // subscription (the user left the room): nobody can keep it open.
+        if !answered(room) { openRooms[room] = nil }
       case .refused(let clientMessageID, let error):
         try refused(clientMessageID, error)
       }
@@ -325,11 +335,21 @@ public actor ChatSync {
     }
   }
 
+  /// Counts off one awaited `unsubscribed` answer of `room`; `false` when none was awaited.
+  @discardableResult
+  private func answered(_ room: ChatRoom.ID) -> Bool {
+    guard let awaited = unsubscribing[room] else { return false }
+    unsubscribing[room] = awaited > 1 ? awaited - 1 : nil
+    return true
+  }
+
   private func connectionChanged(to state: ChatConnectionState) async {
     states.publishIfChanged(state)
     let connected = state == .connected
     guard connected != isConnected else { return }
     isConnected = connected
+    // A link that went down answers nothing more.
+    unsubscribing = [:]
     guard connected else { return }
     // A new link has no subscriptions: subscribe every open room from its cursor, and send
     // what the outbox holds (unacknowledged sends of the last link included).

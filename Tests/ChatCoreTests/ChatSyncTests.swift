@@ -168,6 +168,29 @@ struct ChatSyncEngineTests {
     #expect(try await rig.channel.next { $0.unsubscribe } == .unsubscribe(Self.room))
   }
 
+  @Test("the answer to our own unsubscribe keeps a room reopened meanwhile; an unasked one ends it")
+  func unsubscribedAnswers() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    await rig.sync.open(Self.room)
+    _ = try await rig.channel.next { $0.subscribe }
+    await rig.sync.close(Self.room)
+    _ = try await rig.channel.next { $0.unsubscribe }
+    await rig.sync.open(Self.room)
+    _ = try await rig.channel.next { $0.subscribe }
+    rig.channel.emit(.unsubscribed(room: Self.room))  // the answer to the close above
+    // Still open: a reconnect subscribes it again.
+    rig.channel.emit(.state(.waitingToReconnect(retryIn: .zero)))
+    rig.channel.emit(.state(.connected))
+    _ = try await rig.channel.next { $0.subscribe }
+    // Unasked (the user left the room): a reconnect leaves it alone.
+    rig.channel.emit(.unsubscribed(room: Self.room))
+    rig.channel.emit(.state(.waitingToReconnect(retryIn: .zero)))
+    rig.channel.emit(.state(.connected))
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(rig.channel.calls.filter(\.isSubscription).count == 3)
+  }
+
   @Test("typing and connection states reach every reader; stop ends the streams")
   func broadcastsAndStop() async throws {
     let rig = try Rig()
