@@ -258,4 +258,18 @@ struct ErrorEnvelopeDecodingTests {
       headers: [.retryAfter: "12"])
     #expect(LiveErrorMapping.domainError(for: error) == .rateLimited(retryAfter: .seconds(12)))
   }
+
+  @Test("a realtime error frame means what its code means over REST")
+  func realtimeErrorFrames() {
+    func mapped(_ code: String) -> DomainError {
+      LiveErrorMapping.domainError(realtime: RealtimeErrorDTO(code: code, message: "m"))
+    }
+    #expect(mapped("forbidden") == .forbidden)
+    #expect(mapped("banned") == .banned)
+    #expect(mapped("rate_limited") == .rateLimited(retryAfter: nil))
+    guard case .server = mapped("slow_consumer") else {
+      Issue.record("a socket-only code should be a server condition")
+      return
+    }
+  }
 }

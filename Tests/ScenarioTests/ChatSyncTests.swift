@@ -58,6 +58,19 @@ struct ChatSyncTests {
     return sync
   }
 
+  /// Started engines of the world's owner and member, each on its own in-memory store.
+  static func startedPair(
+    _ world: World
+  ) async throws -> (
+    ownerStore: ChatStore, memberStore: ChatStore, owner: ChatSync, member: ChatSync
+  ) {
+    let ownerStore = try ChatStore(at: .inMemory, owner: world.owner.user.id)
+    let memberStore = try ChatStore(at: .inMemory, owner: world.member.user.id)
+    let owner = await started(world.owner, ownerStore, room: world.room)
+    let member = await started(world.member, memberStore, room: world.room)
+    return (ownerStore, memberStore, owner, member)
+  }
+
   /// Waits until the store's room holds `count` sent messages; fails after 120 s.
   static func waitForSent(
     _ count: Int, in store: ChatStore, room: ChatRoom.ID,
@@ -77,10 +90,8 @@ struct ChatSyncTests {
   func liveAndCatchUp() async throws {
     let world = try await Self.world()
     defer { Task { await world.server.shutdown() } }
-    let ownerStore = try ChatStore(at: .inMemory, owner: world.owner.user.id)
-    let memberStore = try ChatStore(at: .inMemory, owner: world.member.user.id)
-    let ownerSync = await Self.started(world.owner, ownerStore, room: world.room)
-    var memberSync = await Self.started(world.member, memberStore, room: world.room)
+    let (ownerStore, memberStore, ownerSync, firstMemberSync) = try await Self.startedPair(world)
+    var memberSync = firstMemberSync
 
     for index in 1...30 { try await ownerSync.send("live \(index)", to: world.room) }
     let live = try await Self.waitForSent(30, in: memberStore, room: world.room)
@@ -160,10 +171,7 @@ struct ChatSyncTests {
     let world = try await Self.world(
       socketFaults: SocketFaults(dropRate: 0.02, duplicateRate: 0.2, reorderRate: 0.2))
     defer { Task { await world.server.shutdown() } }
-    let ownerStore = try ChatStore(at: .inMemory, owner: world.owner.user.id)
-    let memberStore = try ChatStore(at: .inMemory, owner: world.member.user.id)
-    let ownerSync = await Self.started(world.owner, ownerStore, room: world.room)
-    let memberSync = await Self.started(world.member, memberStore, room: world.room)
+    let (ownerStore, memberStore, ownerSync, memberSync) = try await Self.startedPair(world)
     for index in 1...100 { try await ownerSync.send("m\(index)", to: world.room) }
     let received = try await Self.waitForSent(100, in: memberStore, room: world.room)
     let sent = try await Self.waitForSent(100, in: ownerStore, room: world.room)

@@ -212,3 +212,15 @@ extension ErrorBodyDecoder {
       code: envelope.error.code, message: envelope.error.message, field: envelope.error.field)
   }
 }
+
+extension LiveErrorMapping {
+  /// The Domain error for a realtime `error` frame: its code means what it means over REST
+  /// (`forbidden`, `banned`, `rate_limited`, ...); a socket-only code (`too_many_frames`,
+  /// `slow_consumer`) is a server-side condition worth trying again.
+  public static func domainError(realtime error: RealtimeErrorDTO) -> DomainError {
+    domainError(
+      status: 0,
+      serverError: ServerError(code: error.code, message: error.message, field: error.field),
+      body: Data(), retryAfter: nil, prefix: "realtime: ")
+  }
+}
