@@ -146,8 +146,41 @@ let toolTargets: [Target] = [
   )
 ]
 
-// Persistence and the feature modules are added as their issues land (see
-// Docs/Architecture.md for the planned graph).
+// MARK: - Layer 5: feature modules (screen models over Repositories; no Live, no Testing)
+
+/// A feature module `Modules/<name>` (a library product of its own) and its tests
+/// `Tests/<name>Tests`, which run the screen models on the `RepositoriesTesting` fakes.
+/// `features` are the feature modules whose models this one presents (its children).
+func feature(_ name: String, presenting features: [String] = []) -> (Target, Target) {
+  let own: [Target.Dependency] = features.map { .target(name: $0) }
+  return (
+    .target(
+      name: name,
+      dependencies: own + [
+        "Repositories", "Domain",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+      ],
+      path: "Modules/\(name)"
+    ),
+    .testTarget(
+      name: "\(name)Tests",
+      dependencies: own + [
+        .target(name: name), "Repositories", "RepositoriesTesting", "Domain",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        // Linked, not imported: makes an unimplemented dependency fail the test.
+        .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+      ],
+      path: "Tests/\(name)Tests"
+    )
+  )
+}
+
+// One line per feature module, children first.
+let features = [
+  feature("ReportFeature")
+]
+let featureTargets = features.map(\.0)
+let featureTestTargets = features.map(\.1)
 
 // MARK: - Executables (composition roots; no library product)
 
@@ -296,7 +329,7 @@ let testTargets: [Target] = [
 
 let library =
   domainTargets + wireTargets + apiTargets + storageTargets + repositoryTargets + chatTargets
-  + engineTargets + implementationTargets + serverTargets + toolTargets
+  + engineTargets + implementationTargets + serverTargets + toolTargets + featureTargets
 
 let package = Package(
   name: "Qapple",
@@ -316,6 +349,6 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
   ],
-  targets: library + executableTargets + toolExecutableTargets + testTargets,
+  targets: library + executableTargets + toolExecutableTargets + testTargets + featureTestTargets,
   swiftLanguageModes: [.v6]
 )

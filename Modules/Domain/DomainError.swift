@@ -60,3 +60,17 @@ public enum DomainError: Error, Hashable, Sendable, CustomStringConvertible {
     return max(1, attoseconds > 0 ? seconds + 1 : seconds)
   }
 }
+
+extension DomainError {
+  /// `error` as a domain error, for code that calls a repository (whose endpoints throw
+  /// ``DomainError``): a domain error stays itself, a ``ValidationError`` becomes
+  /// ``validation(_:)``, anything else (a bug, an unimplemented test endpoint) becomes
+  /// ``server(_:)`` with its description, so a screen still shows something true.
+  public init(_ error: any Error) {
+    switch error {
+    case let error as DomainError: self = error
+    case let error as ValidationError: self = .validation(error)
+    default: self = .server(String(describing: error))
+    }
+  }
+}

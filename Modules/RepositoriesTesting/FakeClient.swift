@@ -1,4 +1,5 @@
 import ChatCore
+import Dependencies
 import Domain
 import Foundation
 import Logging
@@ -9,7 +10,8 @@ import ServiceEngine
 /// signed in as, and its auth repository drives its own session.
 ///
 /// Read repositories straight off the client (`alice.board.createPost(...)`), or install them
-/// all: `withDependencies { $0.install(alice.repositories) } operation: { ... }`.
+/// all: `withDependencies { $0.install(alice.repositories) } operation: { ... }`; for a feature
+/// model, `$0.install(alice)` also sets `\.date` to the backend's clock.
 @dynamicMemberLookup
 public struct FakeClient: Sendable, Identifiable {
   /// Identifies a client within its backend.
@@ -47,6 +49,17 @@ public struct FakeClient: Sendable, Identifiable {
       guard case .signedIn(let user) = sessionState else { throw .signedOut }
       return user.id
     }
+  }
+}
+
+extension DependencyValues {
+  /// Installs `client`'s repositories and makes `\.date` the backend's clock (``FakeBackend/now``),
+  /// so a feature model run as `client` stamps its analytics events with the fake's time:
+  /// `withDependencies { $0.install(alice) } operation: { BoardModel() }`.
+  public mutating func install(_ client: FakeClient) {
+    install(client.repositories)
+    let backend = client.backend
+    date = DateGenerator { backend.now() }
   }
 }
 

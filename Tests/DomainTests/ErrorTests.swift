@@ -77,6 +77,15 @@ struct DomainErrorTests {
     #expect(description.contains("in \(expected)."), "\(description)")
   }
 
+  @Test("Any error becomes a domain error a screen can show")
+  func fromAnyError() {
+    struct Unexpected: Error, CustomStringConvertible { var description: String { "boom" } }
+    #expect(DomainError(DomainError.banned as any Error) == .banned)
+    let invalid = ValidationError.empty(field: "content")
+    #expect(DomainError(invalid) == .validation(invalid))
+    #expect(DomainError(Unexpected()) == .server("boom"))
+  }
+
   @Test("rateLimited without a time says to wait a moment")
   func rateLimitedWithoutTime() {
     let description = DomainError.rateLimited(retryAfter: nil).description

@@ -1,3 +1,4 @@
+import Dependencies
 import Domain
 import Foundation
 import Repositories
@@ -148,5 +149,31 @@ struct BackendSwitchTests {
     #expect(events.count == 250)
     #expect(events.allSatisfy { $0.userID == (try? alice.userID) })
     #expect(events.last?.event.properties["index"] == "249")
+  }
+}
+
+@Suite("Installing a fake client")
+struct InstallFakeClientTests {
+  @Test("installs the client's repositories and the backend's clock as \\.date")
+  func installsRepositoriesAndDate() async throws {
+    let backend = FakeBackend(now: { Fixtures.now })
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let (me, now) = try await withDependencies {
+      $0.install(alice)
+    } operation: {
+      @Dependency(\.profileRepository) var profile
+      @Dependency(\.date.now) var now
+      return (try await profile.fetchMe(), now)
+    }
+    #expect(me.id == (try alice.userID))
+    #expect(now == Fixtures.now)
+    backend.advance(by: 60)
+    let later = withDependencies {
+      $0.install(alice)
+    } operation: {
+      @Dependency(\.date.now) var now
+      return now
+    }
+    #expect(later == Fixtures.now.addingTimeInterval(60))
   }
 }
