@@ -311,7 +311,10 @@ let testTargets: [Target] = [
   // them) and decodes their `--json` output.
   .testTarget(
     name: "ToolsTests",
-    dependencies: ["ToolSupport", "Domain", "LocalServer", "ServiceEngine", "Persistence"],
+    dependencies: [
+      "ToolSupport", "Domain", "LocalServer", "ServiceEngine", "Persistence", "Repositories",
+      "RepositoriesLive", "ChatCore", "NetworkKitTesting",
+    ],
     path: "Tests/ToolsTests"
   ),
   // One scenario suite, two backends: the RepositoriesTesting fakes, and RepositoriesLive over

@@ -37,29 +37,72 @@ public enum DeepLink: Hashable, Sendable {
     return URL(string: "\(Self.scheme)://\(path)")!
   }
 
-  /// Parses a `qapple://` link; throws `DeepLinkError` saying why a link is not understood.
-  public init(url: URL) throws(DeepLinkError) {
-    guard url.scheme?.lowercased() == Self.scheme else {
+  /// The longest link (in UTF-8 bytes) that is read at all; longer ones are refused unread.
+  public static let maximumLength = 2_048
+  /// The longest identifier a link may carry, in characters.
+  public static let maximumIdentifierLength = 100
+
+  /// Parses a `qapple://` link, or an `https://` universal link whose host is one of
+  /// `universalLinkHosts` (e.g. `https://qapple.app/posts/p_1`); throws ``DeepLinkError`` saying
+  /// why a link is not understood. Nothing is opened for a refused link.
+  ///
+  /// Places: `today`, `notifications`, `questions/ID`, `posts/ID` (also `board/posts/ID`),
+  /// `posts/ID/comments/ID` (also under `board/`), `groups/ID`, `chat/ID`. Identifiers are
+  /// percent-decoded and must be 1-100 letters, digits or `_-.:~` (so `..`, `/`, spaces and
+  /// control characters never reach a repository).
+  public init(url: URL, universalLinkHosts: Set<String> = []) throws(DeepLinkError) {
+    let text = url.absoluteString
+    guard text.utf8.count <= Self.maximumLength else { throw .tooLong(text.utf8.count) }
+    let pathPart: String
+    switch url.scheme?.lowercased() {
+    case Self.scheme:
+      // Everything after "qapple:" and an optional "//", up to a query or fragment, so that
+      // "qapple:today" and "qapple://today#top" are read like "qapple://today".
+      var rest = text.dropFirst(Self.scheme.count + 1)
+      if rest.hasPrefix("//") { rest = rest.dropFirst(2) }
+      pathPart = String(rest.prefix { $0 != "?" && $0 != "#" })
+    case "https" where !universalLinkHosts.isEmpty:
+      let host = url.host?.lowercased() ?? ""
+      guard universalLinkHosts.contains(host) else { throw .unknownHost(host) }
+      var path = url.path(percentEncoded: true)
+      if path.hasPrefix("/") { path.removeFirst() }
+      pathPart = path
+    default:
       throw .unsupportedScheme(url.scheme ?? "")
     }
-    // Everything after "qapple:" and an optional "//", up to a query or fragment, so that
-    // "qapple:today" and "qapple://today#top" are read like "qapple://today".
-    var rest = url.absoluteString.dropFirst(Self.scheme.count + 1)
-    if rest.hasPrefix("//") { rest = rest.dropFirst(2) }
-    let pathPart = String(rest.prefix { $0 != "?" && $0 != "#" })
-    let segments = pathPart.split(separator: "/").map {
-      String($0).removingPercentEncoding ?? String($0)
+    var segments = pathPart.split(separator: "/").map(String.init)
+    if segments.first == "board", segments.dropFirst().first == "posts" {
+      segments.removeFirst()
+    }
+    func id<Entity>(_ index: Int) throws(DeepLinkError) -> Identifier<Entity> {
+      let raw = segments[index]
+      guard let decoded = raw.removingPercentEncoding, Self.isValidIdentifier(decoded) else {
+        throw .invalidIdentifier(String(raw.prefix(Self.maximumIdentifierLength)))
+      }
+      return Identifier(decoded)
     }
     switch segments.count {
     case 1 where segments[0] == "today": self = .today
     case 1 where segments[0] == "notifications": self = .notifications
-    case 2 where segments[0] == "questions": self = .question(.init(segments[1]))
-    case 2 where segments[0] == "posts": self = .post(.init(segments[1]))
+    case 2 where segments[0] == "questions": self = .question(try id(1))
+    case 2 where segments[0] == "posts": self = .post(try id(1))
     case 4 where segments[0] == "posts" && segments[2] == "comments":
-      self = .comment(post: .init(segments[1]), comment: .init(segments[3]))
-    case 2 where segments[0] == "groups": self = .group(.init(segments[1]))
-    case 2 where segments[0] == "chat": self = .chatRoom(.init(segments[1]))
-    default: throw .unknownPath(pathPart)
+      self = .comment(post: try id(1), comment: try id(3))
+    case 2 where segments[0] == "groups": self = .group(try id(1))
+    case 2 where segments[0] == "chat": self = .chatRoom(try id(1))
+    default: throw .unknownPath(String(pathPart.prefix(200)))
+    }
+  }
+
+  /// Whether `text` may be an identifier in a link: 1-100 letters, digits or `_-.:~`, and not
+  /// `.` or `..`.
+  static func isValidIdentifier(_ text: String) -> Bool {
+    guard (1...maximumIdentifierLength).contains(text.count), text != ".", text != ".." else {
+      return false
+    }
+    return text.unicodeScalars.allSatisfy {
+      $0.properties.isAlphabetic || $0.properties.numericType == .decimal
+        || "_-.:~".unicodeScalars.contains($0)
     }
   }
 
@@ -79,6 +122,13 @@ public enum DeepLinkError: Error, Hashable, Sendable, CustomStringConvertible {
   case unsupportedScheme(String)
   /// A `qapple://` link to a place this version does not know.
   case unknownPath(String)
+  /// A universal link to a host that is not the app's.
+  case unknownHost(String)
+  /// An identifier in the link that no real item has (empty, too long, `..`, `/`, spaces or
+  /// control characters); carries the identifier as written (at most 100 characters).
+  case invalidIdentifier(String)
+  /// A link longer than ``DeepLink/maximumLength`` bytes; carries its length.
+  case tooLong(Int)
 
   /// What went wrong.
   public var description: String {
@@ -87,6 +137,12 @@ public enum DeepLinkError: Error, Hashable, Sendable, CustomStringConvertible {
       "Links with the scheme \"\(scheme)\" are not Qapple links."
     case .unknownPath(let path):
       "The link qapple://\(path) points nowhere this version knows; update the app."
+    case .unknownHost(let host):
+      "Links to \"\(host)\" are not Qapple links."
+    case .invalidIdentifier(let id):
+      "The link names \"\(id)\", which is not an identifier of anything in Qapple."
+    case .tooLong(let length):
+      "The link is \(length) bytes long; links longer than \(DeepLink.maximumLength) are not opened."
     }
   }
 }

@@ -58,31 +58,15 @@ struct ToolProcess: Sendable {
   func run(
     _ tool: String, arguments: [String], killAfter: Duration? = nil
   ) async throws -> ToolRun {
-    let executable = Self.productsDirectory().appendingPathComponent(tool)
-    try #require(
-      FileManager.default.isExecutableFile(atPath: executable.path),
-      "\(executable.path) is missing: build with `swift build --build-tests` first")
-    let output = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "qapple-tools-output-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+    let (process, output) = try Self.prepare(tool, arguments: arguments)
     defer { try? FileManager.default.removeItem(at: output) }
     let stdoutURL = output.appendingPathComponent("stdout")
     let stderrURL = output.appendingPathComponent("stderr")
-    try #require(FileManager.default.createFile(atPath: stdoutURL.path, contents: nil))
-    try #require(FileManager.default.createFile(atPath: stderrURL.path, contents: nil))
-
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment[DataDirectory.environmentKey] = home.path
     environment[ServerSelection.environmentKey] = nil
     environment[ToolLogging.environmentKey] = nil
     process.environment = environment
-    // Files, not pipes: a full pipe buffer would block the child before it exits.
-    process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-    process.standardError = try FileHandle(forWritingTo: stderrURL)
-    process.standardInput = FileHandle.nullDevice
 
     let status: Int32 = try await withCheckedThrowingContinuation { continuation in
       process.terminationHandler = { finished in
@@ -108,6 +92,91 @@ struct ToolProcess: Sendable {
       stdout: String(decoding: try Data(contentsOf: stdoutURL), as: UTF8.self),
       stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self))
   }
+}
+
+/// A `qapple-server` process started by ``ToolProcess/startServer(_:)``; ``stop()`` ends it
+/// with SIGTERM (the way an operator stops it) and waits for it to exit.
+final class ServerProcess: @unchecked Sendable {
+  /// Where the server listens (`http://127.0.0.1:PORT`).
+  let url: URL
+  // Only `stop()` touches the process after start-up, once.
+  private let process: Process
+  private let output: URL
+
+  fileprivate init(url: URL, process: Process, output: URL) {
+    self.url = url
+    self.process = process
+    self.output = output
+  }
+
+  /// What the server wrote to stderr so far (its log).
+  var log: String {
+    (try? String(contentsOf: output.appendingPathComponent("stderr"), encoding: .utf8)) ?? ""
+  }
+
+  /// Stops the server and waits (up to 10 s, then SIGKILL) until it has exited.
+  func stop() {
+    if process.isRunning { process.terminate() }
+    let deadline = Date().addingTimeInterval(10)
+    while process.isRunning, Date() < deadline { usleep(20_000) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    try? FileManager.default.removeItem(at: output)
+  }
+}
+
+extension ToolProcess {
+  /// A process for the built executable `tool` with `arguments`, its stdout and stderr going to
+  /// the files `stdout` and `stderr` of a new temporary folder (files, not pipes: a full pipe
+  /// buffer would block the child), its stdin empty; the caller removes the folder.
+  static func prepare(_ tool: String, arguments: [String]) throws -> (Process, output: URL) {
+    let executable = productsDirectory().appendingPathComponent(tool)
+    try #require(
+      FileManager.default.isExecutableFile(atPath: executable.path),
+      "\(executable.path) is missing: build with `swift build --build-tests` first")
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "qapple-\(tool)-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+    let stdoutURL = output.appendingPathComponent("stdout")
+    let stderrURL = output.appendingPathComponent("stderr")
+    try #require(FileManager.default.createFile(atPath: stdoutURL.path, contents: nil))
+    try #require(FileManager.default.createFile(atPath: stderrURL.path, contents: nil))
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+    process.standardError = try FileHandle(forWritingTo: stderrURL)
+    process.standardInput = FileHandle.nullDevice
+    return (process, output)
+  }
+
+  /// Starts the built `qapple-server` with `arguments` plus `--port 0` and waits (up to 30 s)
+  /// until it prints the URL it listens on.
+  static func startServer(_ arguments: [String]) async throws -> ServerProcess {
+    let (process, output) = try prepare("qapple-server", arguments: arguments + ["--port", "0"])
+    let stdoutURL = output.appendingPathComponent("stdout")
+    try process.run()
+    let prefix = "Qapple server running at "
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline, process.isRunning {
+      let printed = String(decoding: try Data(contentsOf: stdoutURL), as: UTF8.self)
+      if let line = printed.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }),
+        let url = URL(string: String(line.dropFirst(prefix.count)))
+      {
+        return ServerProcess(url: url, process: process, output: output)
+      }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    let server = ServerProcess(
+      url: URL(string: "http://127.0.0.1")!, process: process, output: output)
+    let log = server.log
+    server.stop()
+    throw ServerStartFailure(description: "qapple-server did not start: \(log)")
+  }
+}
+
+/// `qapple-server` exited or said nothing before its deadline.
+struct ServerStartFailure: Error, CustomStringConvertible {
+  var description: String
 }
 
 /// Deletes a directory once the suite (or test) it is attached to has finished.
