@@ -169,6 +169,8 @@ func feature(_ name: String, presenting features: [String] = []) -> (Target, Tar
         .product(name: "Dependencies", package: "swift-dependencies"),
         // Linked, not imported: makes an unimplemented dependency fail the test.
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+        // TestClock: debounce, typing and resend timers advanced exactly.
+        .product(name: "Clocks", package: "swift-clocks"),
       ],
       path: "Tests/\(name)Tests"
     )
