@@ -52,6 +52,16 @@ public struct FakeClient: Sendable, Identifiable {
   }
 }
 
+extension FakeClient {
+  /// Uploads what the client's analytics buffer holds, then returns every event its signed-in
+  /// user uploaded so far, in order: what a feature test pins after a flow.
+  public func uploadedEvents() async throws -> [AnalyticsEvent] {
+    _ = try await repositories.analytics.flush()
+    let id = try userID
+    return backend.analyticsEvents.filter { $0.userID == id }.map(\.event)
+  }
+}
+
 extension DependencyValues {
   /// Installs `client`'s repositories and makes `\.date` the backend's clock (``FakeBackend/now``),
   /// so a feature model run as `client` stamps its analytics events with the fake's time:

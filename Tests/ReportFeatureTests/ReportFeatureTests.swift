@@ -31,13 +31,6 @@ struct ReportFeatureTests {
     }
   }
 
-  /// The event names `client` uploaded, in order.
-  func events(of client: FakeClient) async throws -> [AnalyticsEvent] {
-    _ = try await client.analytics.flush()
-    let id = try client.userID
-    return backend.analyticsEvents.filter { $0.userID == id }.map(\.event)
-  }
-
   @Test func choosingConfirmingAndFilingAReport() async throws {
     let report = model(as: bob) { ReportModel(target: .post(post.id)) }
     var outcome: ReportModel.Outcome?
@@ -62,7 +55,7 @@ struct ReportFeatureTests {
 
     report.closeButtonTapped()
     #expect(outcome == .reported(filed))
-    let events = try await events(of: bob)
+    let events = try await bob.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed", "report_submitted"])
     #expect(events[0].properties == ["screen": "report", "target_kind": "post"])
     #expect(

@@ -176,4 +176,19 @@ struct InstallFakeClientTests {
     }
     #expect(later == Fixtures.now.addingTimeInterval(60))
   }
+
+  @Test("uploadedEvents flushes the client and returns its own user's events only")
+  func uploadedEventsAreTheUsersOwn() async throws {
+    let backend = FakeBackend(now: { Fixtures.now })
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let bob = try backend.signedUpClient(nickname: "bob")
+    await bob.analytics.track("post_created", at: Fixtures.now)
+    _ = try await bob.analytics.flush()
+    await alice.analytics.track("screen_viewed", ["screen": "board"], at: Fixtures.now)
+    await alice.analytics.track("post_liked", at: Fixtures.now)
+    let events = try await alice.uploadedEvents()
+    #expect(events.map(\.name) == ["screen_viewed", "post_liked"])
+    #expect(events[0].properties == ["screen": "board"])
+    #expect(try await bob.uploadedEvents().map(\.name) == ["post_created"])
+  }
 }
