@@ -29,6 +29,35 @@ struct Board: AsyncParsableCommand {
     return table
   }
 
+  /// A post and a page of its comments as `qapple board show` (and `qapple open`) prints them.
+  static func detailText(_ post: BoardPost, comments: [Comment], moreCursor: PageCursor?) -> String
+  {
+    var lines = [
+      "\(post.authorName)\(post.isMine ? " (me)" : "") · \(TextFormat.dateTime(post.createdAt)) · id \(post.id)",
+      post.content,
+      "\(post.likeCount) like\(post.likeCount == 1 ? "" : "s")\(post.isLiked ? " (you like it)" : "") · "
+        + "\(post.commentCount) comment\(post.commentCount == 1 ? "" : "s")",
+    ]
+    if !comments.isEmpty {
+      var table = TextTable([
+        .init("ID", maxWidth: 12), .init("AUTHOR", maxWidth: 16), .init("LIKES", maxWidth: 6),
+        .init("WHEN", maxWidth: 16), .init("COMMENT", maxWidth: 60),
+      ])
+      for comment in comments {
+        table.append([
+          comment.id.rawValue, comment.authorName + (comment.isMine ? " (me)" : ""),
+          "\(comment.likeCount)\(comment.isLiked ? "*" : "")",
+          TextFormat.dateTime(comment.createdAt), comment.content,
+        ])
+      }
+      lines += ["", table.render()]
+    }
+    if let cursor = moreCursor {
+      lines.append("(more comments: add --cursor \(cursor.rawValue))")
+    }
+    return lines.joined(separator: "\n")
+  }
+
   /// `qapple board list`
   struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List posts, newest first.")
@@ -88,30 +117,7 @@ struct Board: AsyncParsableCommand {
         let detail = PostDetailOutput(
           post: PostOutput(post), comments: ListOutput(comments, CommentOutput.init))
         try ToolOutput(output).emit(detail) {
-          var lines = [
-            "\(post.authorName)\(post.isMine ? " (me)" : "") · \(TextFormat.dateTime(post.createdAt)) · id \(post.id)",
-            post.content,
-            "\(post.likeCount) like\(post.likeCount == 1 ? "" : "s")\(post.isLiked ? " (you like it)" : "") · "
-              + "\(post.commentCount) comment\(post.commentCount == 1 ? "" : "s")",
-          ]
-          if !comments.items.isEmpty {
-            var table = TextTable([
-              .init("ID", maxWidth: 12), .init("AUTHOR", maxWidth: 16), .init("LIKES", maxWidth: 6),
-              .init("WHEN", maxWidth: 16), .init("COMMENT", maxWidth: 60),
-            ])
-            for comment in comments.items {
-              table.append([
-                comment.id.rawValue, comment.authorName + (comment.isMine ? " (me)" : ""),
-                "\(comment.likeCount)\(comment.isLiked ? "*" : "")",
-                TextFormat.dateTime(comment.createdAt), comment.content,
-              ])
-            }
-            lines += ["", table.render()]
-          }
-          if let cursor = comments.nextCursor {
-            lines.append("(more comments: add --cursor \(cursor.rawValue))")
-          }
-          return lines.joined(separator: "\n")
+          Board.detailText(post, comments: comments.items, moreCursor: comments.nextCursor)
         }
       }
     }

@@ -63,22 +63,30 @@ struct Notifications: AsyncParsableCommand {
       let printer = ToolOutput(output)
       try printer.emit(list) {
         guard !notifications.items.isEmpty else { return "No notifications." }
-        var table = TextTable([
-          .init("ID", maxWidth: 12), .init("NEW", maxWidth: 3), .init("KIND", maxWidth: 20),
-          .init("WHEN", maxWidth: 16), .init("MESSAGE", maxWidth: 50), .init("LINK", maxWidth: 40),
-        ])
-        for item in list.items {
-          table.append([
-            item.id, TextFormat.mark(!item.isRead, "*"), item.kind,
-            TextFormat.dateTime(item.createdAt), item.message, item.link ?? "",
-          ])
-        }
+        let table = Notifications.table(list.items)
         let summary =
           readAll ? "All marked read." : "\(unread) unread. Mark them read with --read-all."
         return table.render() + "\n" + summary
       }
       if let cursor = list.nextCursor { printer.note("(more: add --cursor \(cursor))") }
     }
+  }
+}
+
+extension Notifications {
+  /// The table of notifications.
+  static func table(_ items: [NotificationOutput]) -> TextTable {
+    var table = TextTable([
+      .init("ID", maxWidth: 12), .init("NEW", maxWidth: 3), .init("KIND", maxWidth: 20),
+      .init("WHEN", maxWidth: 16), .init("MESSAGE", maxWidth: 50), .init("LINK", maxWidth: 40),
+    ])
+    for item in items {
+      table.append([
+        item.id, TextFormat.mark(!item.isRead, "*"), item.kind,
+        TextFormat.dateTime(item.createdAt), item.message, item.link ?? "",
+      ])
+    }
+    return table
   }
 }
 
@@ -209,19 +217,25 @@ struct Groups: AsyncParsableCommand {
           GroupMemberOutput(member)
         }
         try ToolOutput(output).emitList(list, empty: "No members.") {
-          var table = TextTable([
-            .init("USER", maxWidth: 12), .init("NICKNAME", maxWidth: 14),
-            .init("ROLE", maxWidth: 8), .init("JOINED", maxWidth: 16),
-          ])
-          for member in list.items {
-            table.append([
-              member.user.id, member.user.nickname, member.role,
-              TextFormat.dateTime(member.joinedAt),
-            ])
-          }
-          return table
+          Groups.membersTable(list.items)
         }
       }
     }
+  }
+}
+
+extension Groups {
+  /// The table of a group's members.
+  static func membersTable(_ members: [GroupMemberOutput]) -> TextTable {
+    var table = TextTable([
+      .init("USER", maxWidth: 12), .init("NICKNAME", maxWidth: 14),
+      .init("ROLE", maxWidth: 8), .init("JOINED", maxWidth: 16),
+    ])
+    for member in members {
+      table.append([
+        member.user.id, member.user.nickname, member.role, TextFormat.dateTime(member.joinedAt),
+      ])
+    }
+    return table
   }
 }

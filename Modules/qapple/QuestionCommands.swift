@@ -14,26 +14,29 @@ struct Today: AsyncParsableCommand {
   func run() async throws {
     try await server.withConnection(tool: .member) { connection in
       let question = try await Today.fetch(connection)
-      try ToolOutput(output).emit(QuestionOutput(question)) {
-        var lines = [
-          "Today's question (\(question.publishDate), id \(question.id)):",
-          "  \(question.content)",
-          "",
-          "\(question.answerCount) answer\(question.answerCount == 1 ? "" : "s") so far.",
-        ]
-        if let answer = question.myAnswer {
-          lines.append("Your answer (id \(answer.id)): \(answer.content)")
-          lines.append("Read the others with `qapple answers`.")
-        } else {
-          lines.append("Answer it with `qapple answer \"...\"` to see what others wrote.")
-        }
-        return lines.joined(separator: "\n")
-      }
+      try ToolOutput(output).emit(QuestionOutput(question)) { Today.text(question) }
     }
   }
 }
 
 extension Today {
+  /// A question, the count of its answers and the user's answer (or how to answer it).
+  static func text(_ question: Question, title: String = "Today's question") -> String {
+    var lines = [
+      "\(title) (\(question.publishDate), id \(question.id)):",
+      "  \(question.content)",
+      "",
+      "\(question.answerCount) answer\(question.answerCount == 1 ? "" : "s") so far.",
+    ]
+    if let answer = question.myAnswer {
+      lines.append("Your answer (id \(answer.id)): \(answer.content)")
+      lines.append("Read the others with `qapple answers \(question.id)`.")
+    } else {
+      lines.append("Answer it with `qapple answer \"...\"` to see what others wrote.")
+    }
+    return lines.joined(separator: "\n")
+  }
+
   /// Today's question; "not found" says that no question is out today.
   static func fetch(_ connection: ToolConnection) async throws -> Question {
     do {
@@ -119,19 +122,24 @@ struct Answers: AsyncParsableCommand {
       }
       try ToolOutput(output).emitList(
         ListOutput(answers, AnswerOutput.init), empty: "No answers yet."
-      ) {
-        var table = TextTable([
-          .init("ID", maxWidth: 12), .init("AUTHOR", maxWidth: 14), .init("MINE", maxWidth: 4),
-          .init("WHEN", maxWidth: 16), .init("ANSWER", maxWidth: 60),
-        ])
-        for answer in answers.items {
-          table.append([
-            answer.id.rawValue, answer.authorNickname, TextFormat.mark(answer.isMine),
-            TextFormat.dateTime(answer.createdAt), answer.content,
-          ])
-        }
-        return table
-      }
+      ) { Answers.table(answers.items) }
     }
+  }
+}
+
+extension Answers {
+  /// The table of a page of answers.
+  static func table(_ answers: [Answer]) -> TextTable {
+    var table = TextTable([
+      .init("ID", maxWidth: 12), .init("AUTHOR", maxWidth: 14), .init("MINE", maxWidth: 4),
+      .init("WHEN", maxWidth: 16), .init("ANSWER", maxWidth: 60),
+    ])
+    for answer in answers {
+      table.append([
+        answer.id.rawValue, answer.authorNickname, TextFormat.mark(answer.isMine),
+        TextFormat.dateTime(answer.createdAt), answer.content,
+      ])
+    }
+    return table
   }
 }
