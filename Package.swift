@@ -181,6 +181,8 @@ func feature(_ name: String, presenting features: [String] = []) -> (Target, Tar
 let features = [
   feature("ReportFeature"),
   feature("AuthFeature"),
+  feature("QuestionFeature", presenting: ["ReportFeature"]),
+  feature("ProfileFeature"),
 ]
 let featureTargets = features.map(\.0)
 let featureTestTargets = features.map(\.1)

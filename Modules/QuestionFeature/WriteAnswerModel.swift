@@ -1,0 +1,167 @@
+import Dependencies
+import Domain
+import Foundation
+import Observation
+import Repositories
+
+/// The write-answer sheet: the question, the text with its live counter and font size, submit.
+///
+/// The limit is the engine's (``Domain/TextRule/answer``), counted as users see characters
+/// (Swift `Character`s, so a Hangul syllable or an emoji with modifiers is one). Text past the
+/// limit is cut at a character boundary, and how much was cut is said
+/// (``droppedCharacterCount``); the font size follows the text actually kept. The presenter keeps
+/// this model while its screen lives, so closing and reopening the sheet keeps the draft.
+@MainActor @Observable
+public final class WriteAnswerModel: Identifiable {
+  /// The font sizes, largest first: the text steps down one size at each threshold.
+  public static let fontSizes = [48, 40, 32, 24, 17]
+  /// The shares of the limit, in percent, at which the next smaller size starts.
+  public static let fontSizeThresholds = [20, 40, 60, 80]
+  /// The most characters an answer may have (the engine's rule).
+  public static var limit: Int { TextRule.answer.length.upperBound }
+
+  /// The question answered.
+  public let question: Question
+  /// The text as kept (never longer than the rule allows).
+  public private(set) var text = ""
+  /// How many characters the last change could not keep (0 when everything fit), so the view
+  /// can say the text was shortened instead of losing it silently.
+  public private(set) var droppedCharacterCount = 0
+  /// The answer is being sent: the button shows progress and ignores taps.
+  public private(set) var isSubmitting = false
+  /// The last failure, shown until ``failureDismissed()`` or the next submit.
+  public private(set) var failure: DomainError?
+
+  /// Called when the server accepted the answer (awaited before the submit ends, so the
+  /// presenter can show the unlocked answers).
+  @ObservationIgnored public var onSubmitted: @MainActor (Answer) async -> Void = { _ in }
+  /// Called when the user closed the sheet without submitting (the draft stays in this model).
+  @ObservationIgnored public var onClose: @MainActor () -> Void = {}
+
+  @ObservationIgnored @Dependency(\.questionRepository) private var questions
+  @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
+  @ObservationIgnored @Dependency(\.date) private var date
+
+  /// Creates the sheet for `question` with an empty draft.
+  public init(question: Question) {
+    self.question = question
+  }
+
+  /// The identity of the sheet: its question.
+  public nonisolated var id: Question.ID { question.id }
+
+  /// How many more characters fit, as the engine counts them.
+  public var remainingCount: Int { TextRule.answer.remaining(in: text) }
+
+  /// The font size for the text kept: ``fontSizes`` stepped down at each of
+  /// ``fontSizeThresholds`` percent of ``limit``.
+  public var fontSize: Int {
+    let percent = (Self.limit - remainingCount) * 100 / Self.limit
+    return Self.fontSizes[Self.fontSizeThresholds.filter { percent >= $0 }.count]
+  }
+
+  /// Whether submit is enabled: text the rule accepts, nothing being sent.
+  public var canSubmit: Bool {
+    !isSubmitting && (try? Answer.validate(content: text)) != nil
+  }
+
+  /// The sheet appeared.
+  public func task() async {
+    await analytics.screenViewed("answer_write", at: date.now)
+  }
+
+  /// The user typed or pasted: keeps what fits and says how much did not.
+  public func textChanged(_ newText: String) {
+    let kept = Self.kept(newText)
+    droppedCharacterCount = newText.count - kept.count
+    text = kept
+  }
+
+  /// Submit was tapped: checks the text, sends it, and hands the answer to the presenter.
+  public func submitButtonTapped() async {
+    guard !isSubmitting else { return }
+    let content: String
+    do {
+      content = try Answer.validate(content: text)
+    } catch {
+      failure = .validation(error)
+      return
+    }
+    isSubmitting = true
+    failure = nil
+    let answer: Answer
+    do {
+      answer = try await questions.submitAnswer(question.id, content)
+    } catch {
+      isSubmitting = false
+      failure = DomainError(error)
+      return
+    }
+    isSubmitting = false
+    await analytics.track(
+      "answer_submitted", ["characters": String(content.count)], at: date.now)
+    await onSubmitted(answer)
+  }
+
+  /// The sheet was closed; the draft stays for the next time it opens.
+  public func closeButtonTapped() {
+    onClose()
+  }
+
+  /// The failure was read.
+  public func failureDismissed() {
+    failure = nil
+  }
+
+  /// The longest start of `text` the rule accepts: whole characters, at most ``limit`` once
+  /// surrounding whitespace is trimmed (leading whitespace does not count, as for the engine).
+  static func kept(_ text: String) -> String {
+    let leading = text.prefix(while: \.isWhitespace).count
+    return String(text.prefix(leading + limit))
+  }
+}
+
+/// The write sheet a presenter keeps while its screen lives: reopening the sheet for the same
+/// question brings the same draft back; a submitted answer ends it.
+@MainActor
+struct DraftKeeper {
+  private var sheet: WriteAnswerModel?
+
+  /// The sheet for `question`: the kept one, or a new one made with `presenter`'s dependencies
+  /// and the presenter's reactions to closing and submitting.
+  mutating func sheet(
+    for question: Question, from presenter: some AnyObject,
+    onClose: @escaping @MainActor () -> Void,
+    onSubmitted: @escaping @MainActor (Answer) async -> Void
+  ) -> WriteAnswerModel {
+    if let sheet, sheet.question.id == question.id { return sheet }
+    let new = withDependencies(from: presenter) { WriteAnswerModel(question: question) }
+    new.onClose = onClose
+    new.onSubmitted = onSubmitted
+    sheet = new
+    return new
+  }
+
+  /// Forgets the draft (it was submitted).
+  mutating func discard() {
+    sheet = nil
+  }
+}
+
+extension Question {
+  /// The question once the user's `answer` was accepted.
+  func answered(with answer: Answer) -> Question {
+    var question = self
+    question.myAnswer = answer
+    question.answerCount += 1
+    return question
+  }
+
+  /// The question once the user deleted their answer.
+  func withoutMyAnswer() -> Question {
+    var question = self
+    question.myAnswer = nil
+    question.answerCount = max(0, question.answerCount - 1)
+    return question
+  }
+}

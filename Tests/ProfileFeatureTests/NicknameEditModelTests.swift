@@ -1,0 +1,200 @@
+import Clocks
+import Dependencies
+import Domain
+import Foundation
+import ProfileFeature
+import Repositories
+import RepositoriesTesting
+import Testing
+
+/// The live nickname check on an exact clock, with two members competing for names.
+@MainActor
+@Suite("NicknameEditModel")
+struct NicknameEditModelTests {
+  let backend = FakeBackend(now: { Fixtures.now })
+  let alice: FakeClient
+  let bob: FakeClient
+  let clock = TestClock()
+  /// Every nickname the editor asked the service about, in order.
+  let checked = LockIsolated<[String]>([])
+
+  init() throws {
+    alice = try backend.signedUpClient(nickname: "alice")
+    bob = try backend.signedUpClient(nickname: "bob")
+  }
+
+  /// Alice's editor, on the test clock, counting availability requests.
+  func editor() -> NicknameEditModel {
+    let checked = checked
+    return model(as: alice, clock: clock) {
+      let check = $0.authRepository.checkNickname
+      $0.authRepository.checkNickname = { nickname in
+        checked.withValue { $0.append(nickname.rawValue) }
+        return try await check(nickname)
+      }
+    } _: {
+      NicknameEditModel(current: Nickname(trusted: "alice"))
+    }
+  }
+
+  @Test func theServiceIsAskedOnlyOnceTypingPauses() async throws {
+    let editor = editor()
+    #expect(editor.text == "alice")
+    #expect(editor.availability == .unchanged)
+    #expect(!editor.canSave)
+
+    editor.nicknameChanged("bob")
+    #expect(editor.availability == .checking)
+    await clock.advance(by: NicknameEditModel.debounce - .milliseconds(1))
+    #expect(editor.availability == .checking)
+    #expect(checked.value == [])
+    await clock.advance(by: .milliseconds(1))
+    await settle(clock) { editor.availability != .checking }
+    #expect(editor.availability == .taken)
+    #expect(!editor.canSave)
+    #expect(checked.value == ["bob"])
+
+    editor.nicknameChanged("bobby")
+    await clock.advance(by: NicknameEditModel.debounce)
+    await settle(clock) { editor.availability != .checking }
+    #expect(editor.availability == .available)
+    #expect(editor.canSave)
+    #expect(checked.value == ["bob", "bobby"])
+  }
+
+  @Test func typingOnCancelsTheCheckOfTheOlderText() async throws {
+    let editor = editor()
+    for text in ["c", "ca", "car", "caro", "carol"] {
+      editor.nicknameChanged(text)
+      await clock.advance(by: .milliseconds(100))
+    }
+    #expect(checked.value == [])
+    await clock.advance(by: NicknameEditModel.debounce)
+    await settle(clock) { editor.availability != .checking }
+    #expect(checked.value == ["carol"])
+    #expect(editor.availability == .available)
+  }
+
+  @Test func anAnswerToAStaleCheckNeverShows() async throws {
+    // The service is slow to answer about "carol", and its answer ignores cancellation.
+    let held = LockIsolated<CheckedContinuation<Void, Never>?>(nil)
+    let editor = model(as: alice, clock: clock) {
+      let check = $0.authRepository.checkNickname
+      $0.authRepository.checkNickname = { nickname in
+        if nickname.rawValue == "carol" {
+          await withCheckedContinuation { continuation in held.setValue(continuation) }
+        }
+        return try await check(nickname)
+      }
+    } _: {
+      NicknameEditModel(current: Nickname(trusted: "alice"))
+    }
+    editor.nicknameChanged("carol")
+    await clock.advance(by: NicknameEditModel.debounce)
+    await settle(clock) { held.value != nil }
+    #expect(held.value != nil)
+    // The user types on while "carol" is being asked about.
+    editor.nicknameChanged("bob")
+    await clock.advance(by: NicknameEditModel.debounce)
+    await settle(clock) { editor.availability != .checking }
+    #expect(editor.availability == .taken)
+    // Now "carol" is free, says the late answer; it is about a text no longer there.
+    held.value?.resume()
+    await settle(clock)
+    #expect(editor.availability == .taken)
+    #expect(editor.text == "bob")
+  }
+
+  @Test func invalidNicknamesAreShownWithoutAskingTheService() async throws {
+    let editor = editor()
+    let cases: [(String, ValidationError)] = [
+      ("", .empty(field: "nickname")),
+      ("a", .tooShort(field: "nickname", minimum: 2, actual: 1)),
+      ("abcdefghijklm", .tooLong(field: "nickname", maximum: 12, actual: 13)),
+      ("al ice!", .invalidCharacters(field: "nickname", characters: " !")),
+      ("Admin", .reserved(field: "nickname", value: "Admin")),
+    ]
+    for (text, error) in cases {
+      editor.nicknameChanged(text)
+      #expect(editor.availability == .invalid(error), "\(text)")
+      #expect(!editor.canSave)
+    }
+    await clock.run()
+    #expect(checked.value == [])
+    await editor.saveButtonTapped()
+    #expect(try await alice.profile.fetchMe().nickname.rawValue == "alice")
+  }
+
+  @Test func goingBackToTheCurrentNameOrChangingItsCaseNeedsNoCheck() async throws {
+    let editor = editor()
+    editor.nicknameChanged("bob")
+    editor.nicknameChanged("alice")
+    #expect(editor.availability == .unchanged)
+    editor.nicknameChanged("Alice")
+    #expect(editor.availability == .available)
+    await clock.run()
+    #expect(checked.value == [])
+    var outcome: NicknameEditModel.Outcome?
+    editor.onFinish = { outcome = $0 }
+    await editor.saveButtonTapped()
+    guard case .saved(let user) = outcome else {
+      Issue.record("not saved: \(String(describing: editor.failure))")
+      return
+    }
+    #expect(user.nickname.rawValue == "Alice")
+  }
+
+  @Test func savingANameTakenMeanwhileShowsItAsTaken() async throws {
+    let editor = editor()
+    var outcome: NicknameEditModel.Outcome?
+    editor.onFinish = { outcome = $0 }
+    editor.nicknameChanged("carol")
+    await clock.advance(by: NicknameEditModel.debounce)
+    await settle(clock) { editor.availability != .checking }
+    #expect(editor.availability == .available)
+    // Bob takes it before Alice saves.
+    _ = try await bob.profile.updateProfile(ProfileUpdate(nickname: Nickname(trusted: "carol")))
+    await editor.saveButtonTapped()
+    #expect(editor.availability == .taken)
+    #expect(editor.failure == nil)
+    #expect(outcome == nil)
+    #expect(!editor.isSaving)
+    #expect(try await alice.profile.fetchMe().nickname.rawValue == "alice")
+  }
+
+  @Test func offlineChecksAndSavesAreShown() async throws {
+    let editor = editor()
+    backend.isOffline = true
+    editor.nicknameChanged("carol")
+    await clock.advance(by: NicknameEditModel.debounce)
+    await settle(clock) { editor.availability != .checking }
+    #expect(editor.availability == .checkFailed(.offline))
+    #expect(editor.canSave)
+    await editor.saveButtonTapped()
+    #expect(editor.failure == .offline)
+    #expect(!editor.isSaving)
+    editor.failureDismissed()
+    #expect(editor.failure == nil)
+    backend.isOffline = false
+    var outcome: NicknameEditModel.Outcome?
+    editor.onFinish = { outcome = $0 }
+    await editor.saveButtonTapped()
+    guard case .saved(let user) = outcome else {
+      Issue.record("not saved: \(String(describing: editor.failure))")
+      return
+    }
+    #expect(user.nickname.rawValue == "carol")
+    #expect(backend.user(named: "carol")?.id == (try alice.userID))
+  }
+
+  @Test func cancellingStopsThePendingCheck() async throws {
+    let editor = editor()
+    var outcome: NicknameEditModel.Outcome?
+    editor.onFinish = { outcome = $0 }
+    editor.nicknameChanged("carol")
+    editor.cancelButtonTapped()
+    #expect(outcome == .cancelled)
+    await clock.run()
+    #expect(checked.value == [])
+  }
+}

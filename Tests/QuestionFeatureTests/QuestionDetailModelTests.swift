@@ -1,0 +1,90 @@
+import Dependencies
+import Domain
+import Foundation
+import QuestionFeature
+import Repositories
+import RepositoriesTesting
+import Testing
+
+/// What `qapple://questions/ID` opens, on the community seed (questions in seed order: today,
+/// yesterday, two and three days ago, tomorrow).
+@MainActor
+@Suite("QuestionDetailModel")
+struct QuestionDetailModelTests {
+  let backend = FakeBackend(now: { Fixtures.now })
+  let seeded: SeededData
+  let bear: FakeClient
+
+  init() throws {
+    seeded = try backend.seed(Fixtures.community)
+    bear = try backend.client(forNickname: Fixtures.codingBear)
+  }
+
+  @Test func aPastQuestionIAnsweredShowsItsAnswers() async throws {
+    let detail = model(as: bear) { QuestionDetailModel(questionID: seeded.questions[2]) }
+    await detail.task()
+    #expect(detail.question?.content == "요즘 가장 재미있게 공부하는 주제는?")
+    #expect(!detail.isToday)
+    #expect(!detail.canWriteAnswer)
+    #expect(!detail.answers.isLocked)
+    #expect(detail.answers.answers.map(\.isMine) == [true])
+    let events = try await events(of: bear)
+    #expect(events.map(\.properties) == [["screen": "question_detail"]])
+  }
+
+  @Test func aPastQuestionIDidNotAnswerStaysLockedAndCannotBeAnswered() async throws {
+    let detail = model(as: bear) { QuestionDetailModel(questionID: seeded.questions[1]) }
+    await detail.task()
+    #expect(detail.question?.myAnswer == nil)
+    #expect(detail.answers.isLocked)
+    #expect(detail.answers.answers.isEmpty)
+    #expect(!detail.canWriteAnswer)
+    detail.writeAnswerButtonTapped()
+    #expect(detail.destination == nil)
+  }
+
+  @Test func todaysQuestionCanBeAnsweredFromItsLink() async throws {
+    let detail = model(as: bear) { QuestionDetailModel(questionID: seeded.questions[0]) }
+    await detail.task()
+    #expect(detail.isToday)
+    #expect(detail.canWriteAnswer)
+    #expect(detail.answers.isLocked)
+    detail.writeAnswerButtonTapped()
+    let sheet = try #require(detail.destination?.writeAnswer)
+    sheet.textChanged("링크로 들어와서 쓴 답")
+    sheet.closeButtonTapped()
+    detail.writeAnswerButtonTapped()
+    let reopened = try #require(detail.destination?.writeAnswer)
+    #expect(reopened.text == "링크로 들어와서 쓴 답")
+    await reopened.submitButtonTapped()
+    #expect(detail.destination == nil)
+    #expect(detail.question?.myAnswer?.content == "링크로 들어와서 쓴 답")
+    #expect(!detail.canWriteAnswer)
+    #expect(!detail.answers.isLocked)
+    #expect(detail.answers.answers.count == 3)
+  }
+
+  @Test func aQuestionNotPublishedOrUnknownIsNotFound() async throws {
+    for id in [seeded.questions[4], "q_missing"] {
+      let detail = model(as: bear) { QuestionDetailModel(questionID: id) }
+      await detail.task()
+      #expect(detail.phase == .failed(.notFound))
+      #expect(!detail.canWriteAnswer)
+    }
+  }
+
+  @Test func aFailedLoadIsShownAndARefreshRecovers() async throws {
+    backend.isOffline = true
+    let detail = model(as: bear) { QuestionDetailModel(questionID: seeded.questions[2]) }
+    await detail.task()
+    #expect(detail.phase == .failed(.offline))
+    backend.isOffline = false
+    await detail.refreshPulled()
+    #expect(detail.question?.id == seeded.questions[2])
+    #expect(detail.answers.answers.count == 1)
+    backend.isOffline = true
+    await detail.refreshPulled()
+    #expect(detail.failure == .offline)
+    #expect(detail.question?.id == seeded.questions[2])
+  }
+}
