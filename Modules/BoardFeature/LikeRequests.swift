@@ -12,11 +12,6 @@ import Domain
 final class LikeRequests<ID: Hashable & Sendable> {
   private var inFlight: Set<ID> = []
 
-  /// Whether a request for `id` is running.
-  func isInFlight(_ id: ID) -> Bool {
-    inFlight.contains(id)
-  }
-
   /// The user tapped like on `id`: `read` and `write` reach the state shown, `send` asks the
   /// server for a state. Returns the state the server confirmed, or `nil` when the tap joined
   /// a running request (or the item is not shown).

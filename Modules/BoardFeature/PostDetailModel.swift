@@ -60,6 +60,8 @@ public final class PostDetailModel {
   public var isCommentAnonymous = true
   /// A comment is being sent.
   public private(set) var isSubmittingComment = false
+  /// A pull-to-refresh is running.
+  public private(set) var isRefreshing = false
   /// The last failure of an action (like, comment, paging, refresh), shown until
   /// ``failureDismissed()``.
   public private(set) var failure: DomainError?
@@ -70,6 +72,7 @@ public final class PostDetailModel {
   @ObservationIgnored public var onDismiss: @MainActor () -> Void = {}
 
   private let list = PagedList<Comment>()
+  @ObservationIgnored private var isLoadingPost = false
   @ObservationIgnored private let postLikes = LikeRequests<BoardPost.ID>()
   @ObservationIgnored private let commentLikes = LikeRequests<Comment.ID>()
 
@@ -92,8 +95,6 @@ public final class PostDetailModel {
   public var hasMoreComments: Bool { list.hasMore }
   /// A further page of comments is loading.
   public var isLoadingMoreComments: Bool { list.isLoadingMore }
-  /// A pull-to-refresh is running.
-  public var isRefreshing: Bool { phase == .loaded && list.isReloading }
   /// How many more characters the comment may have (negative past the limit).
   public var commentRemainingCount: Int { TextRule.comment.remaining(in: commentText) }
   /// Whether the send button is enabled.
@@ -109,7 +110,7 @@ public final class PostDetailModel {
   public func task() async {
     await analytics.screenViewed(
       "board_post", ["focused_comment": String(focusedCommentID != nil)], at: date.now)
-    guard phase == .loading, post == nil else { return }
+    guard phase == .loading, !isLoadingPost else { return }
     await load()
   }
 
@@ -123,7 +124,9 @@ public final class PostDetailModel {
   /// The user pulled to refresh: the post and the comments from the first page; a failure
   /// keeps what was shown.
   public func refreshPulled() async {
-    guard phase == .loaded else { return }
+    guard phase == .loaded, !isRefreshing else { return }
+    isRefreshing = true
+    defer { isRefreshing = false }
     do {
       post = try await board.fetchPost(postID)
     } catch {
@@ -262,6 +265,8 @@ public final class PostDetailModel {
   }
 
   private func load() async {
+    isLoadingPost = true
+    defer { isLoadingPost = false }
     do {
       post = try await board.fetchPost(postID)
       try await list.reload { [board, postID] in try await board.fetchComments(postID, $0) }

@@ -80,6 +80,33 @@ struct BoardModelTests {
     #expect(!board.isRefreshing)
   }
 
+  @Test func aNextPageThatArrivesAfterARefreshIsDropped() async throws {
+    _ = try await alice.publishPosts(25)
+    let slowPage = Gate()
+    let pages = CallLog<Bool>()
+    let board = board(as: bob) {
+      let fetch = $0.boardRepository.fetchPosts
+      $0.boardRepository.fetchPosts = { page in
+        await pages.record(page.cursor != nil)
+        if page.cursor != nil { await slowPage.wait() }
+        return try await fetch(page)
+      }
+    }
+    await board.task()
+    let more = Task { await board.postAppeared(board.posts[19].id) }
+    await pages.waitForCalls(2)  // The second page is on its way.
+    #expect(board.isLoadingMore)
+    let newest = try await alice.board.createPost(PostDraft(content: "newest"))
+    await board.refreshPulled()
+    await slowPage.open()
+    await more.value
+    // The old list's second page does not land under the refreshed first page.
+    #expect(board.posts.count == 20)
+    #expect(board.posts.first?.id == newest.id)
+    #expect(board.hasMore)
+    #expect(board.failure == nil)
+  }
+
   @Test func aFailedRefreshKeepsTheListAndShowsTheFailure() async throws {
     let published = try await alice.publishPosts(3)
     let board = board(as: bob)

@@ -171,6 +171,7 @@ struct PostDetailModelTests {
     backend.isOffline = true
     await detail.refreshPulled()
     #expect(detail.failure == .offline)
+    #expect(!detail.isRefreshing)
     #expect(detail.comments.count == 2)
     #expect(detail.phase == .loaded)
     backend.isOffline = false
