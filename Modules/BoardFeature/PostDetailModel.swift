@@ -196,12 +196,14 @@ public final class PostDetailModel {
       failure = .validation(error)
       return
     }
+    let submitted = commentText
     isSubmittingComment = true
     failure = nil
     defer { isSubmittingComment = false }
     do {
       let comment = try await board.createComment(postID, draft)
-      commentText = ""
+      // Text typed while the comment was on its way is a new comment: keep it.
+      if commentText == submitted { commentText = "" }
       post?.commentCount += 1
       // Comments read oldest first: the new one belongs after the last page. Before that page
       // is loaded it arrives with it.

@@ -315,6 +315,21 @@ struct PostDetailModelTests {
     #expect(detail.comments.map(\.authorName) == ["bob"])
   }
 
+  @Test func aBannedMemberIsToldWhyTheirCommentAndLikeFailed() async throws {
+    let admin = try backend.signedUpClient(nickname: "minji", role: .admin)
+    let detail = detail(as: bob)
+    await detail.task()
+    _ = try await admin.admin.banUser(try bob.userID, "Spamming the board", nil)
+    detail.commentText = "one more"
+    await detail.commentSubmitButtonTapped()
+    #expect(detail.failure == .banned)
+    #expect(detail.commentText == "one more")
+    detail.failureDismissed()
+    await detail.likeButtonTapped()
+    #expect(detail.failure == .banned)
+    #expect(detail.post?.likeState == LikeState(isLiked: false, likeCount: 0))
+  }
+
   @Test func commentingOnAPostDeletedMeanwhileSaysItIsGone() async throws {
     let detail = detail(as: bob)
     await detail.task()
