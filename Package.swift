@@ -183,6 +183,8 @@ let features = [
   feature("AuthFeature"),
   feature("QuestionFeature", presenting: ["ReportFeature"]),
   feature("ProfileFeature"),
+  feature("BoardFeature", presenting: ["ReportFeature"]),
+  feature("NotificationsFeature"),
 ]
 let featureTargets = features.map(\.0)
 let featureTestTargets = features.map(\.1)

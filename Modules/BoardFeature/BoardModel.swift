@@ -1,0 +1,239 @@
+import Dependencies
+import Domain
+import Foundation
+import Observation
+import Repositories
+
+/// The Board tab's root: the posts, newest first, read page by page; pull to refresh; search
+/// as the user types; likes; and the "new post" sheet.
+///
+/// - Paging: the row of the last loaded post appearing (``postAppeared(_:)``) loads the next
+///   page. A refresh replaces the list from the first page; a failed refresh keeps what was
+///   shown and shows the failure.
+/// - Search: ``searchTextChanged(_:)`` waits ``searchDebounce`` on `@Dependency(\.continuousClock)`
+///   and only then asks the server; a newer keystroke cancels the older wait, and the results
+///   of an older search never replace those of a newer one. Clearing the text returns to the
+///   list.
+/// - Likes are optimistic: the row flips at once, the server's count wins, a failure puts the
+///   old state back and is shown.
+/// - Tapping a post leaves the feature through ``onNavigate`` with ``Domain/DeepLink/post(_:)``.
+@MainActor @Observable
+public final class BoardModel {
+  /// What the board presents.
+  public enum Destination {
+    /// The "new post" sheet.
+    case compose(ComposePostModel)
+  }
+
+  /// How long the search text must rest before the server is asked.
+  public static let searchDebounce: Duration = .milliseconds(300)
+
+  /// The search field's text as typed.
+  public private(set) var searchText = ""
+  /// The query of the search shown (trimmed), or `nil` when the list is shown.
+  public private(set) var searchQuery: String?
+  /// A search is waiting for the typing to rest or for the server.
+  public private(set) var isSearching = false
+  /// The last failure, shown until ``failureDismissed()``.
+  public private(set) var failure: DomainError?
+  /// What is presented, if anything.
+  public var destination: Destination?
+
+  /// Asks the app to open a place outside the board (a post's screen).
+  @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
+
+  private let list = PagedList<BoardPost>()
+  private var results: PagedList<BoardPost>?
+  @ObservationIgnored private var searchTask: Task<Void, Never>?
+  @ObservationIgnored private var searchGeneration = 0
+  @ObservationIgnored private let likes = LikeRequests<BoardPost.ID>()
+
+  @ObservationIgnored @Dependency(\.boardRepository) private var board
+  @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
+  @ObservationIgnored @Dependency(\.continuousClock) private var clock
+  @ObservationIgnored @Dependency(\.date) private var date
+
+  /// Creates the board; ``task()`` loads it.
+  public init() {}
+
+  // MARK: - What the screen shows
+
+  /// The posts of the list (not of a search), newest first.
+  public var posts: [BoardPost] { list.items }
+  /// The results of the search shown, newest first (empty before the first results arrive).
+  public var searchResults: [BoardPost] { results?.items ?? [] }
+  /// Whether the search results are shown instead of the list.
+  public var isSearchActive: Bool { searchQuery != nil }
+  /// The rows on screen: the search results while searching, the list otherwise.
+  public var visiblePosts: [BoardPost] { isSearchActive ? searchResults : posts }
+  /// Whether more rows follow the visible ones (a spinner under the last row).
+  public var hasMore: Bool { isSearchActive ? results?.hasMore ?? false : list.hasMore }
+  /// The list's first page is loading (nothing to show yet).
+  public var isLoading: Bool { list.isReloading && !list.hasLoaded }
+  /// A pull-to-refresh is running over a shown list.
+  public var isRefreshing: Bool { list.isReloading && list.hasLoaded }
+  /// A further page of the visible rows is loading.
+  public var isLoadingMore: Bool {
+    isSearchActive ? results?.isLoadingMore ?? false : list.isLoadingMore
+  }
+  /// Whether the list (not a search) came back empty: "no posts yet".
+  public var isEmpty: Bool { list.hasLoaded && list.items.isEmpty }
+
+  // MARK: - User actions
+
+  /// The screen appeared: loads the first page the first time.
+  public func task() async {
+    await analytics.screenViewed("board", at: date.now)
+    guard !list.hasLoaded, !list.isReloading else { return }
+    await reloadList()
+  }
+
+  /// The user pulled to refresh: the list starts again from the first page (the search
+  /// results, while searching).
+  public func refreshPulled() async {
+    if let query = searchQuery, let results {
+      await loadResults(results, of: query, generation: searchGeneration)
+    } else {
+      await reloadList()
+    }
+  }
+
+  /// The row of `post` appeared; the last one loads the next page.
+  public func postAppeared(_ post: BoardPost.ID) async {
+    do {
+      if let query = searchQuery, let results {
+        guard results.isLast(post) else { return }
+        try await results.loadMore { [board] in try await board.searchPosts(query, $0) }
+      } else {
+        guard list.isLast(post) else { return }
+        try await list.loadMore { [board] in try await board.fetchPosts($0) }
+      }
+    } catch {
+      failure = error
+    }
+  }
+
+  /// The user tapped a post: its screen opens.
+  public func postTapped(_ post: BoardPost.ID) {
+    onNavigate(.post(post))
+  }
+
+  /// The search text changed. After ``searchDebounce`` without further typing the server is
+  /// asked; returns when this search finished or a newer change or clearing superseded it.
+  /// Empty text (or only spaces) returns to the list at once.
+  public func searchTextChanged(_ text: String) async {
+    searchText = text
+    searchTask?.cancel()
+    searchGeneration += 1
+    let generation = searchGeneration
+    let query = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !query.isEmpty else {
+      searchTask = nil
+      searchQuery = nil
+      results = nil
+      isSearching = false
+      return
+    }
+    searchQuery = query
+    isSearching = true
+    let task = Task { [weak self, clock] in
+      do {
+        try await clock.sleep(for: Self.searchDebounce)
+      } catch {
+        return  // A newer change cancelled this wait.
+      }
+      guard let self, generation == self.searchGeneration else { return }
+      await self.loadResults(PagedList(), of: query, generation: generation)
+    }
+    searchTask = task
+    await task.value
+  }
+
+  /// The user tapped "cancel" on the search field: back to the list.
+  public func searchCancelButtonTapped() async {
+    await searchTextChanged("")
+  }
+
+  /// The user tapped like (or unlike) on a row.
+  public func likeButtonTapped(_ post: BoardPost.ID) async {
+    do {
+      let confirmed = try await likes.toggle(
+        post, read: { likeState(of: post) }, write: { setLikeState($0, of: post) },
+        send: { [board] isLiked in try await board.setPostLike(post, isLiked) })
+      if let confirmed {
+        await analytics.track(
+          "post_liked", ["is_liked": String(confirmed.isLiked), "screen": "board"], at: date.now)
+      }
+    } catch {
+      failure = error
+    }
+  }
+
+  /// The user tapped "write": the "new post" sheet opens.
+  public func composeButtonTapped() {
+    let compose = withDependencies(from: self) { ComposePostModel() }
+    compose.onFinish = { [weak self] outcome in
+      guard let self else { return }
+      self.destination = nil
+      if case .posted(let post) = outcome {
+        self.list.prepend(post)
+      }
+    }
+    destination = .compose(compose)
+  }
+
+  /// The sheet was dismissed without finishing (swiped away).
+  public func destinationDismissed() {
+    destination = nil
+  }
+
+  /// A post was deleted elsewhere (its screen): its row goes.
+  public func postDeleted(_ post: BoardPost.ID) {
+    list.remove(post)
+    results?.remove(post)
+  }
+
+  /// The failure was read.
+  public func failureDismissed() {
+    failure = nil
+  }
+
+  // MARK: - Loading
+
+  private func reloadList() async {
+    do {
+      try await list.reload { [board] in try await board.fetchPosts($0) }
+    } catch {
+      failure = error
+    }
+  }
+
+  /// Loads the first page of `query` into `target` and shows it, unless a newer search or
+  /// clearing the text came first (then the results are dropped).
+  private func loadResults(
+    _ target: PagedList<BoardPost>, of query: String, generation: Int
+  ) async {
+    isSearching = true
+    do {
+      try await target.reload { [board] in try await board.searchPosts(query, $0) }
+      guard generation == searchGeneration else { return }
+      results = target
+      isSearching = false
+      await analytics.track(
+        "board_searched", ["result_count": String(target.items.count)], at: date.now)
+    } catch {
+      guard generation == searchGeneration else { return }
+      isSearching = false
+      failure = error
+    }
+  }
+
+  private func likeState(of post: BoardPost.ID) -> LikeState? {
+    (list.item(post) ?? results?.item(post))?.likeState
+  }
+
+  private func setLikeState(_ state: LikeState, of post: BoardPost.ID) {
+    list.update(post) { $0.likeState = state }
+    results?.update(post) { $0.likeState = state }
+  }
+}

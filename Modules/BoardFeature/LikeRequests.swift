@@ -1,0 +1,38 @@
+import Domain
+
+/// Optimistic likes with rollback, for posts and comments.
+///
+/// A tap flips what the screen shows at once. Taps while a request for the same item runs only
+/// flip the state shown; when the running request returns it sends the newest wish if it
+/// differs from what the server confirmed, so the last tap wins and no two requests for one
+/// item race. On success the server's ``Domain/LikeState`` replaces the optimistic one (its
+/// count includes other members' likes); on failure the last state the server confirmed comes
+/// back and the error is thrown for the screen to show.
+@MainActor
+final class LikeRequests<ID: Hashable & Sendable> {
+  private var inFlight: Set<ID> = []
+
+  /// The user tapped like on `id`: `read` and `write` reach the state shown, `send` asks the
+  /// server for a state. Returns the state the server confirmed, or `nil` when the tap joined
+  /// a running request (or the item is not shown).
+  func toggle(
+    _ id: ID, read: () -> LikeState?, write: (LikeState) -> Void,
+    send: (_ isLiked: Bool) async throws -> LikeState
+  ) async throws(DomainError) -> LikeState? {
+    guard let shown = read() else { return nil }
+    write(shown.toggled())
+    guard inFlight.insert(id).inserted else { return nil }
+    defer { inFlight.remove(id) }
+    var confirmed = shown
+    while let wish = read(), wish.isLiked != confirmed.isLiked {
+      do {
+        confirmed = try await send(wish.isLiked)
+      } catch {
+        write(confirmed)
+        throw DomainError(error)
+      }
+    }
+    write(confirmed)
+    return confirmed
+  }
+}

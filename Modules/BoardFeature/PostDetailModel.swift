@@ -1,0 +1,308 @@
+import Dependencies
+import Domain
+import Foundation
+import Observation
+import ReportFeature
+import Repositories
+
+/// A post's screen: the post, its comments page by page (oldest first), likes, writing a
+/// comment, and the see-more sheet (delete one's own post or comment, report someone else's).
+///
+/// What `qapple://posts/ID` and `qapple://posts/ID/comments/ID` open. With a focused comment
+/// the screen loads comment pages until that comment is among them (or the last page came),
+/// and says so in ``commentFocus`` so a view can scroll to it. A post that was deleted or
+/// hidden is ``Phase/notFound``.
+@MainActor @Observable
+public final class PostDetailModel {
+  /// Where loading the post stands.
+  public enum Phase: Hashable, Sendable {
+    /// The post is loading (first appearance or retry).
+    case loading
+    /// The post is shown.
+    case loaded
+    /// The post was deleted or hidden by moderation: "this post no longer exists".
+    case notFound
+    /// Loading failed; ``retryButtonTapped()`` tries again.
+    case failed(DomainError)
+    /// The user deleted the post from here (the app pops the screen, see ``onDismiss``).
+    case deleted
+  }
+
+  /// Where the comment a link pointed at stands.
+  public enum CommentFocus: Hashable, Sendable {
+    /// Loading pages until it appears.
+    case searching(Comment.ID)
+    /// Loaded: a view scrolls to it and highlights it.
+    case found(Comment.ID)
+    /// Every page was read and it is not there (deleted or hidden).
+    case missing(Comment.ID)
+  }
+
+  /// What the screen presents.
+  public enum Destination {
+    /// The see-more sheet of the post or of one comment.
+    case seeMore(SeeMoreModel)
+  }
+
+  /// The post shown.
+  public let postID: BoardPost.ID
+  /// The comment the screen was opened for, if any.
+  public let focusedCommentID: Comment.ID?
+  /// Where loading the post stands.
+  public private(set) var phase: Phase = .loading
+  /// The post, once loaded (its counts and like follow the user's actions).
+  public private(set) var post: BoardPost?
+  /// Where the focused comment stands (`nil` without one).
+  public private(set) var commentFocus: CommentFocus?
+  /// The text of the comment being written.
+  public var commentText = ""
+  /// Whether the comment hides the nickname ("Anonymous N", stable per post).
+  public var isCommentAnonymous = true
+  /// A comment is being sent.
+  public private(set) var isSubmittingComment = false
+  /// A pull-to-refresh is running.
+  public private(set) var isRefreshing = false
+  /// The last failure of an action (like, comment, paging, refresh), shown until
+  /// ``failureDismissed()``.
+  public private(set) var failure: DomainError?
+  /// What is presented, if anything.
+  public var destination: Destination?
+
+  /// Called after the user deleted the post: the app pops the screen.
+  @ObservationIgnored public var onDismiss: @MainActor () -> Void = {}
+
+  private let list = PagedList<Comment>()
+  @ObservationIgnored private var isLoadingPost = false
+  @ObservationIgnored private let postLikes = LikeRequests<BoardPost.ID>()
+  @ObservationIgnored private let commentLikes = LikeRequests<Comment.ID>()
+
+  @ObservationIgnored @Dependency(\.boardRepository) private var board
+  @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
+  @ObservationIgnored @Dependency(\.date) private var date
+
+  /// Creates the screen of `postID`, scrolled to `focusedCommentID` once it is loaded.
+  public init(postID: BoardPost.ID, focusedCommentID: Comment.ID? = nil) {
+    self.postID = postID
+    self.focusedCommentID = focusedCommentID
+    self.commentFocus = focusedCommentID.map { .searching($0) }
+  }
+
+  // MARK: - What the screen shows
+
+  /// The comments loaded so far, oldest first.
+  public var comments: [Comment] { list.items }
+  /// Whether older pages remain to load below the last comment.
+  public var hasMoreComments: Bool { list.hasMore }
+  /// A further page of comments is loading.
+  public var isLoadingMoreComments: Bool { list.isLoadingMore }
+  /// How many more characters the comment may have (negative past the limit).
+  public var commentRemainingCount: Int { TextRule.comment.remaining(in: commentText) }
+  /// Whether the send button is enabled.
+  public var canSubmitComment: Bool {
+    phase == .loaded && !isSubmittingComment
+      && (try? CommentDraft(content: commentText).validated()) != nil
+  }
+
+  // MARK: - User actions
+
+  /// The screen appeared: loads the post and its first comments the first time, then the
+  /// focused comment's page.
+  public func task() async {
+    await analytics.screenViewed(
+      "board_post", ["focused_comment": String(focusedCommentID != nil)], at: date.now)
+    guard phase == .loading, !isLoadingPost else { return }
+    await load()
+  }
+
+  /// The user tapped "retry" on the failed screen.
+  public func retryButtonTapped() async {
+    guard case .failed = phase else { return }
+    phase = .loading
+    await load()
+  }
+
+  /// The user pulled to refresh: the post and the comments from the first page; a failure
+  /// keeps what was shown.
+  public func refreshPulled() async {
+    guard phase == .loaded, !isRefreshing else { return }
+    isRefreshing = true
+    defer { isRefreshing = false }
+    do {
+      post = try await board.fetchPost(postID)
+    } catch {
+      let error = DomainError(error)
+      if error == .notFound { phase = .notFound } else { failure = error }
+      return
+    }
+    do {
+      try await list.reload { [board, postID] in try await board.fetchComments(postID, $0) }
+      await revealFocusedComment()
+    } catch {
+      failure = error
+    }
+  }
+
+  /// The row of `comment` appeared; the last one loads the next page.
+  public func commentAppeared(_ comment: Comment.ID) async {
+    guard list.isLast(comment) else { return }
+    do {
+      try await loadMoreComments()
+      await revealFocusedComment()
+    } catch {
+      failure = error
+    }
+  }
+
+  /// The user tapped like (or unlike) on the post.
+  public func likeButtonTapped() async {
+    do {
+      let confirmed = try await postLikes.toggle(
+        postID, read: { post?.likeState }, write: { post?.likeState = $0 },
+        send: { [board, postID] isLiked in try await board.setPostLike(postID, isLiked) })
+      if let confirmed {
+        await analytics.track(
+          "post_liked", ["is_liked": String(confirmed.isLiked), "screen": "board_post"],
+          at: date.now)
+      }
+    } catch {
+      failure = error
+    }
+  }
+
+  /// The user tapped like (or unlike) on a comment.
+  public func commentLikeButtonTapped(_ comment: Comment.ID) async {
+    do {
+      let confirmed = try await commentLikes.toggle(
+        comment, read: { list.item(comment)?.likeState },
+        write: { state in list.update(comment) { $0.likeState = state } },
+        send: { [board] isLiked in try await board.setCommentLike(comment, isLiked) })
+      if let confirmed {
+        await analytics.track(
+          "comment_liked", ["is_liked": String(confirmed.isLiked)], at: date.now)
+      }
+    } catch {
+      failure = error
+    }
+  }
+
+  /// The user tapped "send" under the comment field. A refused or failed comment keeps the
+  /// text; a sent one clears it and shows at the end once the last page is loaded.
+  public func commentSubmitButtonTapped() async {
+    guard phase == .loaded, !isSubmittingComment else { return }
+    let draft: CommentDraft
+    do {
+      draft = try CommentDraft(content: commentText, isAnonymous: isCommentAnonymous).validated()
+    } catch {
+      failure = .validation(error)
+      return
+    }
+    let submitted = commentText
+    isSubmittingComment = true
+    failure = nil
+    defer { isSubmittingComment = false }
+    do {
+      let comment = try await board.createComment(postID, draft)
+      // Text typed while the comment was on its way is a new comment: keep it.
+      if commentText == submitted { commentText = "" }
+      post?.commentCount += 1
+      // Comments read oldest first: the new one belongs after the last page. Before that page
+      // is loaded it arrives with it.
+      if list.hasLoaded, !list.hasMore { list.append(comment) }
+      await analytics.track(
+        "comment_created", ["is_anonymous": String(draft.isAnonymous)], at: date.now)
+    } catch {
+      failure = DomainError(error)
+    }
+  }
+
+  /// The user tapped "..." on the post: delete (mine) or report (someone else's).
+  public func seeMoreButtonTapped() {
+    guard let post else { return }
+    let board = self.board
+    presentSeeMore(.post(post.id), isMine: post.isMine) {
+      try await board.deletePost(post.id)
+    } deleted: { [weak self] in
+      self?.phase = .deleted
+      self?.onDismiss()
+    }
+  }
+
+  /// The user tapped "..." on a comment: delete (mine) or report (someone else's).
+  public func commentSeeMoreButtonTapped(_ comment: Comment.ID) {
+    guard let comment = list.item(comment) else { return }
+    let board = self.board
+    presentSeeMore(.comment(comment.id), isMine: comment.isMine) {
+      try await board.deleteComment(comment.id)
+    } deleted: { [weak self] in
+      self?.list.remove(comment.id)
+      self?.post?.commentCount -= 1
+    }
+  }
+
+  /// The sheet was dismissed without finishing (swiped away).
+  public func destinationDismissed() {
+    destination = nil
+  }
+
+  /// The failure was read.
+  public func failureDismissed() {
+    failure = nil
+  }
+
+  // MARK: - Loading and presenting
+
+  /// Presents the see-more sheet of `target`; `delete` is offered only for the user's own.
+  private func presentSeeMore(
+    _ target: ReportTarget, isMine: Bool, delete: @escaping @Sendable () async throws -> Void,
+    deleted: @escaping @MainActor () -> Void
+  ) {
+    let sheet = withDependencies(from: self) {
+      SeeMoreModel(target: target, isMine: isMine, delete: isMine ? delete : nil)
+    }
+    sheet.onFinish = { [weak self] outcome in
+      self?.destination = nil
+      if outcome == .deleted { deleted() }
+    }
+    destination = .seeMore(sheet)
+  }
+
+  private func load() async {
+    isLoadingPost = true
+    defer { isLoadingPost = false }
+    do {
+      post = try await board.fetchPost(postID)
+      try await list.reload { [board, postID] in try await board.fetchComments(postID, $0) }
+      phase = .loaded
+    } catch {
+      let error = DomainError(error)
+      phase = error == .notFound ? .notFound : .failed(error)
+      return
+    }
+    await revealFocusedComment()
+  }
+
+  private func loadMoreComments() async throws(DomainError) {
+    try await list.loadMore { [board, postID] in try await board.fetchComments(postID, $0) }
+  }
+
+  /// Reads pages until the focused comment is loaded or the last page came; a failure stops
+  /// the search (scrolling down goes on with it).
+  private func revealFocusedComment() async {
+    while case .searching(let id) = commentFocus {
+      if list.item(id) != nil {
+        commentFocus = .found(id)
+      } else if !list.hasMore {
+        commentFocus = .missing(id)
+      } else if list.isLoadingMore || list.isReloading {
+        return  // The load running now looks again when its page arrived.
+      } else {
+        do {
+          try await loadMoreComments()
+        } catch {
+          failure = error
+          return
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,169 @@
+import Dependencies
+import Domain
+import Foundation
+import Observation
+import Repositories
+
+/// The notification inbox: newest first, page by page; the unread badge; marking read.
+///
+/// Tapping a notification marks it read and asks the app to open its ``Domain/DeepLink``
+/// through ``onNavigate``; a notification of a kind this version does not know has no link,
+/// so it only turns read. Read states change on screen at once; when the server refuses, the
+/// old state comes back and the failure is shown.
+@MainActor @Observable
+public final class NotificationsModel {
+  /// The notifications loaded so far, newest first.
+  public private(set) var notifications: [AppNotification] = []
+  /// How many notifications are unread (the tab's badge), all pages counted.
+  public private(set) var unreadCount = 0
+  /// Whether a first page ever arrived.
+  public private(set) var hasLoaded = false
+  /// The first page is loading or a refresh is running.
+  public private(set) var isReloading = false
+  /// A further page is loading.
+  public private(set) var isLoadingMore = false
+  /// The last failure, shown until ``failureDismissed()``.
+  public private(set) var failure: DomainError?
+  private var nextCursor: PageCursor?
+
+  /// Asks the app to open what a notification is about.
+  @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
+
+  @ObservationIgnored private var generation = 0
+  @ObservationIgnored @Dependency(\.notificationRepository) private var repository
+  @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
+  @ObservationIgnored @Dependency(\.date) private var date
+
+  /// Creates the inbox; ``task()`` loads it (``refreshUnreadCount()`` alone feeds a badge).
+  public init() {}
+
+  /// Whether more notifications follow the loaded ones.
+  public var hasMore: Bool { nextCursor != nil }
+  /// The first page is loading (nothing to show yet).
+  public var isLoading: Bool { isReloading && !hasLoaded }
+  /// Whether the inbox came back empty: "nothing yet".
+  public var isEmpty: Bool { hasLoaded && notifications.isEmpty }
+
+  /// The screen appeared: loads the first page and the unread count.
+  public func task() async {
+    await analytics.screenViewed("notifications", at: date.now)
+    await reload()
+  }
+
+  /// The user pulled to refresh; a failure keeps what was shown.
+  public func refreshPulled() async {
+    await reload()
+  }
+
+  /// Reads the unread count again (for the badge; the app calls it when it becomes active);
+  /// a failure keeps the old count and is shown.
+  public func refreshUnreadCount() async {
+    do {
+      unreadCount = try await repository.fetchUnreadCount()
+    } catch {
+      failure = DomainError(error)
+    }
+  }
+
+  /// The row of `notification` appeared; the last one loads the next page.
+  public func notificationAppeared(_ notification: AppNotification.ID) async {
+    guard notifications.last?.id == notification, let cursor = nextCursor, !isLoadingMore,
+      !isReloading
+    else { return }
+    let current = generation
+    isLoadingMore = true
+    defer { isLoadingMore = false }
+    do {
+      let page = try await repository.fetchNotifications(PageRequest(cursor: cursor))
+      guard current == generation else { return }
+      let shown = Set(notifications.map(\.id))
+      notifications += page.items.filter { !shown.contains($0.id) }
+      nextCursor = page.nextCursor
+    } catch {
+      guard current == generation else { return }
+      failure = DomainError(error)
+    }
+  }
+
+  /// The user tapped a notification: it turns read and its place opens (nothing opens for a
+  /// kind without a link).
+  public func notificationTapped(_ notification: AppNotification.ID) async {
+    guard let tapped = notifications.first(where: { $0.id == notification }) else { return }
+    if let link = tapped.deepLink { onNavigate(link) }
+    await analytics.track(
+      "notification_opened",
+      [
+        "kind": tapped.kind.code?.rawValue ?? "unknown", "has_link": String(tapped.deepLink != nil),
+      ],
+      at: date.now)
+    await markRead(notification)
+  }
+
+  /// The user marked one notification read (a swipe action).
+  public func markReadButtonTapped(_ notification: AppNotification.ID) async {
+    await markRead(notification)
+  }
+
+  /// The user tapped "mark all read".
+  public func markAllReadButtonTapped() async {
+    let unread = Set(notifications.filter { !$0.isRead }.map(\.id))
+    guard !unread.isEmpty || unreadCount > 0 else { return }
+    let previousCount = unreadCount
+    setRead(true, unread)
+    unreadCount = 0
+    do {
+      try await repository.markAllRead()
+      await analytics.track(
+        "notifications_all_read", ["count": String(previousCount)], at: date.now)
+    } catch {
+      setRead(false, unread)
+      unreadCount = previousCount
+      failure = DomainError(error)
+    }
+  }
+
+  /// The failure was read.
+  public func failureDismissed() {
+    failure = nil
+  }
+
+  // MARK: - Loading and marking
+
+  private func reload() async {
+    generation += 1
+    let current = generation
+    isReloading = true
+    defer { if current == generation { isReloading = false } }
+    do {
+      let page = try await repository.fetchNotifications(.first)
+      let count = try await repository.fetchUnreadCount()
+      guard current == generation else { return }
+      notifications = page.items
+      nextCursor = page.nextCursor
+      unreadCount = count
+      hasLoaded = true
+    } catch {
+      guard current == generation else { return }
+      failure = DomainError(error)
+    }
+  }
+
+  private func markRead(_ notification: AppNotification.ID) async {
+    guard notifications.contains(where: { $0.id == notification && !$0.isRead }) else { return }
+    setRead(true, [notification])
+    unreadCount = max(0, unreadCount - 1)
+    do {
+      try await repository.markRead(notification)
+    } catch {
+      setRead(false, [notification])
+      unreadCount += 1
+      failure = DomainError(error)
+    }
+  }
+
+  private func setRead(_ isRead: Bool, _ ids: Set<AppNotification.ID>) {
+    for index in notifications.indices where ids.contains(notifications[index].id) {
+      notifications[index].isRead = isRead
+    }
+  }
+}

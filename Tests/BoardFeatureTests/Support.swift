@@ -1,0 +1,115 @@
+import BoardFeature
+import Clocks
+import Dependencies
+import Domain
+import Foundation
+import Repositories
+import RepositoriesTesting
+
+/// The calls an overridden repository endpoint received, in order.
+actor CallLog<Call: Sendable> {
+  private(set) var calls: [Call] = []
+
+  func record(_ call: Call) {
+    calls.append(call)
+  }
+
+  /// Waits (yielding, no sleeping) until `count` calls arrived: the model reached the endpoint.
+  func waitForCalls(_ count: Int) async {
+    while calls.count < count { await Task.yield() }
+  }
+}
+
+/// Holds back repository answers until the test opens it: a request "in flight".
+actor Gate {
+  private var isOpen = false
+  private var waiters: [CheckedContinuation<Void, Never>] = []
+
+  /// Suspends until ``open()``.
+  func wait() async {
+    guard !isOpen else { return }
+    await withCheckedContinuation { waiters.append($0) }
+  }
+
+  /// Lets every waiting and future call through.
+  func open() {
+    isOpen = true
+    for waiter in waiters { waiter.resume() }
+    waiters = []
+  }
+}
+
+extension FakeClient {
+  /// Publishes `count` posts ("post 1" ... oldest first), returned oldest first.
+  func publishPosts(_ count: Int, prefix: String = "post") async throws -> [BoardPost] {
+    var posts: [BoardPost] = []
+    for number in 1...count {
+      posts.append(
+        try await repositories.board.createPost(PostDraft(content: "\(prefix) \(number)")))
+    }
+    return posts
+  }
+
+  /// Writes `count` comments on `post` ("comment 1" ...), returned oldest first.
+  func comment(_ count: Int, on post: BoardPost.ID) async throws -> [Comment] {
+    var comments: [Comment] = []
+    for number in 1...count {
+      comments.append(
+        try await repositories.board.createComment(post, CommentDraft(content: "comment \(number)"))
+      )
+    }
+    return comments
+  }
+
+  /// The analytics events this client uploaded, in order.
+  func uploadedEvents() async throws -> [AnalyticsEvent] {
+    _ = try await repositories.analytics.flush()
+    let id = try userID
+    return backend.analyticsEvents.filter { $0.userID == id }.map(\.event)
+  }
+}
+
+extension DependencyValues {
+  /// Search queries are logged in `log` before the fake answers; `held` waits for `gate` first.
+  mutating func logSearches(
+    in log: CallLog<String>, holding held: String? = nil, until gate: Gate = Gate()
+  ) {
+    let search = boardRepository.searchPosts
+    boardRepository.searchPosts = { query, page in
+      await log.record(query)
+      if query == held { await gate.wait() }
+      return try await search(query, page)
+    }
+  }
+
+  /// Post likes are logged in `log` (the wish sent) and held until `gate` opens.
+  mutating func holdPostLikes(at gate: Gate, loggingIn log: CallLog<Bool>) {
+    boardRepository.setPostLike = held(boardRepository.setPostLike, at: gate, loggingIn: log)
+  }
+
+  /// Comment likes are logged in `log` (the wish sent) and held until `gate` opens.
+  mutating func holdCommentLikes(at gate: Gate, loggingIn log: CallLog<Bool>) {
+    boardRepository.setCommentLike = held(
+      boardRepository.setCommentLike, at: gate, loggingIn: log)
+  }
+}
+
+/// `setLike` logging each wish in `log` and answering only once `gate` opens.
+private func held<ID>(
+  _ setLike: @escaping @Sendable (ID, Bool) async throws -> LikeState, at gate: Gate,
+  loggingIn log: CallLog<Bool>
+) -> @Sendable (ID, Bool) async throws -> LikeState {
+  { id, isLiked in
+    await log.record(isLiked)
+    await gate.wait()
+    return try await setLike(id, isLiked)
+  }
+}
+
+extension TestClock<Duration> {
+  /// Waits (yielding, no sleeping) until a task sleeps on the clock: the model reached its
+  /// debounce, so advancing the clock now moves time under it and not before it.
+  func waitForSleeper() async {
+    while (try? await checkSuspension()) != nil {}
+  }
+}

@@ -1,0 +1,279 @@
+import Dependencies
+import Domain
+import Foundation
+import NotificationsFeature
+import Repositories
+import RepositoriesTesting
+import Testing
+
+/// The inbox on the fakes: what bob does to alice's post reaches alice's inbox, opens where it
+/// is about, and read states roll back when the server cannot be reached.
+@MainActor
+@Suite("NotificationsFeature")
+struct NotificationsFeatureTests {
+  let backend = FakeBackend(now: { Fixtures.now })
+  let alice: FakeClient
+  let bob: FakeClient
+  let post: BoardPost
+
+  init() async throws {
+    alice = try backend.signedUpClient(nickname: "alice")
+    bob = try backend.signedUpClient(nickname: "bob")
+    post = try await alice.board.createPost(PostDraft(content: "Anyone for a code review?"))
+  }
+
+  /// The inbox as `client`; `override` replaces repository endpoints.
+  func inbox(
+    as client: FakeClient, _ override: (inout DependencyValues) -> Void = { _ in }
+  ) -> NotificationsModel {
+    withDependencies {
+      $0.install(client)
+      override(&$0)
+    } operation: {
+      NotificationsModel()
+    }
+  }
+
+  /// Bob comments `count` times on alice's post; the comments, oldest first.
+  func bobComments(_ count: Int) async throws -> [Domain.Comment] {
+    var comments: [Domain.Comment] = []
+    for number in 1...count {
+      comments.append(
+        try await bob.board.createComment(
+          post.id, CommentDraft(content: "me! (\(number))", isAnonymous: false)))
+    }
+    return comments
+  }
+
+  /// The events `client` uploaded, in order.
+  func events(of client: FakeClient) async throws -> [AnalyticsEvent] {
+    _ = try await client.analytics.flush()
+    let id = try client.userID
+    return backend.analyticsEvents.filter { $0.userID == id }.map(\.event)
+  }
+
+  @Test func bobsCommentReachesAlicesInboxAndOpensTheComment() async throws {
+    let comment = try await bobComments(1)[0]
+    let inbox = inbox(as: alice)
+    var opened: [DeepLink] = []
+    inbox.onNavigate = { opened.append($0) }
+    await inbox.task()
+    #expect(inbox.unreadCount == 1)
+    let notification = try #require(inbox.notifications.first)
+    #expect(notification.kind == .commentOnMyPost(post: post.id, comment: comment.id))
+    #expect(notification.message == "bob commented on your post.")
+    #expect(!notification.isRead)
+
+    await inbox.notificationTapped(notification.id)
+    #expect(opened == [.comment(post: post.id, comment: comment.id)])
+    #expect(inbox.notifications[0].isRead)
+    #expect(inbox.unreadCount == 0)
+    #expect(inbox.failure == nil)
+    #expect(try await alice.notifications.fetchUnreadCount() == 0)
+    let events = try await events(of: alice)
+    #expect(events.map(\.name) == ["screen_viewed", "notification_opened"])
+    #expect(events[0].properties == ["screen": "notifications"])
+    #expect(events[1].properties == ["kind": "comment_on_my_post", "has_link": "true"])
+  }
+
+  @Test func aLikeOpensThePost() async throws {
+    _ = try await bob.board.setPostLike(post.id, true)
+    let inbox = inbox(as: alice)
+    var opened: [DeepLink] = []
+    inbox.onNavigate = { opened.append($0) }
+    await inbox.task()
+    let notification = try #require(inbox.notifications.first)
+    #expect(notification.kind == .likeOnMyPost(post: post.id))
+    await inbox.notificationTapped(notification.id)
+    #expect(opened == [.post(post.id)])
+    // Tapping a read one opens it again and changes nothing else.
+    await inbox.notificationTapped(notification.id)
+    #expect(opened == [.post(post.id), .post(post.id)])
+    #expect(inbox.unreadCount == 0)
+  }
+
+  @Test func theInboxIsNewestFirstAndLoadsPageByPage() async throws {
+    let comments = try await bobComments(25)
+    let inbox = inbox(as: alice)
+    await inbox.task()
+    #expect(inbox.unreadCount == 25)
+    #expect(inbox.notifications.count == 20)
+    #expect(inbox.hasMore)
+    #expect(
+      inbox.notifications.first?.deepLink == .comment(post: post.id, comment: comments[24].id))
+    await inbox.notificationAppeared(inbox.notifications[3].id)
+    #expect(inbox.notifications.count == 20)
+    await inbox.notificationAppeared(inbox.notifications[19].id)
+    #expect(inbox.notifications.count == 25)
+    #expect(!inbox.hasMore)
+    #expect(!inbox.isLoadingMore)
+    let links = inbox.notifications.map(\.deepLink)
+    #expect(links == comments.reversed().map { .comment(post: post.id, comment: $0.id) })
+  }
+
+  @Test func anEmptyInboxSaysSo() async throws {
+    let inbox = inbox(as: bob)
+    #expect(!inbox.isEmpty)
+    await inbox.task()
+    #expect(inbox.isEmpty)
+    #expect(inbox.unreadCount == 0)
+  }
+
+  @Test func aFailedTapOpensTheLinkButRollsTheReadStateBack() async throws {
+    _ = try await bobComments(1)
+    let inbox = inbox(as: alice)
+    var opened: [DeepLink] = []
+    inbox.onNavigate = { opened.append($0) }
+    await inbox.task()
+    backend.isOffline = true
+    await inbox.notificationTapped(inbox.notifications[0].id)
+    #expect(opened.count == 1)
+    #expect(!inbox.notifications[0].isRead)
+    #expect(inbox.unreadCount == 1)
+    #expect(inbox.failure == .offline)
+    inbox.failureDismissed()
+    #expect(inbox.failure == nil)
+    backend.isOffline = false
+    #expect(try await alice.notifications.fetchUnreadCount() == 1)
+  }
+
+  @Test func markingOneReadWithoutOpeningIt() async throws {
+    _ = try await bobComments(2)
+    let inbox = inbox(as: alice)
+    var opened: [DeepLink] = []
+    inbox.onNavigate = { opened.append($0) }
+    await inbox.task()
+    await inbox.markReadButtonTapped(inbox.notifications[1].id)
+    #expect(opened.isEmpty)
+    #expect(inbox.notifications.map(\.isRead) == [false, true])
+    #expect(inbox.unreadCount == 1)
+    #expect(try await alice.notifications.fetchUnreadCount() == 1)
+  }
+
+  @Test func markAllReadIsOptimisticAndRollsBackOnFailure() async throws {
+    _ = try await bobComments(3)
+    _ = try await bob.board.setPostLike(post.id, true)
+    let inbox = inbox(as: alice)
+    await inbox.task()
+    await inbox.markReadButtonTapped(inbox.notifications[0].id)
+    #expect(inbox.unreadCount == 3)
+
+    backend.isOffline = true
+    await inbox.markAllReadButtonTapped()
+    #expect(inbox.failure == .offline)
+    #expect(inbox.unreadCount == 3)
+    #expect(inbox.notifications.map(\.isRead) == [true, false, false, false])
+
+    backend.isOffline = false
+    inbox.failureDismissed()
+    await inbox.markAllReadButtonTapped()
+    #expect(inbox.failure == nil)
+    #expect(inbox.unreadCount == 0)
+    #expect(inbox.notifications.allSatisfy { $0.isRead })
+    #expect(try await alice.notifications.fetchUnreadCount() == 0)
+    let events = try await events(of: alice)
+    #expect(events.map(\.name) == ["screen_viewed", "notifications_all_read"])
+    #expect(events[1].properties == ["count": "3"])
+  }
+
+  @Test func markAllReadCoversPagesNotLoadedYet() async throws {
+    _ = try await bobComments(22)
+    let inbox = inbox(as: alice)
+    await inbox.task()
+    #expect(inbox.unreadCount == 22)
+    await inbox.markAllReadButtonTapped()
+    #expect(inbox.unreadCount == 0)
+    await inbox.notificationAppeared(inbox.notifications[19].id)
+    #expect(inbox.notifications.count == 22)
+    #expect(inbox.notifications.allSatisfy { $0.isRead })
+  }
+
+  @Test func theBadgeFollowsNewNotificationsAndKeepsItsCountWhenOffline() async throws {
+    let badge = inbox(as: alice)
+    await badge.refreshUnreadCount()
+    #expect(badge.unreadCount == 0)
+    _ = try await bobComments(2)
+    await badge.refreshUnreadCount()
+    #expect(badge.unreadCount == 2)
+    backend.isOffline = true
+    await badge.refreshUnreadCount()
+    #expect(badge.unreadCount == 2)
+    #expect(badge.failure == .offline)
+    backend.isOffline = false
+    // The badge alone sends no screen view.
+    #expect(try await events(of: alice).isEmpty)
+  }
+
+  @Test func aFailedRefreshKeepsTheInbox() async throws {
+    _ = try await bobComments(2)
+    let inbox = inbox(as: alice)
+    await inbox.task()
+    backend.isOffline = true
+    await inbox.refreshPulled()
+    #expect(inbox.notifications.count == 2)
+    #expect(inbox.failure == .offline)
+    #expect(!inbox.isReloading)
+    backend.isOffline = false
+    _ = try await bobComments(1)
+    await inbox.refreshPulled()
+    #expect(inbox.notifications.count == 3)
+    #expect(inbox.unreadCount == 3)
+  }
+
+  @Test func aFailedFirstLoadIsShown() async throws {
+    _ = try await bobComments(1)
+    backend.isOffline = true
+    let inbox = inbox(as: alice)
+    await inbox.task()
+    #expect(inbox.failure == .offline)
+    #expect(inbox.notifications.isEmpty)
+    #expect(!inbox.isEmpty)
+    #expect(!inbox.isLoading)
+  }
+
+  @Test func aKindThisVersionDoesNotKnowOpensNothingAndTurnsRead() async throws {
+    let unknown = AppNotification(
+      id: "n_future", kind: .unknown("party_invite"), message: "You are invited to a party.",
+      isRead: false, createdAt: Fixtures.now)
+    let marked = Marked()
+    let inbox = inbox(as: alice) {
+      $0.notificationRepository.fetchNotifications = { _ in Page(items: [unknown]) }
+      $0.notificationRepository.fetchUnreadCount = { 1 }
+      $0.notificationRepository.markRead = { id in await marked.add(id) }
+    }
+    var opened: [DeepLink] = []
+    inbox.onNavigate = { opened.append($0) }
+    await inbox.task()
+    await inbox.notificationTapped(unknown.id)
+    #expect(opened.isEmpty)
+    #expect(inbox.notifications[0].isRead)
+    #expect(inbox.unreadCount == 0)
+    #expect(await marked.ids == [unknown.id])
+    let events = try await events(of: alice)
+    #expect(events.last?.properties == ["kind": "unknown", "has_link": "false"])
+  }
+
+  @Test func aResolvedReportOpensTheInboxItself() async throws {
+    let moderator = try backend.signedUpClient(nickname: "minji", role: .admin)
+    _ = try await bob.reports.report(.post(post.id), .spam)
+    let reportCase = try #require(
+      try await moderator.admin.fetchReportCases(.open, .first).items.first)
+    _ = try await moderator.admin.resolveReportCase(reportCase.id, .dismiss, nil)
+    let inbox = inbox(as: bob)
+    var opened: [DeepLink] = []
+    inbox.onNavigate = { opened.append($0) }
+    await inbox.task()
+    let resolved = try #require(inbox.notifications.first { $0.kind == .reportResolved })
+    await inbox.notificationTapped(resolved.id)
+    #expect(opened == [.notifications])
+  }
+}
+
+/// The notifications an overridden `markRead` received.
+actor Marked {
+  private(set) var ids: [AppNotification.ID] = []
+
+  func add(_ id: AppNotification.ID) {
+    ids.append(id)
+  }
+}
