@@ -303,6 +303,8 @@ public final class ChatRoomModel: Identifiable {
         isLoading = false
         await markRead()
       }
+      // Ended by itself: the engine stopped because the user signed out.
+      if !Task.isCancelled, await auth.hasSessionEnded() { failure = .signedOut }
     } catch is CancellationError {
       // The screen went away.
     } catch {

@@ -28,6 +28,7 @@ public final class ChatRoomsModel {
   @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
 
   @ObservationIgnored @Dependency(\.chatRepository) private var chat
+  @ObservationIgnored @Dependency(\.authRepository) private var auth
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
 
@@ -46,7 +47,7 @@ public final class ChatRoomsModel {
   public var unreadCount: Int { rooms.reduce(0) { $0 + $1.unreadCount } }
 
   /// The screen appeared: reads the rooms and the link's state until the screen goes away (the
-  /// task is cancelled) or the user signs out.
+  /// task is cancelled) or the user signs out (then ``failure`` is `.signedOut`).
   public func task() async {
     await analytics.screenViewed("chat_rooms", at: date.now)
     await withTaskGroup(of: Void.self) { group in
@@ -73,6 +74,8 @@ public final class ChatRoomsModel {
         merge()
         isLoading = false
       }
+      // Ended by itself: the engine stopped because the user signed out.
+      if !Task.isCancelled, await auth.hasSessionEnded() { failure = .signedOut }
     } catch is CancellationError {
       // The screen went away.
     } catch {

@@ -278,6 +278,40 @@ struct ChatFeatureTests {
     #expect(room.failure == .signedOut)
   }
 
+  @Test func signingOutWhileTheScreensAreOpenEndsThemWithAFailure() async throws {
+    let list = model(as: bob) { ChatRoomsModel() }
+    let room = model(as: bob) { ChatRoomModel(roomID: roomID) }
+    let listTask = Task { await list.task() }
+    let roomTask = Task { await room.task() }
+    defer {
+      listTask.cancel()
+      roomTask.cancel()
+    }
+    guard
+      await eventually(
+        "both screens are live",
+        {
+          !list.rooms.isEmpty && !room.isLoading && room.connection == .connected
+        })
+    else { return }
+    try await bob.auth.signOut()
+    #expect(await eventually("the room says so", { room.failure == .signedOut }))
+    #expect(await eventually("the list says so", { list.failure == .signedOut }))
+    // Both tasks return by themselves: nothing is followed any more.
+    await roomTask.value
+    await listTask.value
+    list.failureDismissed()
+    #expect(list.failure == nil)
+  }
+
+  @Test func aSignedOutUserSeesNoRooms() async throws {
+    try await bob.auth.signOut()
+    let list = model(as: bob) { ChatRoomsModel() }
+    await list.task()
+    #expect(list.failure == .signedOut)
+    #expect(list.rooms.isEmpty && !list.isLoading)
+  }
+
   @Test func olderMessagesLoadUntilTheBeginning() async throws {
     for number in 1...60 { _ = try await serverMessage("Message \(number)", from: alice) }
     let room = model(as: bob) { ChatRoomModel(roomID: roomID) }

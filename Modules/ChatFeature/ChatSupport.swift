@@ -1,4 +1,5 @@
 import Domain
+import Repositories
 
 /// What a chat screen shows about the real-time link: nothing while it is connected, otherwise
 /// "Connecting..." or "Offline" (messages the user sends wait in the outbox meanwhile).
@@ -29,4 +30,13 @@ func timer(
     return { try await clock.sleep(until: deadline, tolerance: nil) }
   }
   return make(clock)
+}
+
+extension AuthRepository {
+  /// Whether nobody is signed in any more: a sync engine stream that ended by itself ended
+  /// because the session did.
+  func hasSessionEnded() async -> Bool {
+    if case .signedIn = await currentState() { return false }
+    return true
+  }
 }
