@@ -162,6 +162,30 @@ struct GroupsFeatureTests {
     #expect(names == ["screen_viewed", "group_created"])
   }
 
+  @Test func creatingTooOftenIsRefusedWithTheWait() async throws {
+    backend.rateLimit = FakeRateLimit(maximumWrites: 1, per: .seconds(60))
+    let groups = model(as: alice) { GroupsModel() }
+    for name in ["First", "Second"] {
+      groups.createGroupButtonTapped()
+      guard case .createGroup(let sheet) = groups.destination else {
+        Issue.record("no sheet")
+        return
+      }
+      sheet.name = name
+      await sheet.createButtonTapped()
+    }
+    guard case .createGroup(let refused) = groups.destination else {
+      Issue.record("the refused sheet closed")
+      return
+    }
+    guard case .rateLimited = refused.failure else {
+      Issue.record("failure: \(String(describing: refused.failure))")
+      return
+    }
+    #expect(refused.name == "Second")
+    #expect(groups.groups.map(\.name) == ["First"])
+  }
+
   @Test func theChatListIsAChildWhoseLinksGoThroughTheTab() async throws {
     let group = try await createGroup("Swift Study", by: alice)
     _ = try await bob.studyGroups.joinGroup(group.id)
@@ -205,6 +229,22 @@ struct GroupsFeatureTests {
     let events = try await events(of: bob)
     #expect(events.map(\.name) == ["screen_viewed", "group_joined", "group_left"])
     #expect(events.first?.properties == ["screen": "group_detail"])
+  }
+
+  @Test func aFailedJoinIsShownAndChangesNothing() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    let detail = model(as: bob) { GroupDetailModel(groupID: group.id) }
+    await detail.task()
+    backend.isOffline = true
+    await detail.joinButtonTapped()
+    #expect(detail.failure == .offline)
+    #expect(!detail.isMember && !detail.isUpdatingMembership)
+    #expect(detail.group?.memberCount == 1)
+    backend.isOffline = false
+    detail.failureDismissed()
+    await detail.refreshPulled()
+    #expect(detail.failure == nil)
+    #expect(try await alice.studyGroups.fetchMembers(group.id, .first).items.count == 1)
   }
 
   @Test func theOwnerCannotLeaveButDeletesAfterConfirming() async throws {
