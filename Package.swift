@@ -185,6 +185,8 @@ let features = [
   feature("ProfileFeature"),
   feature("BoardFeature", presenting: ["ReportFeature"]),
   feature("NotificationsFeature"),
+  feature("ChatFeature", presenting: ["ReportFeature"]),
+  feature("GroupsFeature", presenting: ["ChatFeature"]),
 ]
 let featureTargets = features.map(\.0)
 let featureTestTargets = features.map(\.1)

@@ -1,0 +1,374 @@
+import Dependencies
+import Domain
+import Foundation
+import Observation
+import ReportFeature
+import Repositories
+
+/// One chat room over the sync engine (`qapple://chat/ID`): live messages, compose and send
+/// through the outbox (pending, sending, sent or failed per message, with retry and delete),
+/// older history, who is typing, and the read cursor.
+///
+/// Everything live is read while ``task()`` runs; it returns when the screen goes away (the
+/// task is cancelled) or the user signs out. Timers (typing) run on
+/// `@Dependency(\.continuousClock)`.
+@MainActor @Observable
+public final class ChatRoomModel: Identifiable {
+  /// What the room presents on top of itself.
+  public enum Destination {
+    /// The see-more sheet of someone else's message (report it).
+    case seeMore(SeeMoreModel)
+  }
+
+  /// How many messages the room shows at first, and how many more each "load older" adds.
+  public static let pageSize = 50
+  /// The user's typing is told to the others at most once per this interval.
+  public static let typingSignalInterval: Duration = .seconds(3)
+  /// How long someone shows as typing after their last signal.
+  public static let typingDisplayDuration: Duration = .seconds(5)
+
+  /// The room.
+  public let roomID: ChatRoom.ID
+  /// The room as the room list knows it (title, kind), once read.
+  public private(set) var room: ChatRoom?
+  /// The messages shown, oldest first: history, live messages and the user's unsent ones
+  /// (last, with their ``Domain/ChatMessage/DeliveryState``).
+  public private(set) var messages: [ChatMessage] = []
+  /// Nothing has been read from the store yet.
+  public private(set) var isLoading = true
+  /// The real-time link's state.
+  public private(set) var connection: ChatConnectionState = .connecting
+  /// The text being written (change it through ``draftChanged(_:)``).
+  public private(set) var draft = ""
+  /// A message is being stored for sending.
+  public private(set) var isSending = false
+  /// Older messages are being fetched.
+  public private(set) var isLoadingOlder = false
+  /// The server had nothing older than the oldest stored message.
+  private var serverHasNoOlder = false
+  /// Who is typing now (each for ``typingDisplayDuration`` after their last signal).
+  public private(set) var typingUsers: [UserSummary] = []
+  /// The last failure (signed out, not a member, a refused send), shown until
+  /// ``failureDismissed()``. A message the server refused also shows its reason as
+  /// `.failed(reason:)`.
+  public private(set) var failure: DomainError?
+  /// What is presented on top, if anything.
+  public var destination: Destination?
+  /// The signed-in user, once known (their messages are "mine").
+  public private(set) var me: User.ID?
+
+  @ObservationIgnored @Dependency(\.chatRepository) private var chat
+  @ObservationIgnored @Dependency(\.authRepository) private var auth
+  @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
+  @ObservationIgnored @Dependency(\.date) private var date
+  @ObservationIgnored @Dependency(\.continuousClock) private var clock
+
+  /// How many messages the message stream is asked for.
+  @ObservationIgnored private var visibleLimit = ChatRoomModel.pageSize
+  /// Reopens the message stream after ``visibleLimit`` grew.
+  @ObservationIgnored private var limitChanged: AsyncStream<Void>.Continuation?
+  /// The highest `seq` the server was told the user read.
+  @ObservationIgnored private var markedReadSeq: Int64 = 0
+  /// The timers that end each typist's indicator.
+  @ObservationIgnored private var typingExpiries: [User.ID: Task<Void, Never>] = [:]
+  /// Ends the quiet period after the user's typing was told to the others.
+  @ObservationIgnored private var typingCooldown: Task<Void, Never>?
+
+  /// Creates the room screen for `roomID`.
+  public init(roomID: ChatRoom.ID) {
+    self.roomID = roomID
+  }
+
+  /// The identity of the screen: its room.
+  public nonisolated var id: ChatRoom.ID { roomID }
+
+  /// What the screen says about the link, or `nil` while it is live.
+  public var connectionBanner: ChatConnectionBanner? { ChatConnectionBanner(connection) }
+
+  /// The room's first message is shown: there is nothing older to load.
+  public var isAtBeginning: Bool { serverHasNoOlder || messages.first?.seq == 1 }
+
+  /// Whether the send button works: some text, not already sending.
+  public var canSend: Bool {
+    !isSending && !draft.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+  }
+
+  /// Whether `message` was written by the user.
+  public func isMine(_ message: ChatMessage) -> Bool {
+    me != nil && message.sender.id == me
+  }
+
+  /// Whether `message` can be sent again (the server refused it).
+  public func canRetry(_ message: ChatMessage) -> Bool {
+    if case .failed = message.deliveryState { return true }
+    return false
+  }
+
+  /// Whether `message` can be deleted (the user's, not sent yet).
+  public func canDelete(_ message: ChatMessage) -> Bool {
+    message.seq == nil && message.deliveryState != .sent
+  }
+
+  /// Whether `message` offers "see more" (someone else's sent message: report it).
+  public func canSeeMore(_ message: ChatMessage) -> Bool {
+    message.seq != nil && me != nil && !isMine(message)
+  }
+
+  // MARK: The screen
+
+  /// The screen appeared: checks the user may read the room, then follows its messages, the
+  /// room, who types and the link until the screen goes away or the user signs out.
+  public func task() async {
+    await analytics.screenViewed("chat_room", at: date.now)
+    guard case .signedIn(let user) = await auth.currentState() else {
+      failure = .signedOut
+      isLoading = false
+      return
+    }
+    me = user.id
+    guard await mayRead() else {
+      isLoading = false
+      return
+    }
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { await self.followMessages() }
+      group.addTask { await self.followRoom() }
+      group.addTask { await self.followTyping() }
+      group.addTask { await self.followConnection() }
+    }
+    for expiry in typingExpiries.values { expiry.cancel() }
+    typingExpiries = [:]
+    typingUsers = []
+    typingCooldown?.cancel()
+  }
+
+  /// The failure was read.
+  public func failureDismissed() {
+    failure = nil
+  }
+
+  // MARK: Writing
+
+  /// The user edited the text: the others see "typing" (told at most once per
+  /// ``typingSignalInterval``).
+  public func draftChanged(_ text: String) async {
+    draft = text
+    guard typingCooldown == nil, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+    else { return }
+    let wait = timer(on: clock, after: Self.typingSignalInterval)
+    typingCooldown = Task { [weak self] in
+      try? await wait()
+      self?.typingCooldown = nil
+    }
+    await chat.userIsTyping(roomID)
+  }
+
+  /// "Send" was tapped: the text goes to the outbox (it shows as pending at once) and the
+  /// field is cleared; a refused text (too long) stays in the field with the failure.
+  public func sendButtonTapped() async {
+    guard canSend else { return }
+    isSending = true
+    defer { isSending = false }
+    do {
+      _ = try await chat.send(draft, roomID)
+      draft = ""
+      failure = nil
+      await analytics.track("chat_message_sent", at: date.now)
+    } catch {
+      failure = DomainError(error)
+    }
+  }
+
+  /// "Retry" on a failed message: it goes back to the outbox.
+  public func retryTapped(_ message: ChatMessage) async {
+    guard canRetry(message) else { return }
+    await changeOutbox("chat_message_retried") { try await $0.retry(message.clientMessageID) }
+  }
+
+  /// "Delete" on a message that was not sent: it is removed from the outbox and the room.
+  public func deleteTapped(_ message: ChatMessage) async {
+    guard canDelete(message) else { return }
+    await changeOutbox("chat_message_discarded") {
+      try await $0.deleteUnsent(message.clientMessageID)
+    }
+  }
+
+  /// Runs a change of the outbox, then tracks `event`; a failure is shown.
+  private func changeOutbox(
+    _ event: String, _ change: (ChatRepository) async throws -> Void
+  ) async {
+    do {
+      try await change(chat)
+      await analytics.track(event, at: date.now)
+    } catch {
+      failure = DomainError(error)
+    }
+  }
+
+  // MARK: History and reporting
+
+  /// The user scrolled to the top (or tapped "load older"): shows older messages, from the
+  /// store when it holds more than is shown, else from the server; at the room's first message
+  /// ``isAtBeginning`` becomes `true`.
+  public func loadOlderTapped() async {
+    guard !isLoadingOlder, !isAtBeginning, !isLoading else { return }
+    // More is stored than the window shows: widen it.
+    if messages.count >= visibleLimit {
+      widen(by: Self.pageSize)
+      return
+    }
+    isLoadingOlder = true
+    defer { isLoadingOlder = false }
+    do {
+      let count = try await chat.loadOlder(roomID, Self.pageSize)
+      if count == 0 {
+        serverHasNoOlder = true
+      } else {
+        widen(by: count)
+      }
+    } catch {
+      failure = DomainError(error)
+    }
+  }
+
+  /// "See more" on someone else's message: the see-more sheet (report it).
+  public func seeMoreTapped(_ message: ChatMessage) {
+    guard canSeeMore(message) else { return }
+    let sheet = withDependencies(from: self) {
+      SeeMoreModel(target: .chatMessage(message.id), isMine: false)
+    }
+    sheet.onFinish = { [weak self] _ in self?.destination = nil }
+    destination = .seeMore(sheet)
+  }
+
+  /// The sheet was dismissed.
+  public func destinationDismissed() {
+    destination = nil
+  }
+
+  // MARK: Following the room
+
+  /// Whether the user may read the room (a member); offline, the stored messages are shown.
+  private func mayRead() async -> Bool {
+    do {
+      _ = try await chat.fetchMessages(roomID, nil, nil, 1)
+      return true
+    } catch {
+      let refusal = DomainError(error)
+      switch refusal {
+      case .offline, .timeout:
+        // The connection banner says so; the stored messages are shown.
+        return true
+      default:
+        failure = refusal
+        return false
+      }
+    }
+  }
+
+  private func widen(by count: Int) {
+    visibleLimit += count
+    limitChanged?.yield()
+  }
+
+  /// Reads the message stream, reopening it each time the window widens.
+  private func followMessages() async {
+    while !Task.isCancelled {
+      let (changes, continuation) = AsyncStream<Void>.makeStream()
+      limitChanged = continuation
+      let limit = visibleLimit
+      let reopen = await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+          await self.readMessages(limit: limit)
+          return false
+        }
+        group.addTask {
+          for await _ in changes { return true }
+          return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+      }
+      continuation.finish()
+      limitChanged = nil
+      guard reopen else { return }
+    }
+  }
+
+  private func readMessages(limit: Int) async {
+    do {
+      for try await messages in chat.messages(roomID, limit) {
+        self.messages = messages
+        isLoading = false
+        await markRead()
+      }
+      // Ended by itself: the engine stopped because the user signed out.
+      if !Task.isCancelled, await auth.hasSessionEnded() { failure = .signedOut }
+    } catch is CancellationError {
+      // The screen went away.
+    } catch {
+      failure = DomainError(error)
+    }
+    isLoading = false
+  }
+
+  /// Moves the read cursor to the newest message shown. Offline it is moved locally, and on
+  /// the server once the link is back.
+  private func markRead() async {
+    guard let newest = messages.compactMap(\.seq).max(), newest > markedReadSeq else { return }
+    do {
+      try await chat.markRead(roomID, newest)
+      markedReadSeq = max(markedReadSeq, newest)
+    } catch DomainError.offline {
+      // Tried again when the link comes back (followConnection).
+    } catch {
+      failure = DomainError(error)
+    }
+  }
+
+  private func followRoom() async {
+    do {
+      for try await rooms in chat.rooms() {
+        if let room = rooms.first(where: { $0.id == roomID }) { self.room = room }
+      }
+    } catch is CancellationError {
+      // The screen went away.
+    } catch {
+      // The message stream reports the same failure (signed out); keep the first.
+      if failure == nil { failure = DomainError(error) }
+    }
+  }
+
+  private func followTyping() async {
+    for await user in chat.typing(roomID) where user.id != me {
+      typingSignalled(by: user)
+    }
+  }
+
+  private func followConnection() async {
+    for await state in chat.connectionStates() {
+      connection = state
+      if state == .connected { await markRead() }
+    }
+  }
+
+  private func typingSignalled(by user: UserSummary) {
+    if let index = typingUsers.firstIndex(where: { $0.id == user.id }) {
+      typingUsers[index] = user
+    } else {
+      typingUsers.append(user)
+    }
+    typingExpiries[user.id]?.cancel()
+    let wait = timer(on: clock, after: Self.typingDisplayDuration)
+    typingExpiries[user.id] = Task { [weak self] in
+      do {
+        try await wait()
+      } catch {
+        return
+      }
+      self?.typingExpiries[user.id] = nil
+      self?.typingUsers.removeAll { $0.id == user.id }
+    }
+  }
+}

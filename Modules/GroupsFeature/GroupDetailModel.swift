@@ -1,0 +1,245 @@
+import Dependencies
+import Domain
+import Foundation
+import Observation
+import Repositories
+
+/// One study group (`qapple://groups/ID`): the group and its members (paged), join, leave (the
+/// owner cannot: the service's refusal is shown), delete (owner, after a confirmation), invite
+/// someone by nickname, and open the group's chat room.
+@MainActor @Observable
+public final class GroupDetailModel: Identifiable {
+  /// What the screen presents on top of itself.
+  public enum Destination: Hashable, Sendable {
+    /// "Delete this group?" with delete and cancel.
+    case confirmDeletion
+  }
+
+  /// Members per page.
+  public static let pageSize = 20
+
+  /// The group.
+  public let groupID: StudyGroup.ID
+  /// The group, once loaded.
+  public private(set) var group: StudyGroup?
+  /// The members shown, in joining order.
+  public private(set) var members: [GroupMember] = []
+  /// The group and its first members are loading.
+  public private(set) var isLoading = false
+  /// The next page of members is loading.
+  public private(set) var isLoadingMoreMembers = false
+  /// Joining, leaving or deleting is under way: those buttons ignore taps.
+  public private(set) var isUpdatingMembership = false
+  /// The nickname field of "invite".
+  public var inviteNickname = ""
+  /// An invitation is being sent.
+  public private(set) var isInviting = false
+  /// Who was invited last ("Invitation sent to ...").
+  public private(set) var invited: UserSummary?
+  /// The group's room is being looked up.
+  public private(set) var isOpeningChat = false
+  /// The last failure, shown until ``failureDismissed()``.
+  public private(set) var failure: DomainError?
+  /// What is presented on top, if anything.
+  public var destination: Destination?
+  /// The signed-in user, once known.
+  public private(set) var me: User.ID?
+
+  /// Asks the app to open a place outside this feature (the group's room: `.chatRoom(id)`).
+  @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
+  /// Asks the presenter to close the screen (the group was deleted).
+  @ObservationIgnored public var onDismiss: @MainActor () -> Void = {}
+
+  @ObservationIgnored @Dependency(\.studyGroupRepository) private var groups
+  @ObservationIgnored @Dependency(\.profileRepository) private var profiles
+  @ObservationIgnored @Dependency(\.chatRepository) private var chat
+  @ObservationIgnored @Dependency(\.authRepository) private var auth
+  @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
+  @ObservationIgnored @Dependency(\.date) private var date
+
+  @ObservationIgnored private var nextMembersCursor: PageCursor?
+
+  /// Creates the screen of `groupID`.
+  public init(groupID: StudyGroup.ID) {
+    self.groupID = groupID
+  }
+
+  /// The identity of the screen: its group.
+  public nonisolated var id: StudyGroup.ID { groupID }
+
+  /// Whether the user owns the group.
+  public var isOwner: Bool {
+    guard let group, let me else { return false }
+    return group.isOwned(by: me)
+  }
+  /// Whether the user belongs to the group.
+  public var isMember: Bool { group?.isMember ?? false }
+  /// Whether "join" is offered.
+  public var canJoin: Bool { group != nil && !isMember }
+  /// Whether "leave" is offered (members other than the owner).
+  public var canLeave: Bool { isMember && !isOwner }
+  /// Whether "delete" is offered (the owner).
+  public var canDelete: Bool { isOwner }
+  /// Whether "invite" and "open chat" are offered (members).
+  public var canInvite: Bool { isMember }
+  /// Whether another page of members follows.
+  public var hasMoreMembers: Bool { nextMembersCursor != nil }
+
+  /// The screen appeared: loads the group and its first members.
+  public func task() async {
+    await analytics.screenViewed("group_detail", at: date.now)
+    if case .signedIn(let user) = await auth.currentState() { me = user.id }
+    await load()
+  }
+
+  /// The screen was pulled down: loads again.
+  public func refreshPulled() async {
+    await load()
+  }
+
+  /// The last member row appeared: loads the next page of members.
+  public func loadMoreMembersTapped() async {
+    guard let cursor = nextMembersCursor, !isLoadingMoreMembers else { return }
+    isLoadingMoreMembers = true
+    defer { isLoadingMoreMembers = false }
+    do {
+      let page = try await groups.fetchMembers(
+        groupID, PageRequest(cursor: cursor, limit: Self.pageSize))
+      let shown = Set(members.map(\.id))
+      members += page.items.filter { !shown.contains($0.id) }
+      nextMembersCursor = page.nextCursor
+    } catch {
+      failure = DomainError(error)
+    }
+  }
+
+  /// "Join" was tapped.
+  public func joinButtonTapped() async {
+    await updateMembership(event: "group_joined") {
+      self.group = try await self.groups.joinGroup(self.groupID)
+    }
+  }
+
+  /// "Leave" was tapped; the owner is refused (``failure`` says to delete the group instead).
+  public func leaveButtonTapped() async {
+    await updateMembership(event: "group_left") {
+      try await self.groups.leaveGroup(self.groupID)
+      self.group = try await self.groups.fetchGroup(self.groupID)
+    }
+  }
+
+  /// "Delete" was tapped: asks for confirmation.
+  public func deleteButtonTapped() {
+    guard canDelete else { return }
+    failure = nil
+    destination = .confirmDeletion
+  }
+
+  /// The deletion was confirmed: deletes the group and closes the screen (``onDismiss``).
+  public func deletionConfirmed() async {
+    guard destination == .confirmDeletion, !isUpdatingMembership else { return }
+    destination = nil
+    isUpdatingMembership = true
+    defer { isUpdatingMembership = false }
+    do {
+      try await groups.deleteGroup(groupID)
+      await analytics.track("group_deleted", at: date.now)
+      onDismiss()
+    } catch {
+      failure = DomainError(error)
+    }
+  }
+
+  /// The confirmation was dismissed.
+  public func destinationDismissed() {
+    destination = nil
+  }
+
+  /// "Invite" was tapped: finds the user by ``inviteNickname`` and invites them (they get a
+  /// notification); unknown nicknames, members and non-members' invitations are refused.
+  public func inviteButtonTapped() async {
+    guard !isInviting else { return }
+    isInviting = true
+    failure = nil
+    defer { isInviting = false }
+    do {
+      let user = try await profiles.findUser(inviteNickname)
+      try await groups.invite(user.id, groupID)
+      invited = user.summary
+      inviteNickname = ""
+      await analytics.track("group_member_invited", at: date.now)
+    } catch {
+      failure = DomainError(error)
+    }
+  }
+
+  /// "Open chat" was tapped: the app opens the group's room (members only).
+  public func openChatButtonTapped() async {
+    guard !isOpeningChat else { return }
+    isOpeningChat = true
+    failure = nil
+    defer { isOpeningChat = false }
+    do {
+      var request = PageRequest(limit: PageRequest.maximumLimit)
+      while true {
+        let page = try await chat.fetchRooms(request)
+        if let room = page.items.first(where: { $0.kind == .group(groupID) }) {
+          onNavigate(.chatRoom(room.id))
+          return
+        }
+        guard let next = page.nextCursor else { break }
+        request = PageRequest(cursor: next, limit: PageRequest.maximumLimit)
+      }
+      // Only members have the group's room among theirs.
+      failure = isMember ? .notFound : .forbidden
+    } catch {
+      failure = DomainError(error)
+    }
+  }
+
+  /// The failure was read.
+  public func failureDismissed() {
+    failure = nil
+  }
+
+  // MARK: Loading
+
+  private func load() async {
+    isLoading = true
+    defer { isLoading = false }
+    do {
+      let (repository, id) = (groups, groupID)
+      async let group = repository.fetchGroup(id)
+      async let members = repository.fetchMembers(id, PageRequest(limit: Self.pageSize))
+      let (loaded, page) = try await (group, members)
+      self.group = loaded
+      self.members = page.items
+      nextMembersCursor = page.nextCursor
+      failure = nil
+    } catch {
+      failure = DomainError(error)
+    }
+  }
+
+  private func reloadMembers() async throws {
+    let page = try await groups.fetchMembers(groupID, PageRequest(limit: Self.pageSize))
+    members = page.items
+    nextMembersCursor = page.nextCursor
+  }
+
+  private func updateMembership(
+    event: String, _ change: @MainActor () async throws -> Void
+  ) async {
+    guard !isUpdatingMembership else { return }
+    isUpdatingMembership = true
+    failure = nil
+    defer { isUpdatingMembership = false }
+    do {
+      try await change()
+      try await reloadMembers()
+      await analytics.track(event, at: date.now)
+    } catch {
+      failure = DomainError(error)
+    }
+  }
+}

@@ -1,0 +1,434 @@
+import ChatFeature
+import Clocks
+import Dependencies
+import Domain
+import Foundation
+import ReportFeature
+import Repositories
+import RepositoriesTesting
+import Testing
+
+/// The chat screens on the fakes, which run the real sync engine: two members in one group
+/// room, live messages and typing, the outbox offline and after a refusal, history, the read
+/// cursor and the room list.
+@MainActor
+@Suite("ChatFeature")
+struct ChatFeatureTests {
+  let backend = FakeBackend(now: { Fixtures.now })
+  let clock = TestClock()
+  let alice: FakeClient
+  let bob: FakeClient
+  let group: StudyGroup
+  let roomID: ChatRoom.ID
+
+  init() async throws {
+    alice = try backend.signedUpClient(nickname: "alice")
+    bob = try backend.signedUpClient(nickname: "bob")
+    group = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Swift Study"))
+    _ = try await bob.studyGroups.joinGroup(group.id)
+    let kind = ChatRoom.Kind.group(group.id)
+    let room = try await alice.chat.fetchRooms(.first).items.first { $0.kind == kind }
+    roomID = try #require(room).id
+  }
+
+  /// A model run as `client`, on the test clock.
+  func model<Model>(as client: FakeClient, _ make: () -> Model) -> Model {
+    withDependencies(
+      {
+        $0.install(client)
+        $0.continuousClock = clock
+      }, operation: make)
+  }
+
+  /// The events `client` uploaded, in order.
+  func events(of client: FakeClient) async throws -> [AnalyticsEvent] {
+    _ = try await client.analytics.flush()
+    return try backend.analyticsEvents.filter { try $0.userID == client.userID }.map(\.event)
+  }
+
+  /// Alice's and Bob's screens of the room, running (cancel `screens` at the end) and connected,
+  /// Bob's with its first messages read; `nil` (an issue recorded) when they never connect.
+  func bothInTheRoom() async -> (
+    alice: ChatRoomModel, bob: ChatRoomModel, screens: Task<Void, Never>
+  )? {
+    let aliceRoom = model(as: alice) { ChatRoomModel(roomID: roomID) }
+    let bobRoom = model(as: bob) { ChatRoomModel(roomID: roomID) }
+    let screens = Task {
+      async let aliceScreen: Void = aliceRoom.task()
+      async let bobScreen: Void = bobRoom.task()
+      _ = await (aliceScreen, bobScreen)
+    }
+    let connected = await eventually("both are connected") {
+      aliceRoom.connection == .connected && bobRoom.connection == .connected && !bobRoom.isLoading
+    }
+    guard connected else {
+      screens.cancel()
+      return nil
+    }
+    return (aliceRoom, bobRoom, screens)
+  }
+
+  /// `client` sends `text` straight to the server (as if from another device).
+  func serverMessage(_ text: String, from client: FakeClient) async throws -> ChatMessage {
+    try await client.chat.sendMessage(text, roomID, UUID())
+  }
+
+  @Test func aMessageAndTypingReachTheOtherMemberLive() async throws {
+    guard let room = await bothInTheRoom() else { return }
+    let (aliceRoom, bobRoom) = (room.alice, room.bob)
+    defer { room.screens.cancel() }
+    #expect(aliceRoom.connectionBanner == nil)
+
+    #expect(!aliceRoom.canSend)
+    await aliceRoom.draftChanged("Hello bob")
+    #expect(aliceRoom.canSend)
+    await aliceRoom.sendButtonTapped()
+    #expect(aliceRoom.draft == "")
+    #expect(aliceRoom.failure == nil)
+    guard await eventually("bob sees the message", { bobRoom.messages.last?.text == "Hello bob" })
+    else { return }
+    let received = try #require(bobRoom.messages.last)
+    #expect(received.sender.nickname == "alice")
+    #expect(received.deliveryState == .sent)
+    #expect(received.seq != nil)
+    #expect(!bobRoom.isMine(received) && bobRoom.canSeeMore(received))
+    #expect(!bobRoom.canRetry(received) && !bobRoom.canDelete(received))
+    guard
+      await eventually(
+        "alice's copy is sent",
+        {
+          aliceRoom.messages.last?.deliveryState == .sent
+        })
+    else { return }
+    let sent = try #require(aliceRoom.messages.last)
+    #expect(aliceRoom.isMine(sent) && !aliceRoom.canSeeMore(sent))
+    #expect(sent.clientMessageID == received.clientMessageID)
+    #expect(await eventually("the room's title shows", { bobRoom.room?.title == "Swift Study" }))
+
+    // Typing: shown at bob's (not at alice's own screen) until 5 s after the last signal.
+    await aliceRoom.draftChanged("Are you")
+    guard
+      await eventually(
+        "bob sees alice typing", { bobRoom.typingUsers.map(\.nickname) == ["alice"] })
+    else { return }
+    #expect(aliceRoom.typingUsers.isEmpty)
+    await clock.advance(by: .milliseconds(4_900))
+    #expect(bobRoom.typingUsers.map(\.nickname) == ["alice"])
+    await clock.advance(by: .milliseconds(200))
+    #expect(await eventually("alice's typing disappears", { bobRoom.typingUsers.isEmpty }))
+
+    let events = try await events(of: alice)
+    #expect(events.map(\.name) == ["screen_viewed", "chat_message_sent"])
+    #expect(events.first?.properties == ["screen": "chat_room"])
+  }
+
+  @Test func typingIsToldAtMostOncePerInterval() async throws {
+    let signals = LockIsolated<[ChatRoom.ID]>([])
+    let room = withDependencies {
+      $0.install(alice)
+      $0.continuousClock = clock
+      $0.chatRepository.userIsTyping = { room in signals.withValue { $0.append(room) } }
+    } operation: {
+      ChatRoomModel(roomID: roomID)
+    }
+    await room.draftChanged("   ")
+    #expect(signals.value.isEmpty)
+    await room.draftChanged("H")
+    await room.draftChanged("He")
+    await room.draftChanged("Hel")
+    #expect(signals.value == [roomID])
+    await clock.advance(by: .milliseconds(2_900))
+    await room.draftChanged("Hell")
+    #expect(signals.value == [roomID])
+    await clock.advance(by: .milliseconds(100))
+    // The quiet period's end runs on its own task: type until the next signal goes out.
+    for _ in 0..<500 where signals.value.count < 2 {
+      await room.draftChanged("Hello")
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(signals.value == [roomID, roomID])
+    #expect(room.draft == "Hello")
+  }
+
+  @Test func aMessageSentOfflineWaitsThenIsDelivered() async throws {
+    guard let room = await bothInTheRoom() else { return }
+    let (aliceRoom, bobRoom) = (room.alice, room.bob)
+    defer { room.screens.cancel() }
+
+    backend.isOffline = true
+    guard await eventually("alice sees she is offline", { aliceRoom.connectionBanner != nil })
+    else { return }
+    if case .offline = aliceRoom.connectionBanner {
+    } else {
+      Issue.record("banner: \(String(describing: aliceRoom.connectionBanner))")
+    }
+    await aliceRoom.draftChanged("Sent from the subway")
+    await aliceRoom.sendButtonTapped()
+    #expect(aliceRoom.failure == nil)
+    guard
+      await eventually(
+        "the message shows at once",
+        {
+          aliceRoom.messages.last?.text == "Sent from the subway"
+        })
+    else { return }
+    let waiting = try #require(aliceRoom.messages.last)
+    #expect(waiting.seq == nil)
+    #expect(waiting.deliveryState == .pending || waiting.deliveryState == .sending)
+    #expect(aliceRoom.canDelete(waiting) && !aliceRoom.canRetry(waiting))
+    #expect(!bobRoom.messages.contains { $0.text == "Sent from the subway" })
+
+    backend.isOffline = false
+    #expect(
+      await eventually(
+        "it is delivered once online",
+        {
+          aliceRoom.messages.last?.deliveryState == .sent && aliceRoom.messages.last?.seq != nil
+        }))
+    #expect(
+      await eventually(
+        "bob gets it",
+        {
+          bobRoom.messages.filter { $0.text == "Sent from the subway" }.count == 1
+        }))
+    #expect(aliceRoom.connectionBanner == nil)
+  }
+
+  @Test func aRefusedMessageFailsAndCanBeRetriedOrDeleted() async throws {
+    let moderator = try backend.signedUpClient(nickname: "keeper", role: .admin)
+    guard let room = await bothInTheRoom() else { return }
+    let (aliceRoom, bobRoom) = (room.alice, room.bob)
+    defer { room.screens.cancel() }
+
+    _ = try await moderator.admin.banUser(try alice.userID, "Spam", nil)
+    for text in ["First try", "Never mind"] {
+      await aliceRoom.draftChanged(text)
+      await aliceRoom.sendButtonTapped()
+    }
+    guard
+      await eventually(
+        "both are refused",
+        {
+          aliceRoom.messages.filter { aliceRoom.canRetry($0) }.count == 2
+        })
+    else { return }
+    let failed = aliceRoom.messages.filter { aliceRoom.canRetry($0) }
+    #expect(
+      failed.map(\.deliveryState)
+        == Array(repeating: .failed(reason: DomainError.banned.description), count: 2))
+
+    _ = try await moderator.admin.unbanUser(try alice.userID)
+    await aliceRoom.retryTapped(failed[0])
+    await aliceRoom.deleteTapped(failed[1])
+    #expect(aliceRoom.failure == nil)
+    #expect(
+      await eventually(
+        "the retried one is sent",
+        {
+          aliceRoom.messages.contains { $0.text == "First try" && $0.deliveryState == .sent }
+        }))
+    #expect(
+      await eventually(
+        "the deleted one is gone",
+        {
+          !aliceRoom.messages.contains { $0.text == "Never mind" }
+        }))
+    #expect(
+      await eventually(
+        "bob gets the retried one",
+        {
+          bobRoom.messages.contains { $0.text == "First try" }
+        }))
+    #expect(!bobRoom.messages.contains { $0.text == "Never mind" })
+    let names = try await events(of: alice).map(\.name)
+    #expect(
+      names == [
+        "screen_viewed", "chat_message_sent", "chat_message_sent", "chat_message_retried",
+        "chat_message_discarded",
+      ])
+  }
+
+  @Test func aTooLongMessageIsRefusedAndKept() async throws {
+    let room = model(as: alice) { ChatRoomModel(roomID: roomID) }
+    let text = String(repeating: "a", count: 1_001)
+    await room.draftChanged(text)
+    await room.sendButtonTapped()
+    guard case .validation = room.failure else {
+      Issue.record("failure: \(String(describing: room.failure))")
+      return
+    }
+    #expect(room.draft == text)
+    room.failureDismissed()
+    #expect(room.failure == nil)
+  }
+
+  @Test func someoneWhoIsNotAMemberIsToldSo() async throws {
+    let carol = try backend.signedUpClient(nickname: "carol")
+    let room = model(as: carol) { ChatRoomModel(roomID: roomID) }
+    await room.task()  // returns by itself: nothing to follow
+    #expect(room.failure == .forbidden)
+    #expect(room.messages.isEmpty)
+    #expect(!room.isLoading)
+  }
+
+  @Test func aSignedOutUserIsToldSo() async throws {
+    try await bob.auth.signOut()
+    let room = model(as: bob) { ChatRoomModel(roomID: roomID) }
+    await room.task()
+    #expect(room.failure == .signedOut)
+  }
+
+  @Test func signingOutWhileTheScreensAreOpenEndsThemWithAFailure() async throws {
+    let list = model(as: bob) { ChatRoomsModel() }
+    let room = model(as: bob) { ChatRoomModel(roomID: roomID) }
+    let listTask = Task { await list.task() }
+    let roomTask = Task { await room.task() }
+    defer {
+      listTask.cancel()
+      roomTask.cancel()
+    }
+    guard
+      await eventually(
+        "both screens are live",
+        {
+          !list.rooms.isEmpty && !room.isLoading && room.connection == .connected
+        })
+    else { return }
+    try await bob.auth.signOut()
+    #expect(await eventually("the room says so", { room.failure == .signedOut }))
+    #expect(await eventually("the list says so", { list.failure == .signedOut }))
+    // Both tasks return by themselves: nothing is followed any more.
+    await roomTask.value
+    await listTask.value
+    list.failureDismissed()
+    #expect(list.failure == nil)
+  }
+
+  @Test func aSignedOutUserSeesNoRooms() async throws {
+    try await bob.auth.signOut()
+    let list = model(as: bob) { ChatRoomsModel() }
+    await list.task()
+    #expect(list.failure == .signedOut)
+    #expect(list.rooms.isEmpty && !list.isLoading)
+  }
+
+  @Test func olderMessagesLoadUntilTheBeginning() async throws {
+    for number in 1...60 { _ = try await serverMessage("Message \(number)", from: alice) }
+    let room = model(as: bob) { ChatRoomModel(roomID: roomID) }
+    let task = Task { await room.task() }
+    defer { task.cancel() }
+    guard
+      await eventually(
+        "the newest page shows",
+        {
+          room.messages.count == ChatRoomModel.pageSize && room.messages.last?.seq == 60
+        })
+    else { return }
+    #expect(room.messages.first?.seq == 11)
+    #expect(!room.isAtBeginning)
+    await room.loadOlderTapped()
+    #expect(
+      await eventually(
+        "all messages show",
+        {
+          room.messages.count == 60 && room.messages.first?.text == "Message 1"
+        }))
+    #expect(room.isAtBeginning)
+    await room.loadOlderTapped()
+    #expect(room.messages.count == 60)
+    #expect(room.failure == nil)
+  }
+
+  @Test func openingARoomMarksItReadInTheRoomList() async throws {
+    _ = try await serverMessage("Welcome!", from: alice)
+    _ = try await serverMessage("Meeting at 7", from: alice)
+    let list = model(as: bob) { ChatRoomsModel() }
+    var opened: [DeepLink] = []
+    list.onNavigate = { opened.append($0) }
+    let listTask = Task { await list.task() }
+    defer { listTask.cancel() }
+    guard await eventually("the room is listed", { !list.rooms.isEmpty }) else { return }
+    let listed = try #require(list.rooms.first { $0.id == roomID })
+    #expect(listed.title == "Swift Study")
+    #expect(listed.unreadCount == 2)
+    #expect(listed.lastMessage?.text == "Meeting at 7")
+    #expect(list.unreadCount == 2)
+    #expect(await eventually("the link is up", { list.connectionBanner == nil }))
+
+    list.roomTapped(roomID)
+    #expect(opened == [.chatRoom(roomID)])
+    let room = model(as: bob) { ChatRoomModel(roomID: roomID) }
+    let roomTask = Task { await room.task() }
+    defer { roomTask.cancel() }
+    #expect(await eventually("the list shows it read", { list.unreadCount == 0 }))
+    // While the room is open, a new message reaches the list live, and is read at once.
+    _ = try await serverMessage("See you there", from: alice)
+    #expect(
+      await eventually(
+        "the new message shows in the list",
+        {
+          list.rooms.first { $0.id == roomID }?.lastMessage?.text == "See you there"
+        }))
+    #expect(await eventually("and it is read", { list.unreadCount == 0 }))
+    // The server's cursor follows the local one.
+    var onServer: ChatRoom?
+    for _ in 0..<500 {
+      onServer = try await bob.chat.fetchRooms(.first).items.first { $0.id == roomID }
+      if onServer?.lastReadSeq == 3 { break }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(onServer?.lastReadSeq == 3)
+    #expect(onServer?.unreadCount == 0)
+    let names = try await events(of: bob)
+    #expect(names.first?.properties == ["screen": "chat_rooms"])
+  }
+
+  @Test func theRoomListShowsWhenTheLinkIsDown() async throws {
+    let list = model(as: bob) { ChatRoomsModel() }
+    let task = Task { await list.task() }
+    defer { task.cancel() }
+    guard await eventually("the link is up", { list.connection == .connected }) else { return }
+    backend.isOffline = true
+    #expect(await eventually("offline shows", { list.connectionBanner != nil }))
+    backend.isOffline = false
+    #expect(await eventually("online again", { list.connectionBanner == nil }))
+  }
+
+  @Test func seeMoreOnSomeoneElsesMessageReportsIt() async throws {
+    let message = try await serverMessage("Buy followers here", from: alice)
+    let room = model(as: bob) { ChatRoomModel(roomID: roomID) }
+    let task = Task { await room.task() }
+    defer { task.cancel() }
+    guard await eventually("the message shows", { room.messages.count == 1 }) else { return }
+    let shown = try #require(room.messages.first)
+    room.seeMoreTapped(shown)
+    guard case .seeMore(let sheet) = room.destination else {
+      Issue.record("no see-more sheet")
+      return
+    }
+    #expect(sheet.target == .chatMessage(message.id))
+    #expect(sheet.options == [.report])
+    sheet.reportButtonTapped()
+    guard case .report(let report) = sheet.destination else {
+      Issue.record("no report flow")
+      return
+    }
+    report.reasonTapped(.spam)
+    await report.confirmButtonTapped()
+    report.closeButtonTapped()
+    #expect(room.destination == nil)
+    #expect(
+      try await bob.reports.fetchMyReports(.first).items.map(\.target) == [.chatMessage(message.id)]
+    )
+
+    // Alice's own message offers nothing.
+    let aliceRoom = model(as: alice) { ChatRoomModel(roomID: roomID) }
+    let aliceTask = Task { await aliceRoom.task() }
+    defer { aliceTask.cancel() }
+    guard await eventually("alice's screen loads", { aliceRoom.messages.count == 1 }) else {
+      return
+    }
+    aliceRoom.seeMoreTapped(try #require(aliceRoom.messages.first))
+    #expect(aliceRoom.destination == nil)
+  }
+}

@@ -1,0 +1,378 @@
+import ChatFeature
+import Clocks
+import Dependencies
+import Domain
+import Foundation
+import GroupsFeature
+import Repositories
+import RepositoriesTesting
+import Testing
+
+/// The Groups tab and a group's screen on the fakes: several members on shared groups, the
+/// engine's rules (the owner cannot leave, only members invite, only the owner deletes), a
+/// debounced search on the test clock.
+@MainActor
+@Suite("GroupsFeature")
+struct GroupsFeatureTests {
+  let backend = FakeBackend(now: { Fixtures.now })
+  let clock = TestClock()
+  let alice: FakeClient
+  let bob: FakeClient
+
+  init() throws {
+    alice = try backend.signedUpClient(nickname: "alice")
+    bob = try backend.signedUpClient(nickname: "bob")
+  }
+
+  /// A model run as `client`, on the test clock.
+  func model<Model>(as client: FakeClient, _ make: () -> Model) -> Model {
+    withDependencies(
+      {
+        $0.install(client)
+        $0.continuousClock = clock
+      }, operation: make)
+  }
+
+  /// The events `client` uploaded, in order.
+  func events(of client: FakeClient) async throws -> [AnalyticsEvent] {
+    _ = try await client.analytics.flush()
+    return try backend.analyticsEvents.filter { try $0.userID == client.userID }.map(\.event)
+  }
+
+  /// Waits (a bounded number of turns) until `condition` holds: a `Task` started by the test
+  /// has run up to its first suspension.
+  func until(_ condition: @MainActor () -> Bool) async {
+    for _ in 0..<10_000 where !condition() { await Task.yield() }
+    #expect(condition())
+  }
+
+  func createGroup(_ name: String, by client: FakeClient) async throws -> StudyGroup {
+    try await client.studyGroups.createGroup(StudyGroupDraft(name: name))
+  }
+
+  // MARK: The tab
+
+  @Test func theListPagesAndATapOpensTheGroup() async throws {
+    var created: [StudyGroup] = []
+    for number in 1...25 { created.append(try await createGroup("Group \(number)", by: alice)) }
+    let groups = model(as: bob) { GroupsModel() }
+    var opened: [DeepLink] = []
+    groups.onNavigate = { opened.append($0) }
+    await groups.task()
+    #expect(groups.groups.count == GroupsModel.pageSize)
+    #expect(groups.hasMore)
+    #expect(!groups.isLoading)
+    await groups.loadMoreTapped()
+    #expect(groups.groups.count == 25)
+    #expect(Set(groups.groups.map(\.id)) == Set(created.map(\.id)))
+    #expect(!groups.hasMore)
+    await groups.loadMoreTapped()
+    #expect(groups.groups.count == 25)
+
+    groups.groupTapped(created[3].id)
+    #expect(opened == [.group(created[3].id)])
+    let events = try await events(of: bob)
+    #expect(events.map(\.name) == ["screen_viewed"])
+    #expect(events.first?.properties == ["screen": "groups"])
+  }
+
+  @Test func searchWaitsForTheTextToRestAndDropsStaleSearches() async throws {
+    for name in ["Swift Study", "SwiftUI Club", "Algorithms"] {
+      _ = try await createGroup(name, by: alice)
+    }
+    let groups = model(as: bob) { GroupsModel() }
+    await groups.task()
+    #expect(groups.groups.count == 3)
+
+    let stale = Task { await groups.searchTextChanged("Alg") }
+    await until { groups.searchText == "Alg" }
+    await clock.advance(by: .milliseconds(200))
+    #expect(groups.groups.count == 3)
+    let current = Task { await groups.searchTextChanged("Swift") }
+    await until { groups.searchText == "Swift" }
+    await stale.value  // cancelled by the newer text
+    await clock.advance(by: .milliseconds(299))
+    #expect(groups.groups.count == 3)
+    await clock.advance(by: .milliseconds(1))
+    await current.value
+    #expect(Set(groups.groups.map(\.name)) == ["Swift Study", "SwiftUI Club"])
+    #expect(!groups.isLoading)
+    #expect(groups.failure == nil)
+
+    let cleared = Task { await groups.searchTextChanged("  ") }
+    await until { groups.searchText == "  " }
+    await clock.advance(by: GroupsModel.searchDebounce)
+    await cleared.value
+    #expect(groups.groups.count == 3)
+
+    let events = try await events(of: bob)
+    // One search reached the server: the stale one never did.
+    #expect(events.map(\.name) == ["screen_viewed", "groups_searched"])
+    #expect(events.last?.properties == ["result_count": "2"])
+  }
+
+  @Test func aFailedLoadIsShownUntilDismissedAndRefreshRecovers() async throws {
+    _ = try await createGroup("Swift Study", by: alice)
+    let groups = model(as: bob) { GroupsModel() }
+    backend.isOffline = true
+    await groups.task()
+    #expect(groups.failure == .offline)
+    #expect(groups.groups.isEmpty)
+    groups.failureDismissed()
+    #expect(groups.failure == nil)
+    backend.isOffline = false
+    await groups.refreshPulled()
+    #expect(groups.groups.map(\.name) == ["Swift Study"])
+  }
+
+  @Test func creatingAGroupChecksTheFieldsThenOpensIt() async throws {
+    let groups = model(as: alice) { GroupsModel() }
+    var opened: [DeepLink] = []
+    groups.onNavigate = { opened.append($0) }
+    groups.createGroupButtonTapped()
+    guard case .createGroup(let sheet) = groups.destination else {
+      Issue.record("no sheet")
+      return
+    }
+    await sheet.task()
+    #expect(!sheet.canSubmit)
+    #expect(sheet.validationError == .empty(field: "name"))
+    await sheet.createButtonTapped()
+    #expect(sheet.failure == .validation(.empty(field: "name")))
+    sheet.failureDismissed()
+    sheet.name = String(repeating: "x", count: 31)
+    #expect(!sheet.canSubmit)
+
+    sheet.name = "  Swift Study  "
+    sheet.description = "One screen a week"
+    #expect(sheet.canSubmit)
+    backend.isOffline = true
+    await sheet.createButtonTapped()
+    #expect(sheet.failure == .offline)
+    #expect(!sheet.isSubmitting)
+    backend.isOffline = false
+    await sheet.createButtonTapped()
+    #expect(groups.destination == nil)
+    let group = try #require(groups.groups.first)
+    #expect(group.name == "Swift Study")
+    #expect(group.owner.nickname == "alice")
+    #expect(opened == [.group(group.id)])
+    #expect(try await bob.studyGroups.fetchGroup(group.id).description == "One screen a week")
+    let names = try await events(of: alice).map(\.name)
+    #expect(names == ["screen_viewed", "group_created"])
+  }
+
+  @Test func creatingTooOftenIsRefusedWithTheWait() async throws {
+    backend.rateLimit = FakeRateLimit(maximumWrites: 1, per: .seconds(60))
+    let groups = model(as: alice) { GroupsModel() }
+    for name in ["First", "Second"] {
+      groups.createGroupButtonTapped()
+      guard case .createGroup(let sheet) = groups.destination else {
+        Issue.record("no sheet")
+        return
+      }
+      sheet.name = name
+      await sheet.createButtonTapped()
+    }
+    guard case .createGroup(let refused) = groups.destination else {
+      Issue.record("the refused sheet closed")
+      return
+    }
+    guard case .rateLimited = refused.failure else {
+      Issue.record("failure: \(String(describing: refused.failure))")
+      return
+    }
+    #expect(refused.name == "Second")
+    #expect(groups.groups.map(\.name) == ["First"])
+  }
+
+  @Test func theChatListIsAChildWhoseLinksGoThroughTheTab() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    _ = try await bob.studyGroups.joinGroup(group.id)
+    let groups = model(as: bob) { GroupsModel() }
+    var opened: [DeepLink] = []
+    groups.onNavigate = { opened.append($0) }
+    let chats = Task { await groups.chats.task() }
+    defer { chats.cancel() }
+    // The child reads bob's rooms: it runs with the tab's dependencies.
+    for _ in 0..<500 where groups.chats.rooms.isEmpty {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    let room = try #require(groups.chats.rooms.first)
+    #expect(room.kind == .group(group.id))
+    groups.chats.roomTapped(room.id)
+    #expect(opened == [.chatRoom(room.id)])
+  }
+
+  // MARK: A group
+
+  @Test func joiningAndLeavingUpdateTheGroupAndItsMembers() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    let detail = model(as: bob) { GroupDetailModel(groupID: group.id) }
+    await detail.task()
+    #expect(detail.group?.name == "Swift Study")
+    #expect(detail.canJoin && !detail.canLeave && !detail.canDelete && !detail.canInvite)
+    #expect(detail.members.map(\.user.nickname) == ["alice"])
+    #expect(detail.members.first?.role == .owner)
+
+    await detail.joinButtonTapped()
+    #expect(detail.failure == nil)
+    #expect(detail.isMember && detail.canLeave && !detail.canJoin)
+    #expect(detail.group?.memberCount == 2)
+    #expect(detail.members.map(\.user.nickname) == ["alice", "bob"])
+
+    await detail.leaveButtonTapped()
+    #expect(detail.failure == nil)
+    #expect(!detail.isMember && detail.canJoin)
+    #expect(detail.group?.memberCount == 1)
+    #expect(detail.members.map(\.user.nickname) == ["alice"])
+    let events = try await events(of: bob)
+    #expect(events.map(\.name) == ["screen_viewed", "group_joined", "group_left"])
+    #expect(events.first?.properties == ["screen": "group_detail"])
+  }
+
+  @Test func aFailedJoinIsShownAndChangesNothing() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    let detail = model(as: bob) { GroupDetailModel(groupID: group.id) }
+    await detail.task()
+    backend.isOffline = true
+    await detail.joinButtonTapped()
+    #expect(detail.failure == .offline)
+    #expect(!detail.isMember && !detail.isUpdatingMembership)
+    #expect(detail.group?.memberCount == 1)
+    backend.isOffline = false
+    detail.failureDismissed()
+    await detail.refreshPulled()
+    #expect(detail.failure == nil)
+    #expect(try await alice.studyGroups.fetchMembers(group.id, .first).items.count == 1)
+  }
+
+  @Test func theOwnerCannotLeaveButDeletesAfterConfirming() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    _ = try await bob.studyGroups.joinGroup(group.id)
+    let detail = model(as: alice) { GroupDetailModel(groupID: group.id) }
+    var dismissed = 0
+    detail.onDismiss = { dismissed += 1 }
+    await detail.task()
+    #expect(detail.isOwner && detail.canDelete && !detail.canLeave)
+
+    await detail.leaveButtonTapped()
+    #expect(detail.failure == .conflict("The owner cannot leave the group; delete it instead."))
+    #expect(detail.isMember)
+    detail.failureDismissed()
+
+    detail.deleteButtonTapped()
+    #expect(detail.destination == .confirmDeletion)
+    detail.destinationDismissed()
+    #expect(detail.destination == nil)
+    await detail.deletionConfirmed()
+    #expect(dismissed == 0)
+    #expect(try await bob.studyGroups.fetchGroup(group.id).id == group.id)
+
+    detail.deleteButtonTapped()
+    await detail.deletionConfirmed()
+    #expect(dismissed == 1)
+    #expect(detail.failure == nil)
+    await #expect(throws: DomainError.notFound) {
+      try await bob.studyGroups.fetchGroup(group.id)
+    }
+    // A screen opened on the deleted group says it is gone.
+    let stale = model(as: bob) { GroupDetailModel(groupID: group.id) }
+    await stale.task()
+    #expect(stale.failure == .notFound)
+    #expect(stale.group == nil)
+    let names = try await events(of: alice).map(\.name)
+    #expect(names == ["screen_viewed", "group_deleted"])
+  }
+
+  @Test func aMemberIsNotOfferedDeletion() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    _ = try await bob.studyGroups.joinGroup(group.id)
+    let detail = model(as: bob) { GroupDetailModel(groupID: group.id) }
+    await detail.task()
+    #expect(!detail.canDelete && !detail.isOwner)
+    detail.deleteButtonTapped()
+    #expect(detail.destination == nil)
+  }
+
+  @Test func membersArePaged() async throws {
+    let group = try await createGroup("Big Group", by: alice)
+    for number in 1...24 {
+      let member = try backend.signedUpClient(nickname: "member\(number)")
+      _ = try await member.studyGroups.joinGroup(group.id)
+    }
+    let detail = model(as: bob) { GroupDetailModel(groupID: group.id) }
+    await detail.task()
+    #expect(detail.members.count == GroupDetailModel.pageSize)
+    #expect(detail.hasMoreMembers)
+    await detail.loadMoreMembersTapped()
+    #expect(detail.members.count == 25)
+    #expect(Set(detail.members.map(\.id)).count == 25)
+    #expect(!detail.hasMoreMembers)
+  }
+
+  @Test func invitingByNicknameNotifiesThemAndRefusalsAreShown() async throws {
+    let carol = try backend.signedUpClient(nickname: "carol")
+    let group = try await createGroup("Swift Study", by: alice)
+    _ = try await bob.studyGroups.joinGroup(group.id)
+    let detail = model(as: alice) { GroupDetailModel(groupID: group.id) }
+    await detail.task()
+    #expect(detail.canInvite)
+
+    detail.inviteNickname = "carol"
+    await detail.inviteButtonTapped()
+    #expect(detail.failure == nil)
+    #expect(detail.invited?.nickname == "carol")
+    #expect(detail.inviteNickname == "")
+    let notifications = try await carol.notifications.fetchNotifications(.first).items
+    #expect(notifications.map(\.deepLink) == [.group(group.id)])
+
+    detail.inviteNickname = "nobody"
+    await detail.inviteButtonTapped()
+    #expect(detail.failure == .notFound)
+    detail.inviteNickname = "bob"
+    await detail.inviteButtonTapped()
+    #expect(detail.failure == .conflict("That user is already a member of the group."))
+    detail.inviteNickname = "  "
+    await detail.inviteButtonTapped()
+    #expect(detail.failure == .validation(.empty(field: "nickname")))
+
+    // Someone outside the group cannot invite.
+    let outsider = model(as: carol) { GroupDetailModel(groupID: group.id) }
+    await outsider.task()
+    outsider.inviteNickname = "bob"
+    await outsider.inviteButtonTapped()
+    #expect(outsider.failure == .forbidden)
+    #expect(try await events(of: alice).map(\.name) == ["screen_viewed", "group_member_invited"])
+  }
+
+  @Test func openChatOpensTheGroupsRoomForMembersOnly() async throws {
+    let carol = try backend.signedUpClient(nickname: "carol")
+    let group = try await createGroup("Swift Study", by: alice)
+    _ = try await createGroup("Another", by: alice)
+    _ = try await bob.studyGroups.joinGroup(group.id)
+    let roomID = try #require(
+      try await bob.chat.fetchRooms(.first).items.first { $0.kind == .group(group.id) }?.id)
+
+    let detail = model(as: bob) { GroupDetailModel(groupID: group.id) }
+    var opened: [DeepLink] = []
+    detail.onNavigate = { opened.append($0) }
+    await detail.task()
+    await detail.openChatButtonTapped()
+    #expect(opened == [.chatRoom(roomID)])
+    #expect(detail.failure == nil)
+
+    let outsider = model(as: carol) { GroupDetailModel(groupID: group.id) }
+    var outsiderOpened: [DeepLink] = []
+    outsider.onNavigate = { outsiderOpened.append($0) }
+    await outsider.task()
+    await outsider.openChatButtonTapped()
+    #expect(outsiderOpened.isEmpty)
+    #expect(outsider.failure == .forbidden)
+
+    backend.isOffline = true
+    await detail.openChatButtonTapped()
+    #expect(detail.failure == .offline)
+    #expect(opened.count == 1)
+  }
+}
