@@ -179,7 +179,8 @@ func feature(_ name: String, presenting features: [String] = []) -> (Target, Tar
 
 // One line per feature module, children first.
 let features = [
-  feature("ReportFeature")
+  feature("ReportFeature"),
+  feature("AdminFeature"),
 ]
 let featureTargets = features.map(\.0)
 let featureTestTargets = features.map(\.1)
