@@ -212,8 +212,9 @@ let toolExecutableTargets: [Target] = [
   .executableTarget(
     name: "qapple-admin",
     dependencies: [
-      "ToolSupport", "Repositories", "RepositoriesLive", "Domain",
+      "ToolSupport", "AdminFeature", "Repositories", "RepositoriesLive", "Domain",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "Dependencies", package: "swift-dependencies"),
     ],
     path: "Modules/qapple-admin"
   ),
