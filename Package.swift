@@ -187,6 +187,7 @@ let features = [
   feature("NotificationsFeature"),
   feature("ChatFeature", presenting: ["ReportFeature"]),
   feature("GroupsFeature", presenting: ["ChatFeature"]),
+  feature("AdminFeature"),
 ]
 let featureTargets = features.map(\.0)
 let featureTestTargets = features.map(\.1)
@@ -218,8 +219,9 @@ let toolExecutableTargets: [Target] = [
   .executableTarget(
     name: "qapple-admin",
     dependencies: [
-      "ToolSupport", "Repositories", "RepositoriesLive", "Domain",
+      "ToolSupport", "AdminFeature", "Repositories", "RepositoriesLive", "Domain",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "Dependencies", package: "swift-dependencies"),
     ],
     path: "Modules/qapple-admin"
   ),

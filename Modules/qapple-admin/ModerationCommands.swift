@@ -1,3 +1,4 @@
+import AdminFeature
 import ArgumentParser
 import Domain
 import Foundation
@@ -73,14 +74,28 @@ struct Reports: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
+      let (filter, request, options) = (self.status, page.request, self.output)
       try await server.withConnection(tool: .admin) { connection in
-        let cases = try await connection.repositories.admin.fetchReportCases(
-          status.status, page.request)
-        try ToolOutput(output).emitList(
-          ListOutput(cases, ReportCaseOutput.init),
-          empty: status == .open ? "No open reports." : "No reports."
-        ) { Reports.table(cases.items) }
+        try await List.printInbox(status: filter, request, options, connection)
       }
+    }
+
+    /// Prints the inbox screen's model, loaded once: its cases are the page printed.
+    @MainActor
+    static func printInbox(
+      status: StatusFilter, _ request: PageRequest, _ output: OutputOptions,
+      _ connection: ToolConnection
+    ) async throws {
+      let inbox = AdminScreens.model(connection) {
+        ReportInboxModel(status: status.status, firstPage: request)
+      }
+      await inbox.task()
+      try AdminScreens.requireLoaded(inbox.state)
+      try ToolOutput(output).emitList(
+        ListOutput(
+          items: inbox.cases.map(ReportCaseOutput.init), nextCursor: inbox.nextCursor?.rawValue),
+        empty: status == .open ? "No open reports." : "No reports."
+      ) { Reports.table(inbox.cases) }
     }
   }
 

@@ -1,3 +1,4 @@
+import AdminFeature
 import ArgumentParser
 import Domain
 import Foundation
@@ -163,8 +164,9 @@ struct Questions: AsyncParsableCommand {
       } catch {
         throw ToolError("cannot read \(file): \(error.localizedDescription)", exitCode: .usage)
       }
+      let name = URL(fileURLWithPath: file).lastPathComponent
       let result = try await server.withConnection(tool: .admin) { connection in
-        try await connection.repositories.admin.importQuestions(csv)
+        try await Questions.importFile(csv, named: name, connection)
       }
       try ToolOutput(output).emit(ImportOutput(result)) {
         var lines = ["Imported \(result.imported) question\(result.imported == 1 ? "" : "s")."]
@@ -182,6 +184,26 @@ struct Questions: AsyncParsableCommand {
             + "\(result.errors.map { "\($0.line)" }.joined(separator: ", ")))",
           exitCode: .failure)
       }
+    }
+  }
+
+  /// Imports `csv` through the import screen's model: the preview first (a file it refuses
+  /// whole is an error and nothing is sent), then the import.
+  @MainActor
+  static func importFile(
+    _ csv: Data, named name: String, _ connection: ToolConnection
+  ) async throws -> QuestionImportResult {
+    let importer = AdminScreens.model(connection) { QuestionImportModel() }
+    await importer.task()
+    importer.fileChosen(csv, named: name)
+    if case .refused(_, let error) = importer.step { throw DomainError.validation(error) }
+    await importer.importButtonTapped()
+    if let failure = importer.failure { throw failure }
+    switch importer.step {
+    case .imported(_, let result): return result
+    case .forbidden: throw DomainError.forbidden
+    case .chooseFile, .refused, .preview:
+      throw ToolError("the import did not run (\(importer.step))", exitCode: .failure)
     }
   }
 

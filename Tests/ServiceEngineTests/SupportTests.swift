@@ -4,23 +4,8 @@ import Testing
 
 @testable import ServiceEngine
 
-@Suite("Engine support: CSV, cursors, public ids, rate limit")
+@Suite("Engine support: cursors, public ids, rate limit")
 struct SupportTests {
-  @Test("CSV: quotes, escaped quotes, commas and line breaks inside quotes, CRLF, BOM, blank lines")
-  func csv() throws {
-    let text = "\u{FEFF}a,b\r\n1,\"x, y\"\r\n\r\n2,\"say \"\"hi\"\"\nthere\"\n3,\n"
-    let records = try CSV.records(text)
-    #expect(
-      records == [
-        CSV.Record(line: 1, fields: ["a", "b"]),
-        CSV.Record(line: 2, fields: ["1", "x, y"]),
-        CSV.Record(line: 4, fields: ["2", "say \"hi\"\nthere"]),
-        CSV.Record(line: 6, fields: ["3", ""]),
-      ])
-    #expect(throws: CSV.UnterminatedQuote.self) { try CSV.records("a,\"open\n") }
-    #expect(try CSV.records("").isEmpty)
-  }
-
   @Test("cursors round-trip and reject foreign text; public ids parse strictly")
   func cursorsAndIDs() {
     let cursor = Cursor(key: 1_795_230_000_123, id: 42)

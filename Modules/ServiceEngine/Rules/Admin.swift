@@ -139,9 +139,10 @@ extension ServiceEngine {
     }
   }
 
-  /// Imports `publish_date,content` rows. A file that cannot be read at all (not UTF-8, empty,
-  /// an unclosed quote, a wrong header) is refused whole; otherwise each bad row is reported
-  /// with its line number and the good ones are imported, each in its own transaction.
+  /// Imports `publish_date,content` rows, read by ``Domain/QuestionImportFile`` (the rule the
+  /// admin tool's preview shows). A file that cannot be read at all (not UTF-8, empty, an
+  /// unclosed quote, a wrong header) is refused whole; otherwise each bad row is reported with
+  /// its line number and the good ones are imported, each in its own transaction.
   public func importQuestions(
     _ data: Data, as viewer: Viewer
   ) throws(DomainError)
@@ -149,47 +150,16 @@ extension ServiceEngine {
   {
     try viewer.requireAdmin()
     // Field `request`: the upload as a whole is unreadable (HTTP's `malformed_request`).
-    func refuse(_ expected: String) -> DomainError {
-      .validation(.invalidFormat(field: "request", expected: expected))
-    }
-    guard let text = String(validating: data, as: UTF8.self) else {
-      throw refuse("UTF-8 text")
-    }
-    let records: [CSV.Record]
-    do {
-      records = try CSV.records(text)
-    } catch {
-      throw refuse("CSV whose quotes close (the quote on line \(error.line) never does)")
-    }
-    guard let header = records.first else {
-      throw refuse("a header row publish_date,content (the file is empty)")
-    }
-    let names = header.fields.map {
-      $0.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-    }
-    guard names == ["publish_date", "content"] else {
-      throw refuse(
-        "a first row publish_date,content (got \(header.fields.joined(separator: ",")))")
-    }
+    let file = try validated { () throws(ValidationError) in try QuestionImportFile(parsing: data) }
     var imported = 0
     var errors: [QuestionImportResult.LineError] = []
-    for record in records.dropFirst() {
+    for line in file.lines {
       do throws(DomainError) {
-        guard record.fields.count == 2 else {
-          throw .validation(
-            .invalidFormat(
-              field: "line",
-              expected: "2 fields, publish_date,content (found \(record.fields.count))"))
-        }
-        let dayText = record.fields[0].trimmingCharacters(in: .whitespacesAndNewlines)
-        let draft = try validated { () throws(ValidationError) in
-          try QuestionDraft(content: record.fields[1], publishDate: CalendarDay(iso8601: dayText))
-            .validated()
-        }
+        let draft = try validated { () throws(ValidationError) in try line.draft.get() }
         _ = try write { db, moment in try Admin.create(db, draft, moment: moment) }
         imported += 1
       } catch {
-        errors.append(.init(line: record.line, message: error.description))
+        errors.append(.init(line: line.number, message: error.description))
       }
     }
     return QuestionImportResult(imported: imported, errors: errors)

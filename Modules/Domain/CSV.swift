@@ -1,5 +1,5 @@
 /// An RFC 4180 CSV reader that keeps the 1-based line number each record starts on, so import
-/// errors can point at the line in the file.
+/// errors can point at the line in the file (``QuestionImportFile`` reads with it).
 enum CSV {
   struct Record: Sendable, Equatable {
     var line: Int

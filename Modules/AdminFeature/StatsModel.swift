@@ -1,0 +1,42 @@
+import Dependencies
+import Domain
+import Foundation
+import Observation
+import Repositories
+
+/// The dashboard: counts of accounts, content, open reports and hidden content.
+@MainActor @Observable
+public final class StatsModel {
+  /// The counts, once loaded (kept while a refresh runs or fails).
+  public private(set) var stats: AdminStats?
+  /// Whether the counts are loading, shown, failed or refused (members).
+  public private(set) var state: ScreenState = .idle
+
+  @ObservationIgnored @Dependency(\.adminRepository) private var admin
+  @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
+  @ObservationIgnored @Dependency(\.date) private var date
+
+  /// Creates the dashboard.
+  public init() {}
+
+  /// The screen appeared: loads the counts.
+  public func task() async {
+    await analytics.screenViewed("admin_stats", at: date.now)
+    await load()
+  }
+
+  /// Pull to refresh: the counts again.
+  public func refreshPulled() async {
+    await load()
+  }
+
+  private func load() async {
+    if stats == nil { state = .loading }
+    do {
+      stats = try await admin.fetchStats()
+      state = .loaded
+    } catch {
+      state = ScreenState(failure: error)
+    }
+  }
+}

@@ -1,0 +1,323 @@
+import AdminFeature
+import Clocks
+import Dependencies
+import Domain
+import Foundation
+import Repositories
+import RepositoriesTesting
+import Testing
+
+/// The report inbox, case detail and resolve, users and bans, and the dashboard on the fakes:
+/// members report each other's content, admins decide (two admins on the same case), members
+/// are refused.
+@MainActor
+@Suite("AdminFeature: moderation")
+struct ModerationAdminTests {
+  let cast: AdminCast
+  let post: BoardPost
+  let comment: Domain.Comment
+
+  init() async throws {
+    cast = try AdminCast()
+    post = try await cast.alice.board.createPost(PostDraft(content: "Selling answers, DM me"))
+    comment = try await cast.alice.board.createComment(
+      on: post.id, draft: CommentDraft(content: "Cheap, too"))
+  }
+
+  /// Bob reports the post, the comment and Alice herself, a minute apart.
+  func fileReports() async throws {
+    _ = try await cast.bob.reports.report(.post(post.id), .spam)
+    cast.backend.advance(by: 60)
+    _ = try await cast.bob.reports.report(.comment(comment.id), .abuse)
+    cast.backend.advance(by: 60)
+    _ = try await cast.bob.reports.report(.user(try cast.alice.userID), .spam)
+  }
+
+  @Test func theInboxGroupsCasesByTargetKindPageByPage() async throws {
+    try await fileReports()
+    let inbox = cast.model(as: cast.admin) { ReportInboxModel(firstPage: PageRequest(limit: 2)) }
+    await inbox.task()
+    #expect(inbox.state == .loaded)
+    #expect(inbox.statusFilter == .open)
+    #expect(inbox.cases.map(\.target.kind) == [.user, .comment])
+    #expect(inbox.nextCursor != nil)
+    await inbox.loadMoreReached()
+    #expect(inbox.cases.count == 3)
+    #expect(inbox.nextCursor == nil)
+    #expect(inbox.sections.map(\.kind) == [.post, .comment, .user])
+    #expect(inbox.sections.map(\.cases.count) == [1, 1, 1])
+    #expect(inbox.sections[0].cases[0].target == .post(post.id))
+    #expect(inbox.sections[0].cases[0].reasonCounts == [.spam: 1])
+
+    // A second report of the post joins its case, not a new one.
+    _ = try await cast.admin.reports.report(.post(post.id), .abuse)
+    await inbox.refreshPulled()
+    #expect(inbox.cases.count == 2, "the first page again")
+    await inbox.loadMoreReached()
+    #expect(inbox.sections.first { $0.kind == .post }?.cases.first?.reportCount == 2)
+
+    let events = try await cast.events(of: cast.admin)
+    #expect(events.map(\.name) == ["screen_viewed"])
+    #expect(events[0].properties == ["screen": "admin_reports", "status": "open"])
+  }
+
+  @Test func resolvingACaseFromItsDetailUpdatesTheInbox() async throws {
+    try await fileReports()
+    let inbox = cast.model(as: cast.admin) { ReportInboxModel() }
+    await inbox.task()
+    let postCase = try #require(inbox.cases.first { $0.target == .post(post.id) })
+    inbox.caseTapped(postCase)
+    guard case .detail(let detail) = inbox.destination else {
+      Issue.record("no detail")
+      return
+    }
+    #expect(detail.caseID == postCase.id)
+    await detail.task()
+    #expect(detail.state == .loaded)
+    #expect(detail.detail?.reports.map(\.reason) == [.spam])
+    #expect(detail.resolutions == [.dismiss, .hideContent, .banAuthor])
+
+    detail.note = "  Selling answers is not allowed  "
+    detail.resolveButtonTapped(.hideContent)
+    #expect(detail.destination == .confirmResolution(.hideContent))
+    await detail.resolutionConfirmed()
+    #expect(detail.failure == nil)
+    #expect(detail.detail?.reportCase.status == .resolved)
+    #expect(detail.detail?.reportCase.resolution == .hideContent)
+    #expect(detail.resolutions.isEmpty)
+    #expect(cast.backend.isHidden(.post(post.id)))
+    #expect(!inbox.cases.contains { $0.id == postCase.id }, "gone from the open inbox")
+    #expect(inbox.sections.map(\.kind) == [.comment, .user])
+
+    await inbox.statusFilterChanged(.resolved)
+    #expect(inbox.cases.map(\.id) == [postCase.id])
+    await inbox.statusFilterChanged(nil)
+    #expect(inbox.cases.count == 3)
+
+    let events = try await cast.events(of: cast.admin)
+    #expect(
+      events.map(\.name) == ["screen_viewed", "screen_viewed", "report_case_resolved"])
+    #expect(events[1].properties == ["screen": "admin_report_case"])
+    #expect(events[2].properties == ["resolution": "hide_content", "target_kind": "post"])
+  }
+
+  @Test func aCaseResolvedByAnotherAdminCannotBeResolvedTwice() async throws {
+    try await fileReports()
+    let second = try cast.backend.signedUpClient(nickname: "lee", role: .admin)
+    let caseID = try #require(
+      try await cast.admin.admin.fetchReportCases(.open, .first).items.first {
+        $0.target == .comment(comment.id)
+      }?.id)
+    let mine = cast.model(as: cast.admin) { ReportCaseModel(caseID: caseID) }
+    let theirs = cast.model(as: second) { ReportCaseModel(caseID: caseID) }
+    var resolved: [ReportCase] = []
+    theirs.onResolved = { resolved.append($0) }
+    await mine.task()
+    await theirs.task()
+
+    mine.resolveButtonTapped(.dismiss)
+    await mine.resolutionConfirmed()
+    #expect(mine.detail?.reportCase.resolution == .dismiss)
+
+    theirs.resolveButtonTapped(.banAuthor)
+    await theirs.resolutionConfirmed()
+    #expect(theirs.failure == .conflict("This case is already resolved."))
+    #expect(resolved.isEmpty)
+    #expect(cast.backend.user(try cast.alice.userID)?.isBanned == false)
+    await theirs.refreshPulled()
+    #expect(theirs.detail?.reportCase.resolution == .dismiss)
+    #expect(theirs.resolutions.isEmpty)
+    theirs.failureDismissed()
+    #expect(theirs.failure == nil)
+  }
+
+  @Test func banningTheAuthorFromACaseUsesTheNoteAsReason() async throws {
+    try await fileReports()
+    let caseID = try #require(
+      try await cast.admin.admin.fetchReportCases(.open, .first).items.first {
+        $0.target == .post(post.id)
+      }?.id)
+    let detail = cast.model(as: cast.admin) { ReportCaseModel(caseID: caseID) }
+    await detail.task()
+    detail.note = "Repeated spam"
+    detail.resolveButtonTapped(.banAuthor)
+    detail.destinationDismissed()
+    await detail.resolutionConfirmed()
+    #expect(detail.detail?.reportCase.status == .open, "dismissed: nothing was decided")
+    detail.resolveButtonTapped(.banAuthor)
+    await detail.resolutionConfirmed()
+    #expect(detail.detail?.reportCase.resolution == .banAuthor)
+    let users = try await cast.admin.admin.fetchUsers("alice", .first).items
+    #expect(users.first?.banReason == "Repeated spam")
+  }
+
+  @Test func aMissingCaseAndAnOfflineResolveAreShown() async throws {
+    try await fileReports()
+    let missing = cast.model(as: cast.admin) { ReportCaseModel(caseID: "case_404") }
+    await missing.task()
+    #expect(missing.state == .failed(.notFound))
+
+    let caseID = try #require(
+      try await cast.admin.admin.fetchReportCases(.open, .first).items.first?.id)
+    let detail = cast.model(as: cast.admin) { ReportCaseModel(caseID: caseID) }
+    await detail.task()
+    cast.backend.isOffline = true
+    detail.resolveButtonTapped(.dismiss)
+    await detail.resolutionConfirmed()
+    #expect(detail.failure == .offline)
+    #expect(detail.detail?.reportCase.status == .open)
+    #expect(!detail.isResolving)
+  }
+
+  @Test func searchingUsersIsDebouncedAndStaleSearchesAreDropped() async throws {
+    let clock = TestClock()
+    let users = cast.model(as: cast.admin, { $0.continuousClock = clock }) { UsersModel() }
+    await users.task()
+    #expect(users.users.map(\.user.nickname.rawValue) == ["bob", "alice", "kim"])
+
+    let stale = users.searchTextChanged("al")
+    await clock.advance(by: .milliseconds(200))
+    #expect(users.users.count == 3, "still typing: no search yet")
+    let latest = users.searchTextChanged("bo")
+    await stale.value
+    await clock.advance(by: .milliseconds(299))
+    #expect(users.users.count == 3)
+    await clock.advance(by: .milliseconds(1))
+    await latest.value
+    #expect(users.searchText == "bo")
+    #expect(users.users.map(\.user.nickname.rawValue) == ["bob"])
+
+    let cleared = users.searchTextChanged("  ")
+    await clock.advance(by: UsersModel.searchDebounce)
+    await cleared.value
+    #expect(users.users.count == 3)
+    let events = try await cast.events(of: cast.admin)
+    #expect(events.map(\.name) == ["screen_viewed"])
+    #expect(events[0].properties == ["screen": "admin_users"])
+  }
+
+  @Test func banningWithAReasonAndAnEndThenUnbanning() async throws {
+    let users = cast.model(as: cast.admin) { UsersModel() }
+    await users.task()
+    let alice = try #require(users.users.first { $0.user.nickname.rawValue == "alice" })
+    users.banButtonTapped(alice)
+    guard case .ban(let form) = users.destination else {
+      Issue.record("no ban form")
+      return
+    }
+    await form.task()
+    #expect(!form.canSubmit)
+    await form.banButtonTapped()
+    #expect(form.failure == .validation(.empty(field: "reason")))
+    form.reason = "Spam"
+    form.until = Fixtures.now.addingTimeInterval(-60)
+    await form.banButtonTapped()
+    #expect(form.failure?.description.contains("until") == true)
+    let end = Fixtures.now.addingTimeInterval(86_400)
+    form.until = end
+    await form.banButtonTapped()
+    #expect(form.failure == nil)
+    #expect(users.destination == nil)
+    let banned = try #require(users.users.first { $0.id == alice.id })
+    #expect(banned.user.isBanned)
+    #expect(banned.bannedUntil == end)
+    #expect(banned.banReason == "Spam")
+    await #expect(throws: DomainError.banned) {
+      _ = try await cast.alice.board.createPost(PostDraft(content: "Still here"))
+    }
+
+    users.unbanButtonTapped(banned)
+    guard case .confirmUnban(let confirming) = users.destination else {
+      Issue.record("no confirmation")
+      return
+    }
+    #expect(confirming == banned)
+    await users.unbanConfirmed()
+    #expect(users.users.first { $0.id == alice.id }?.user.isBanned == false)
+    _ = try await cast.alice.board.createPost(PostDraft(content: "Back again"))
+
+    let events = try await cast.events(of: cast.admin)
+    #expect(
+      events.map(\.name) == ["screen_viewed", "screen_viewed", "user_banned", "user_unbanned"])
+    #expect(events[1].properties == ["screen": "admin_ban"])
+    #expect(events[2].properties == ["duration": "until_date"])
+  }
+
+  @Test func adminsCannotBeBannedAndFailuresStay() async throws {
+    let other = try cast.backend.signedUpClient(nickname: "lee", role: .admin)
+    let users = cast.model(as: cast.admin) { UsersModel() }
+    await users.task()
+    let target = try #require(users.users.first { $0.id == (try? other.userID) })
+    users.banButtonTapped(target)
+    guard case .ban(let form) = users.destination else {
+      Issue.record("no ban form")
+      return
+    }
+    var outcome: BanModel.Outcome?
+    form.onFinish = { outcome = $0 }
+    form.reason = "Power struggle"
+    await form.banButtonTapped()
+    #expect(form.failure == .conflict("Admins cannot be banned."))
+    #expect(outcome == nil)
+    form.cancelButtonTapped()
+    #expect(outcome == .cancelled)
+
+    let bob = try #require(users.users.first { $0.user.nickname.rawValue == "bob" })
+    users.unbanButtonTapped(bob)
+    cast.backend.isOffline = true
+    await users.unbanConfirmed()
+    #expect(users.failure == .offline)
+    users.failureDismissed()
+    #expect(users.failure == nil)
+  }
+
+  @Test func theDashboardCountsAndRecovers() async throws {
+    try await fileReports()
+    let stats = cast.model(as: cast.admin) { StatsModel() }
+    cast.backend.isOffline = true
+    await stats.task()
+    #expect(stats.state == .failed(.offline))
+    #expect(stats.stats == nil)
+    cast.backend.isOffline = false
+    await stats.refreshPulled()
+    #expect(stats.state == .loaded)
+    #expect(stats.stats?.users == 3)
+    #expect(stats.stats?.admins == 1)
+    #expect(stats.stats?.posts == 1)
+    #expect(stats.stats?.comments == 1)
+    #expect(stats.stats?.openReports == 3)
+    let events = try await cast.events(of: cast.admin)
+    #expect(events.map(\.properties) == [["screen": "admin_stats"]])
+  }
+
+  @Test func membersSeeForbiddenOnEveryModerationScreen() async throws {
+    try await fileReports()
+    let caseID = try #require(
+      try await cast.admin.admin.fetchReportCases(.open, .first).items.first?.id)
+
+    let inbox = cast.model(as: cast.bob) { ReportInboxModel() }
+    await inbox.task()
+    #expect(inbox.state == .forbidden)
+    #expect(inbox.sections.isEmpty)
+
+    let detail = cast.model(as: cast.bob) { ReportCaseModel(caseID: caseID) }
+    await detail.task()
+    #expect(detail.state == .forbidden)
+    #expect(detail.resolutions.isEmpty)
+
+    let users = cast.model(as: cast.bob) { UsersModel() }
+    await users.task()
+    #expect(users.state == .forbidden)
+
+    let alice = try #require(try await cast.admin.admin.fetchUsers("alice", .first).items.first)
+    let form = cast.model(as: cast.bob) { BanModel(user: alice) }
+    form.reason = "Revenge"
+    await form.banButtonTapped()
+    #expect(form.failure == .forbidden)
+    #expect(cast.backend.user(alice.id)?.isBanned == false)
+
+    let stats = cast.model(as: cast.bob) { StatsModel() }
+    await stats.task()
+    #expect(stats.state == .forbidden)
+  }
+}

@@ -1,0 +1,313 @@
+import AdminFeature
+import Dependencies
+import Domain
+import Foundation
+import Repositories
+import RepositoriesTesting
+import Testing
+
+/// The question schedule, the editor and the CSV import on the fakes, as an admin and as a
+/// member (the engine's rules: one question per day, published questions with answers are
+/// history, admins only).
+@MainActor
+@Suite("AdminFeature: questions")
+struct QuestionAdminTests {
+  let cast: AdminCast
+
+  init() throws {
+    cast = try AdminCast()
+  }
+
+  @Test func theScheduleListsByStatusPageByPage() async throws {
+    for day in 1...3 { try await cast.schedule("Question for day \(day)?", inDays: day) }
+    let today = try await cast.schedule("Today's question?", inDays: 0)
+    let schedule = cast.model(as: cast.admin) {
+      QuestionScheduleModel(firstPage: PageRequest(limit: 2))
+    }
+    #expect(schedule.state == .idle)
+    await schedule.task()
+    #expect(schedule.state == .loaded)
+    #expect(schedule.questions.map(\.content) == ["Question for day 3?", "Question for day 2?"])
+    #expect(schedule.nextCursor != nil)
+    await schedule.loadMoreReached()
+    #expect(schedule.questions.count == 4)
+    #expect(schedule.questions.last == today)
+    #expect(schedule.nextCursor == nil)
+
+    await schedule.statusFilterChanged(.published)
+    #expect(schedule.statusFilter == .published)
+    #expect(schedule.questions.map(\.id) == [today.id])
+    await schedule.statusFilterChanged(.scheduled)
+    #expect(schedule.questions.count == 2)
+    #expect(schedule.questions.allSatisfy { $0.status == .scheduled })
+
+    let events = try await cast.events(of: cast.admin)
+    #expect(events.map(\.name) == ["screen_viewed"])
+    #expect(events[0].properties == ["screen": "admin_questions"])
+  }
+
+  @Test func addingAQuestionAndTheOneDayConflict() async throws {
+    try await cast.schedule("Already on day two?", inDays: 2)
+    let schedule = cast.model(as: cast.admin) { QuestionScheduleModel() }
+    await schedule.task()
+    schedule.addButtonTapped()
+    guard case .editor(let editor) = schedule.destination else {
+      Issue.record("no editor")
+      return
+    }
+    await editor.task()
+    #expect(editor.mode == .create(cast.backend.today.next))
+    #expect(!editor.canSave)
+    editor.content = "Hi?"
+    await editor.saveButtonTapped()
+    #expect(editor.failure == .validation(.tooShort(field: "content", minimum: 5, actual: 3)))
+
+    editor.content = "  What made you smile today?  "
+    editor.publishDate = cast.backend.today.adding(days: 2)
+    #expect(editor.canSave)
+    await editor.saveButtonTapped()
+    #expect(
+      editor.failure == .conflict("\(cast.backend.today.adding(days: 2)) already has a question."))
+    #expect(!editor.isSaving)
+    guard case .editor = schedule.destination else {
+      Issue.record("the editor closed on a conflict")
+      return
+    }
+
+    editor.failureDismissed()
+    editor.publishDate = cast.backend.today.adding(days: 3)
+    await editor.saveButtonTapped()
+    #expect(editor.failure == nil)
+    #expect(schedule.destination == nil)
+    #expect(
+      schedule.questions.map(\.content) == ["What made you smile today?", "Already on day two?"])
+    let stored = try await cast.admin.admin.fetchQuestions(nil, .first).items.map(\.content)
+    #expect(stored == schedule.questions.map(\.content))
+
+    let events = try await cast.events(of: cast.admin)
+    #expect(events.map(\.name) == ["screen_viewed", "screen_viewed", "admin_question_saved"])
+    #expect(events[1].properties == ["screen": "admin_question_editor", "mode": "create"])
+    #expect(events[2].properties == ["mode": "create", "status": "scheduled"])
+  }
+
+  @Test func editingMovesTheQuestionAndHistoryCannotChange() async throws {
+    let later = try await cast.schedule("Later question?", inDays: 5)
+    let today = try await cast.schedule("Today's question?", inDays: 0)
+    _ = try await cast.alice.questions.submitAnswer(to: today.id, content: "An answer")
+    let schedule = cast.model(as: cast.admin) { QuestionScheduleModel(status: .scheduled) }
+    await schedule.task()
+    #expect(schedule.questions.map(\.id) == [later.id])
+
+    schedule.questionTapped(later)
+    guard case .editor(let editor) = schedule.destination else {
+      Issue.record("no editor")
+      return
+    }
+    #expect(editor.id == later.id)
+    #expect(editor.content == "Later question?")
+    editor.content = "Later question, reworded?"
+    editor.publishDate = cast.backend.today.adding(days: 6)
+    await editor.saveButtonTapped()
+    #expect(schedule.questions.map(\.content) == ["Later question, reworded?"])
+    #expect(schedule.questions.first?.publishDate == cast.backend.today.adding(days: 6))
+
+    // Today's question has an answer: the engine refuses to change or delete it.
+    await schedule.statusFilterChanged(.published)
+    schedule.questionTapped(today)
+    guard case .editor(let historyEditor) = schedule.destination else {
+      Issue.record("no editor")
+      return
+    }
+    historyEditor.content = "Rewrite history?"
+    await historyEditor.saveButtonTapped()
+    #expect(isConflict(historyEditor.failure))
+    historyEditor.cancelButtonTapped()
+    #expect(schedule.destination == nil)
+
+    schedule.deleteButtonTapped(today)
+    await schedule.deletionConfirmed()
+    #expect(isConflict(schedule.failure))
+    #expect(schedule.questions.map(\.id) == [today.id])
+    schedule.failureDismissed()
+    #expect(schedule.failure == nil)
+  }
+
+  @Test func deletingAfterConfirming() async throws {
+    let question = try await cast.schedule("Soon to go?", inDays: 1)
+    let schedule = cast.model(as: cast.admin) { QuestionScheduleModel() }
+    await schedule.task()
+    await schedule.deletionConfirmed()
+    #expect(schedule.questions.count == 1, "nothing happens without a confirmation")
+    schedule.deleteButtonTapped(question)
+    guard case .confirmDeletion(let shown) = schedule.destination else {
+      Issue.record("no confirmation")
+      return
+    }
+    #expect(shown == question)
+    await schedule.deletionConfirmed()
+    #expect(schedule.questions.isEmpty)
+    #expect(try await cast.admin.admin.fetchQuestions(nil, .first).items.isEmpty)
+    let events = try await cast.events(of: cast.admin)
+    #expect(events.map(\.name) == ["screen_viewed", "admin_question_deleted"])
+
+    // Deleted meanwhile on another device: not found.
+    let other = try await cast.schedule("Another one?", inDays: 2)
+    await schedule.refreshPulled()
+    try await cast.admin.admin.deleteQuestion(other.id)
+    schedule.deleteButtonTapped(other)
+    await schedule.deletionConfirmed()
+    #expect(schedule.failure == .notFound)
+  }
+
+  @Test func theImportPreviewsEveryLineBeforeWritingAndAgreesWithTheImport() async throws {
+    let importer = cast.model(as: cast.admin) { QuestionImportModel() }
+    await importer.task()
+    #expect(importer.step == .chooseFile)
+    #expect(!importer.canImport)
+    importer.fileChosen(Fixtures.questionImportCSV, named: "april.csv")
+    guard case .preview(let name, let preview) = importer.step else {
+      Issue.record("no preview: \(importer.step)")
+      return
+    }
+    #expect(name == "april.csv")
+    #expect(preview.drafts.count == 3)
+    #expect(preview.errors.map(\.line) == [6, 7])
+    #expect(preview.errors[0].message.contains("publish_date"))
+    #expect(preview.errors[1].message.contains("content"))
+    #expect(importer.canImport)
+    #expect(try await cast.admin.admin.fetchQuestions(nil, .first).items.isEmpty)
+
+    await importer.importButtonTapped()
+    guard case .imported(_, let result) = importer.step else {
+      Issue.record("not imported: \(importer.step) \(String(describing: importer.failure))")
+      return
+    }
+    #expect(result.imported == 3)
+    #expect(result.errors == preview.errors, "the preview applies the import's own rule")
+    #expect(try await cast.admin.admin.fetchQuestions(nil, .first).items.count == 3)
+    #expect(!importer.canImport)
+
+    let events = try await cast.events(of: cast.admin)
+    #expect(events.map(\.name) == ["screen_viewed", "questions_imported"])
+    #expect(events[0].properties == ["screen": "admin_question_import"])
+    #expect(events[1].properties == ["imported": "3", "refused": "2"])
+  }
+
+  @Test func aTakenDayPassesThePreviewAndIsRefusedByTheImport() async throws {
+    try await cast.schedule("Already there?", inDays: 1)
+    let day = cast.backend.today.next
+    let csv = "publish_date,content\n\(day),Taken day question?\n\(day.next),Free day question?\n"
+    let importer = cast.model(as: cast.admin) { QuestionImportModel() }
+    importer.fileChosen(Data(csv.utf8), named: "days.csv")
+    guard case .preview(_, let preview) = importer.step else {
+      Issue.record("no preview")
+      return
+    }
+    #expect(preview.errors.isEmpty)
+    await importer.importButtonTapped()
+    guard case .imported(_, let result) = importer.step else {
+      Issue.record("not imported")
+      return
+    }
+    #expect(result.imported == 1)
+    #expect(result.errors == [.init(line: 2, message: "\(day) already has a question.")])
+  }
+
+  @Test func unreadableFilesAreRefusedWholeAndNothingIsSent() async throws {
+    let importer = cast.model(as: cast.admin) { QuestionImportModel() }
+    importer.fileChosen(Data(), named: "empty.csv")
+    guard case .refused(let name, let error) = importer.step else {
+      Issue.record("not refused: \(importer.step)")
+      return
+    }
+    #expect(name == "empty.csv")
+    #expect(error.field == "request")
+    #expect(!importer.canImport)
+    await importer.importButtonTapped()
+    #expect(importer.step == .refused(fileName: "empty.csv", error))
+
+    importer.fileChosen(Data("date,text\n2026-05-01,Question?\n".utf8), named: "wrong.csv")
+    guard case .refused(_, let header) = importer.step else {
+      Issue.record("a wrong header was not refused")
+      return
+    }
+    #expect(header.description.contains("publish_date,content"))
+
+    #expect(try await cast.admin.admin.fetchQuestions(nil, .first).items.isEmpty)
+    importer.chooseAnotherFileTapped()
+    #expect(importer.step == .chooseFile)
+    #expect(!importer.canImport)
+    let events = try await cast.events(of: cast.admin)
+    #expect(events.isEmpty)
+  }
+
+  @Test func aFileOfRefusedLinesImportsNothingWithTheSameRefusals() async throws {
+    let importer = cast.model(as: cast.admin) { QuestionImportModel() }
+    importer.fileChosen(Data("publish_date,content\n2026-05-01,Hi\n".utf8), named: "bad.csv")
+    guard case .preview(_, let preview) = importer.step else {
+      Issue.record("no preview")
+      return
+    }
+    #expect(preview.drafts.isEmpty)
+    #expect(preview.errors.map(\.line) == [2])
+    await importer.importButtonTapped()
+    #expect(
+      importer.step == .imported(fileName: "bad.csv", .init(imported: 0, errors: preview.errors)))
+  }
+
+  @Test func aFailedImportKeepsThePreviewAndCanBeRetried() async throws {
+    let importer = cast.model(as: cast.admin) { QuestionImportModel() }
+    importer.fileChosen(Fixtures.questionImportCSV, named: "april.csv")
+    cast.backend.isOffline = true
+    await importer.importButtonTapped()
+    #expect(importer.failure == .offline)
+    #expect(!importer.isImporting)
+    guard case .preview = importer.step else {
+      Issue.record("the preview was lost: \(importer.step)")
+      return
+    }
+    cast.backend.isOffline = false
+    #expect(try await cast.admin.admin.fetchQuestions(nil, .first).items.isEmpty)
+    importer.failureDismissed()
+    await importer.importButtonTapped()
+    #expect(importer.failure == nil)
+    guard case .imported(_, let result) = importer.step else {
+      Issue.record("not imported after retrying")
+      return
+    }
+    #expect(result.imported == 3)
+  }
+
+  @Test func membersSeeForbiddenOnEveryQuestionScreen() async throws {
+    try await cast.schedule("Admins only?", inDays: 1)
+    let schedule = cast.model(as: cast.alice) { QuestionScheduleModel() }
+    await schedule.task()
+    #expect(schedule.state == .forbidden)
+    #expect(schedule.questions.isEmpty)
+
+    let editor = cast.model(as: cast.alice) {
+      QuestionEditorModel(mode: .create(cast.backend.today.adding(days: 9)))
+    }
+    editor.content = "Sneaky question?"
+    await editor.saveButtonTapped()
+    #expect(editor.failure == .forbidden)
+
+    let importer = cast.model(as: cast.alice) { QuestionImportModel() }
+    importer.fileChosen(Fixtures.questionImportCSV, named: "april.csv")
+    await importer.importButtonTapped()
+    #expect(importer.step == .forbidden)
+    #expect(try await cast.admin.admin.fetchQuestions(nil, .first).items.count == 1)
+  }
+
+  @Test func aFailedLoadIsShownAndARefreshRecovers() async throws {
+    try await cast.schedule("Back online?", inDays: 1)
+    let schedule = cast.model(as: cast.admin) { QuestionScheduleModel() }
+    cast.backend.isOffline = true
+    await schedule.task()
+    #expect(schedule.state == .failed(.offline))
+    cast.backend.isOffline = false
+    await schedule.refreshPulled()
+    #expect(schedule.state == .loaded)
+    #expect(schedule.questions.count == 1)
+  }
+}
