@@ -188,6 +188,13 @@ let features = [
   feature("ChatFeature", presenting: ["ReportFeature"]),
   feature("GroupsFeature", presenting: ["ChatFeature"]),
   feature("AdminFeature"),
+  // The member app's root: presents every member screen.
+  feature(
+    "AppFeature",
+    presenting: [
+      "AuthFeature", "QuestionFeature", "ProfileFeature", "BoardFeature", "NotificationsFeature",
+      "ChatFeature", "GroupsFeature",
+    ]),
 ]
 let featureTargets = features.map(\.0)
 let featureTestTargets = features.map(\.1)
@@ -212,6 +219,10 @@ let toolExecutableTargets: [Target] = [
     name: "qapple",
     dependencies: [
       "ToolSupport", "Repositories", "RepositoriesLive", "ChatCore", "Domain", "Persistence",
+      // `qapple open`: the app's root model and the screens it lands on.
+      "AppFeature", "QuestionFeature", "BoardFeature", "NotificationsFeature", "GroupsFeature",
+      "ChatFeature",
+      .product(name: "Dependencies", package: "swift-dependencies"),
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
     path: "Modules/qapple"

@@ -22,6 +22,6 @@ struct QappleCommand: AsyncParsableCommand {
       SignIn.self, SignUp.self, Status.self, Profile.self, SignOut.self, Withdraw.self,
       Today.self, AnswerCommand.self, Answers.self,
       Board.self, ReportCommand.self, Notifications.self, Groups.self, Chat.self,
-      DirectMessage.self,
+      DirectMessage.self, Open.self,
     ])
 }

@@ -191,6 +191,59 @@ struct ToolsProcessTests {
     #expect(run.stdout.isEmpty)
   }
 
+  @Test func openRendersTheScreenALinkLandsOn() async throws {
+    #expect(try await tools.run("qapple", "signin", "--token", "demo-1").status == 0)
+    let board = try await tools.run("qapple", "board", "list", "--json", "--limit", "20")
+    let post = try #require(
+      try board.decode(ListOutput<PostOutput>.self).items.first { $0.commentCount > 0 })
+    let show = try await tools.run("qapple", "board", "show", post.id, "--json")
+    let shown = try show.decode(PostDetailOutput.self)
+
+    // Through AppFeature: the board tab, the post's screen, its model's comments.
+    let json = try await tools.run("qapple", "open", "qapple://board/posts/\(post.id)", "--json")
+    #expect(json.status == 0, "\(json)")
+    let landed = try json.decode(OpenOutput<PostDetailOutput>.self)
+    #expect(landed.link == "qapple://posts/\(post.id)")
+    #expect(landed.tab == "board" && landed.screen == "post")
+    #expect(landed.content.post.id == post.id)
+    #expect(landed.content.comments.items.map(\.id) == shown.comments.items.map(\.id))
+
+    let text = try await tools.run("qapple", "open", "https://qapple.app/posts/\(post.id)")
+    #expect(text.status == 0, "\(text)")
+    #expect(text.stdout.contains(post.content))
+    for comment in shown.comments.items { #expect(text.stdout.contains(comment.content)) }
+
+    let group = try await tools.run("qapple", "open", "qapple://groups/g_1", "--json")
+    #expect(group.status == 0, "\(group)")
+    let groupScreen = try group.decode(OpenOutput<GroupScreenOutput>.self)
+    #expect(groupScreen.tab == "groups" && groupScreen.content.group.id == "g_1")
+    #expect(groupScreen.content.members.count == groupScreen.content.group.memberCount)
+
+    let today = try await tools.run("qapple", "open", "qapple://today", "--json")
+    #expect(today.status == 0, "\(today)")
+    #expect(try today.decode(OpenOutput<QuestionOutput>.self).screen == "today")
+  }
+
+  @Test func openRefusesHostileLinksAndSaysWhy() async throws {
+    #expect(try await tools.run("qapple", "signin", "--token", "demo-1").status == 0)
+    for link in [
+      "qapple://posts/..", "https://evil.example/posts/p_1", "qapple://admin/users",
+      "qapple://posts/" + String(repeating: "x", count: 3_000),
+    ] {
+      let run = try await tools.run("qapple", "open", link)
+      #expect(run.status == 2, "\(run)")
+      #expect(run.stdout.isEmpty)
+      #expect(run.errorLines.count == 1 && run.stderr.contains("refused link"), "\(run)")
+    }
+    let missing = try await tools.run("qapple", "open", "qapple://posts/p_999999")
+    #expect(missing.status == 4, "\(missing)")
+
+    #expect(try await tools.run("qapple", "signout").status == 0)
+    let signedOut = try await tools.run("qapple", "open", "qapple://today")
+    #expect(signedOut.status == 3, "\(signedOut)")
+    #expect(try await tools.run("qapple", "signin", "--token", "demo-1").status == 0)
+  }
+
   @Test func helpExitsZero() async throws {
     let run = try await tools.run("qapple", "--help")
     #expect(run.status == 0, "\(run)")

@@ -527,3 +527,72 @@ extension NotificationKind {
   }
 
 }
+
+/// Where `qapple open URL` landed and what the screen shows:
+/// `{"link": "qapple://posts/p_3", "tab": "board", "screen": "post", "content": {...}}`.
+public struct OpenOutput<Content: Codable & Sendable>: Codable, Sendable {
+  /// The link as the app understood it (`qapple://...`).
+  public var link: String
+  /// The tab it selected: `today`, `board`, `groups` or `profile`.
+  public var tab: String
+  /// The screen on top: `today`, `question`, `post`, `group`, `chat_room`, `notifications`.
+  public var screen: String
+  /// What the screen shows (a `PostDetailOutput` for a post, and so on).
+  public var content: Content
+
+  /// Creates the output.
+  public init(link: String, tab: String, screen: String, content: Content) {
+    self.link = link
+    self.tab = tab
+    self.screen = screen
+    self.content = content
+  }
+}
+
+/// A question's screen: `qapple open qapple://questions/ID`.
+public struct QuestionScreenOutput: Codable, Sendable {
+  /// The question (with the user's answer).
+  public var question: QuestionOutput
+  /// The answers loaded, empty while locked.
+  public var answers: [AnswerOutput]
+  /// `true` until the user answered: the answers stay hidden.
+  public var locked: Bool
+
+  /// Creates the output.
+  public init(question: QuestionOutput, answers: [AnswerOutput], locked: Bool) {
+    self.question = question
+    self.answers = answers
+    self.locked = locked
+  }
+}
+
+/// A group's screen: `qapple open qapple://groups/ID`.
+public struct GroupScreenOutput: Codable, Sendable {
+  /// The group.
+  public var group: GroupOutput
+  /// The members loaded.
+  public var members: [GroupMemberOutput]
+
+  /// Creates the output.
+  public init(group: GroupOutput, members: [GroupMemberOutput]) {
+    self.group = group
+    self.members = members
+  }
+}
+
+/// A chat room's screen: `qapple open qapple://chat/ID`.
+public struct ChatScreenOutput: Codable, Sendable {
+  /// The room id.
+  public var room: String
+  /// The group name or the other person's nickname.
+  public var title: String?
+  /// The messages, oldest first, each as `qapple chat open` prints it.
+  public var messages: [String]
+
+  /// Creates the output.
+  public init(room: String, title: String?, messages: [String]) {
+    self.room = room
+    self.title = title
+    self.messages = messages
+  }
+}

@@ -1,0 +1,304 @@
+import AppFeature
+import AuthFeature
+import BoardFeature
+import ChatFeature
+import Dependencies
+import Domain
+import Foundation
+import GroupsFeature
+import NotificationsFeature
+import QuestionFeature
+import Repositories
+import RepositoriesTesting
+import Testing
+
+/// The root on the fakes: phases from the session stream, every link and push turned into
+/// navigation state, hostile links refused, two members meeting through a notification.
+@MainActor
+@Suite("AppFeature")
+struct AppFeatureTests {
+  let backend = FakeBackend(now: { Fixtures.now })
+  let configuration = AppModel.Configuration(
+    termsVersion: "2026-01", universalLinkHosts: ["qapple.app"])
+
+  /// The root as `client`, following its session stream until the test ends.
+  func app(as client: FakeClient) async -> (AppModel, Task<Void, Never>) {
+    let app = withDependencies {
+      $0.install(client)
+    } operation: {
+      AppModel(configuration: configuration)
+    }
+    let task = Task { await app.task() }
+    await eventually { if case .launching = app.phase { false } else { true } }
+    return (app, task)
+  }
+
+  /// Waits (bounded) until `condition` holds.
+  func eventually(_ condition: () -> Bool) async {
+    for _ in 0..<2_000 where !condition() { await Task.yield() }
+  }
+
+  /// The signed-in tabs of `app`, waiting for the session stream.
+  func main(of app: AppModel) async throws -> MainModel {
+    await eventually { app.main != nil }
+    return try #require(app.main, "not signed in: \(app.phase)")
+  }
+
+  @Test func theSessionStreamDrivesThePhases() async throws {
+    try backend.createUser(nickname: "alice")
+    let client = backend.makeClient()
+    let (app, task) = await app(as: client)
+    defer { task.cancel() }
+    guard case .signedOut(let signIn) = app.phase else {
+      Issue.record("expected sign-in, got \(app.phase)")
+      return
+    }
+    await signIn.signInButtonTapped(.dev, token: "alice")
+    let main = try await main(of: app)
+    #expect(main.user.nickname.rawValue == "alice")
+    #expect(main.selectedTab == .today)
+
+    try await client.auth.signOut()
+    await eventually { if case .signedOut = app.phase { true } else { false } }
+    guard case .signedOut = app.phase else {
+      Issue.record("still \(app.phase) after signing out")
+      return
+    }
+
+    _ = try await client.auth.signIn(.dev, "newcomer")
+    await eventually { if case .signingUp = app.phase { true } else { false } }
+    guard case .signingUp(let signUp) = app.phase else {
+      Issue.record("expected sign-up, got \(app.phase)")
+      return
+    }
+    #expect(signUp.termsVersion == "2026-01")
+  }
+
+  @Test func everyLinkSelectsItsTabAndBuildsItsPath() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let (app, task) = await app(as: alice)
+    defer { task.cancel() }
+    let main = try await main(of: app)
+
+    await app.open(URL(string: "qapple://posts/p_9/comments/c_3")!)
+    #expect(main.selectedTab == .board)
+    guard case .post(let post) = main[path: .board].only else {
+      Issue.record("board path: \(main[path: .board])")
+      return
+    }
+    #expect(post.postID == "p_9" && post.focusedCommentID == "c_3")
+
+    await app.open(URL(string: "https://qapple.app/board/posts/p_2")!)
+    guard case .post(let other) = main[path: .board].only else {
+      Issue.record("board path: \(main[path: .board])")
+      return
+    }
+    #expect(other.postID == "p_2" && other.focusedCommentID == nil)
+
+    await app.open(URL(string: "qapple://questions/q_1")!)
+    #expect(main.selectedTab == .today)
+    guard case .question(let question) = main[path: .today].only else {
+      Issue.record("today path: \(main[path: .today])")
+      return
+    }
+    #expect(question.questionID == "q_1")
+
+    await app.open(URL(string: "qapple://groups/g_1")!)
+    #expect(main.selectedTab == .groups)
+    guard case .group(let group) = main[path: .groups].only else {
+      Issue.record("groups path: \(main[path: .groups])")
+      return
+    }
+    #expect(group.groupID == "g_1")
+
+    await app.open(URL(string: "qapple://chat/r_1")!)
+    guard case .chatRoom(let room) = main[path: .groups].only else {
+      Issue.record("groups path: \(main[path: .groups])")
+      return
+    }
+    #expect(room.roomID == "r_1")
+
+    await app.open(URL(string: "qapple://notifications")!)
+    #expect(main.selectedTab == .today)
+    guard case .notifications(let inbox) = main[path: .today].only else {
+      Issue.record("today path: \(main[path: .today])")
+      return
+    }
+    #expect(inbox === main.notifications)
+
+    await app.open(URL(string: "qapple://today")!)
+    #expect(main.selectedTab == .today && main[path: .today].isEmpty)
+    // The other tabs keep their stacks.
+    #expect(main[path: .board].count == 1 && main[path: .groups].count == 1)
+    #expect(app.linkFailure == nil)
+
+    let events = try await alice.uploadedEvents()
+    #expect(events.filter { $0.name == "link_opened" }.count == 7)
+    #expect(
+      events.first { $0.name == "link_opened" }?.properties == ["source": "url", "tab": "board"])
+  }
+
+  @Test func hostileLinksOpenNothingAndSayWhy() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let (app, task) = await app(as: alice)
+    defer { task.cancel() }
+    let main = try await main(of: app)
+    await app.open(URL(string: "qapple://groups/g_1")!)
+    let before = main[path: .groups]
+
+    let hostile: [(String, (LinkFailure) -> Bool)] = [
+      ("https://evil.example/posts/p_1", { $0 == .link(.unknownHost("evil.example")) }),
+      ("qapple://posts/..", { $0 == .link(.invalidIdentifier("..")) }),
+      (
+        "qapple://posts/%2E%2E%2Fadmin",
+        { if case .link(.invalidIdentifier) = $0 { true } else { false } }
+      ),
+      ("qapple://posts/p_1/../../admin", { if case .link = $0 { true } else { false } }),
+      ("qapple://admin/users", { if case .link(.unknownPath) = $0 { true } else { false } }),
+      ("javascript://alert(1)", { $0 == .link(.unsupportedScheme("javascript")) }),
+      (
+        "qapple://posts/" + String(repeating: "a", count: 3_000),
+        { if case .link(.tooLong) = $0 { true } else { false } }
+      ),
+    ]
+    for (text, isExpected) in hostile {
+      let url = try #require(URL(string: text), "\(text)")
+      let opened = await app.open(url)
+      #expect(opened == nil, "\(text) opened \(String(describing: opened))")
+      let failure = try #require(app.linkFailure, "\(text) gave no reason")
+      #expect(isExpected(failure), "\(text): \(failure)")
+      #expect(!failure.description.isEmpty)
+      #expect(main.selectedTab == .groups && main[path: .groups] == before, "\(text) moved")
+      app.linkFailureDismissed()
+      #expect(app.linkFailure == nil)
+    }
+  }
+
+  @Test func aLinkWhileSignedOutOpensAfterSignIn() async throws {
+    try backend.createUser(nickname: "alice")
+    let client = backend.makeClient()
+    let (app, task) = await app(as: client)
+    defer { task.cancel() }
+    let link = await app.open(URL(string: "qapple://posts/p_4")!)
+    #expect(link == .post("p_4"))
+    #expect(app.pendingLink == .post("p_4"))
+    #expect(app.main == nil)
+
+    guard case .signedOut(let signIn) = app.phase else {
+      Issue.record("expected sign-in, got \(app.phase)")
+      return
+    }
+    await signIn.signInButtonTapped(.dev, token: "alice")
+    let main = try await main(of: app)
+    #expect(app.pendingLink == nil)
+    #expect(main.selectedTab == .board)
+    guard case .post(let post) = main[path: .board].only else {
+      Issue.record("board path: \(main[path: .board])")
+      return
+    }
+    #expect(post.postID == "p_4")
+  }
+
+  @Test func aCommentByOneMemberReachesTheOtherThroughTheInbox() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let bob = try backend.signedUpClient(nickname: "bob")
+    let post = try await alice.board.createPost(PostDraft(content: "Who reviews my PR?"))
+    let comment = try await bob.board.createComment(post.id, CommentDraft(content: "Me!"))
+
+    let (app, task) = await app(as: alice)
+    defer { task.cancel() }
+    let main = try await main(of: app)
+    await main.task()
+    #expect(main.unreadCount == 1)
+
+    main.bellButtonTapped()
+    guard case .notifications(let inbox) = main[path: .today].last else {
+      Issue.record("today path: \(main[path: .today])")
+      return
+    }
+    await inbox.task()
+    let notification = try #require(inbox.notifications.first)
+    #expect(notification.deepLink == .comment(post: post.id, comment: comment.id))
+    await inbox.notificationTapped(notification.id)
+
+    // Pushed on the tab the user is in, above the inbox.
+    #expect(main.selectedTab == .today)
+    #expect(main[path: .today].count == 2)
+    guard case .post(let detail) = main[path: .today].last else {
+      Issue.record("today path: \(main[path: .today])")
+      return
+    }
+    #expect(detail.postID == post.id && detail.focusedCommentID == comment.id)
+    await detail.task()
+    #expect(detail.comments.map(\.id).contains(comment.id))
+    #expect(main.unreadCount == 0)
+  }
+
+  @Test func aPushOpensItsLinkAndMarksItsNotificationRead() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let bob = try backend.signedUpClient(nickname: "bob")
+    let post = try await alice.board.createPost(PostDraft(content: "Pair on SwiftData?"))
+    _ = try await bob.board.setPostLike(post.id, true)
+    let notification = try #require(
+      try await alice.notifications.fetchNotifications(.first).items.first)
+
+    let (app, task) = await app(as: alice)
+    defer { task.cancel() }
+    let main = try await main(of: app)
+    let link = await app.open(
+      push: [
+        "aps": ["alert": "bob liked your post"], "link": notification.deepLink!.url.absoluteString,
+        "notification_id": notification.id.rawValue,
+      ])
+    #expect(link == .post(post.id))
+    #expect(main.selectedTab == .board)
+    #expect(try await alice.notifications.fetchUnreadCount() == 0)
+    #expect(main.unreadCount == 0)
+
+    #expect(await app.open(push: ["aps": ["alert": "hi"]]) == nil)
+    #expect(app.linkFailure == .push(.missingLink))
+    #expect(await app.open(push: ["link": "qapple://nowhere/1"]) == nil)
+    #expect(app.linkFailure == .link(.unknownPath("nowhere/1")))
+  }
+
+  @Test func screensPushOnTheirTabAndPopWhatTheyDeleted() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let post = try await alice.board.createPost(PostDraft(content: "Delete me later"))
+    let (app, task) = await app(as: alice)
+    defer { task.cancel() }
+    let main = try await main(of: app)
+
+    main.tabTapped(.board)
+    await main.board.task()
+    #expect(main.board.posts.map(\.id) == [post.id])
+    main.board.postTapped(post.id)
+    guard case .post(let detail) = main[path: .board].only else {
+      Issue.record("board path: \(main[path: .board])")
+      return
+    }
+    main.profile.onNavigate(.question("q_1"))
+    #expect(main.selectedTab == .profile)
+    #expect(main[path: .profile].count == 1)
+
+    // Deleting the post from its screen pops it and takes it off the board's list.
+    await detail.task()
+    detail.seeMoreButtonTapped()
+    guard case .seeMore(let sheet) = detail.destination else {
+      Issue.record("no see-more sheet: \(String(describing: detail.destination))")
+      return
+    }
+    sheet.deleteButtonTapped()
+    await sheet.deletionConfirmed()
+    #expect(main[path: .board].isEmpty)
+    #expect(main.board.posts.isEmpty)
+
+    main.tabTapped(.profile)
+    #expect(main[path: .profile].isEmpty, "tapping the selected tab pops to its root")
+  }
+
+}
+
+extension Array {
+  /// The one element, or `nil` when there are none or several.
+  fileprivate var only: Element? { count == 1 ? first : nil }
+}
