@@ -169,9 +169,11 @@ public final class ChatRoomModel: Identifiable {
     guard canSend else { return }
     isSending = true
     defer { isSending = false }
+    let text = draft
     do {
-      _ = try await chat.send(draft, roomID)
-      draft = ""
+      _ = try await chat.send(text, roomID)
+      // What the user typed meanwhile stays.
+      if draft == text { draft = "" }
       failure = nil
       await analytics.track("chat_message_sent", at: date.now)
     } catch {

@@ -140,7 +140,9 @@ struct ChatFeatureTests {
     await clock.advance(by: .milliseconds(2_900))
     await room.draftChanged("Hell")
     #expect(signals.value == [roomID])
-    await clock.advance(by: .milliseconds(100))
+    // Past the end of the quiet period (a timer that starts sleeping late, exactly at its
+    // deadline, would wait for the next advance on a test clock).
+    await clock.advance(by: .milliseconds(200))
     // The quiet period's end runs on its own task: type until the next signal goes out.
     for _ in 0..<500 where signals.value.count < 2 {
       await room.draftChanged("Hello")
@@ -281,8 +283,15 @@ struct ChatFeatureTests {
   @Test func signingOutWhileTheScreensAreOpenEndsThemWithAFailure() async throws {
     let list = model(as: bob) { ChatRoomsModel() }
     let room = model(as: bob) { ChatRoomModel(roomID: roomID) }
-    let listTask = Task { await list.task() }
-    let roomTask = Task { await room.task() }
+    let returned = LockIsolated(0)
+    let listTask = Task {
+      await list.task()
+      returned.withValue { $0 += 1 }
+    }
+    let roomTask = Task {
+      await room.task()
+      returned.withValue { $0 += 1 }
+    }
     defer {
       listTask.cancel()
       roomTask.cancel()
@@ -298,8 +307,7 @@ struct ChatFeatureTests {
     #expect(await eventually("the room says so", { room.failure == .signedOut }))
     #expect(await eventually("the list says so", { list.failure == .signedOut }))
     // Both tasks return by themselves: nothing is followed any more.
-    await roomTask.value
-    await listTask.value
+    #expect(await eventually("both tasks return", { returned.value == 2 }))
     list.failureDismissed()
     #expect(list.failure == nil)
   }

@@ -39,11 +39,23 @@ struct GroupsFeatureTests {
     return try backend.analyticsEvents.filter { try $0.userID == client.userID }.map(\.event)
   }
 
-  /// Waits (a bounded number of turns) until `condition` holds: a `Task` started by the test
-  /// has run up to its first suspension.
-  func until(_ condition: @MainActor () -> Bool) async {
-    for _ in 0..<10_000 where !condition() { await Task.yield() }
-    #expect(condition())
+  /// Waits until `condition` holds, looking every 5 ms for at most 10 s of real time (an issue
+  /// is recorded when it never does).
+  func until(_ what: Testing.Comment, _ condition: @MainActor () -> Bool) async {
+    for _ in 0..<2_000 where !condition() { try? await Task.sleep(for: .milliseconds(5)) }
+    #expect(condition(), what)
+  }
+
+  /// Runs `body` in a task, as a view does, with a flag saying when it has returned.
+  func started(
+    _ body: @escaping @MainActor () async -> Void
+  ) -> (task: Task<Void, Never>, hasReturned: LockIsolated<Bool>) {
+    let hasReturned = LockIsolated(false)
+    let task = Task {
+      await body()
+      hasReturned.setValue(true)
+    }
+    return (task, hasReturned)
   }
 
   func createGroup(_ name: String, by client: FakeClient) async throws -> StudyGroup {
@@ -84,25 +96,27 @@ struct GroupsFeatureTests {
     await groups.task()
     #expect(groups.groups.count == 3)
 
-    let stale = Task { await groups.searchTextChanged("Alg") }
-    await until { groups.searchText == "Alg" }
+    let stale = started { await groups.searchTextChanged("Alg") }
+    await until("the first search is armed") { groups.searchText == "Alg" }
     await clock.advance(by: .milliseconds(200))
     #expect(groups.groups.count == 3)
-    let current = Task { await groups.searchTextChanged("Swift") }
-    await until { groups.searchText == "Swift" }
-    await stale.value  // cancelled by the newer text
+    let current = started { await groups.searchTextChanged("Swift") }
+    await until("the second search is armed") { groups.searchText == "Swift" }
+    await until("the stale search is cancelled") { stale.hasReturned.value }
     await clock.advance(by: .milliseconds(299))
     #expect(groups.groups.count == 3)
-    await clock.advance(by: .milliseconds(1))
-    await current.value
+    // Just past the deadline: a timer that starts sleeping late, exactly at its deadline,
+    // would wait for the next advance on a test clock.
+    await clock.advance(by: .milliseconds(2))
+    await until("the search answers") { current.hasReturned.value }
     #expect(Set(groups.groups.map(\.name)) == ["Swift Study", "SwiftUI Club"])
     #expect(!groups.isLoading)
     #expect(groups.failure == nil)
 
-    let cleared = Task { await groups.searchTextChanged("  ") }
-    await until { groups.searchText == "  " }
-    await clock.advance(by: GroupsModel.searchDebounce)
-    await cleared.value
+    let cleared = started { await groups.searchTextChanged("  ") }
+    await until("the empty search is armed") { groups.searchText == "  " }
+    await clock.advance(by: GroupsModel.searchDebounce + .milliseconds(1))
+    await until("the full list is back") { cleared.hasReturned.value }
     #expect(groups.groups.count == 3)
 
     let events = try await events(of: bob)
