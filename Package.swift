@@ -277,6 +277,7 @@ let testTargets: [Target] = [
       // Linked, not imported: it carries IssueReportingTestSupport, without which an
       // unimplemented `testValue` endpoint only prints a warning instead of failing the test.
       .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+      .product(name: "Clocks", package: "swift-clocks"),
     ],
     path: "Tests/RepositoriesTests"
   ),

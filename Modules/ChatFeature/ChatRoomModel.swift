@@ -155,7 +155,7 @@ public final class ChatRoomModel: Identifiable {
     draft = text
     guard typingCooldown == nil, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     else { return }
-    let wait = timer(on: clock, after: Self.typingSignalInterval)
+    let wait = clock.deadline(after: Self.typingSignalInterval)
     typingCooldown = Task { [weak self] in
       try? await wait()
       self?.typingCooldown = nil
@@ -362,7 +362,7 @@ public final class ChatRoomModel: Identifiable {
       typingUsers.append(user)
     }
     typingExpiries[user.id]?.cancel()
-    let wait = timer(on: clock, after: Self.typingDisplayDuration)
+    let wait = clock.deadline(after: Self.typingDisplayDuration)
     typingExpiries[user.id] = Task { [weak self] in
       do {
         try await wait()

@@ -20,22 +20,6 @@ public enum ChatConnectionBanner: Hashable, Sendable {
   }
 }
 
-/// A wait that ends `interval` after the moment it is made (not after the moment it starts),
-/// so a timer armed now fires on time even when its task starts sleeping later.
-func timer(
-  on clock: any Clock<Duration>, after interval: Duration
-) -> @Sendable () async throws -> Void {
-  func make<C: Clock<Duration>>(_ clock: C) -> @Sendable () async throws -> Void {
-    let deadline = clock.now.advanced(by: interval)
-    return {
-      // A deadline already reached is over (a test clock would otherwise wait at it).
-      guard clock.now < deadline else { return }
-      try await clock.sleep(until: deadline, tolerance: nil)
-    }
-  }
-  return make(clock)
-}
-
 extension AuthRepository {
   /// Whether nobody is signed in any more: a sync engine stream that ended by itself ended
   /// because the session did.

@@ -137,7 +137,7 @@ public final class GroupsModel {
     loading?.cancel()
     let text = searchText.trimmingCharacters(in: .whitespacesAndNewlines)
     let query = text.isEmpty ? nil : text
-    let wait = delay.map { debounce(on: clock, for: $0) }
+    let wait = delay.map { clock.deadline(after: $0) }
     let task = Task { [weak self] in
       if let wait {
         do {
@@ -171,20 +171,4 @@ public final class GroupsModel {
     }
     isLoading = false
   }
-}
-
-/// A wait that ends `interval` after the moment it is made, so a debounce armed now ends on
-/// time however late its task starts sleeping.
-private func debounce(
-  on clock: any Clock<Duration>, for interval: Duration
-) -> @Sendable () async throws -> Void {
-  func arm<C: Clock<Duration>>(_ clock: C) -> @Sendable () async throws -> Void {
-    let end = clock.now.advanced(by: interval)
-    return {
-      // A deadline already reached is over (a test clock would otherwise wait at it).
-      guard clock.now < end else { return }
-      try await clock.sleep(until: end, tolerance: nil)
-    }
-  }
-  return arm(clock)
 }

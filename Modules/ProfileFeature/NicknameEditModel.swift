@@ -105,8 +105,7 @@ public final class NicknameEditModel: Identifiable {
     } else {
       availability = .checking
       // The pause counts from this change, however late the task starts.
-      let clock: any Clock<Duration> = self.clock
-      let pause = Self.pause(on: clock)
+      let pause = clock.deadline(after: Self.debounce)
       check = Task { [weak self] in await self?.check(nickname, after: pause) }
     }
   }
@@ -166,13 +165,5 @@ public final class NicknameEditModel: Identifiable {
     }
     guard !Task.isCancelled else { return }
     availability = answer
-  }
-
-  /// Sleeping on `clock` until ``debounce`` from now.
-  private static func pause<C: Clock<Duration>>(
-    on clock: C
-  ) -> @Sendable () async throws -> Void {
-    let deadline = clock.now.advanced(by: debounce)
-    return { try await clock.sleep(until: deadline, tolerance: nil) }
   }
 }
