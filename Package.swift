@@ -286,6 +286,7 @@ let testTargets: [Target] = [
     dependencies: [
       "RepositoriesTesting", "Repositories", "ServiceEngine", "Domain",
       .product(name: "Dependencies", package: "swift-dependencies"),
+      .product(name: "Clocks", package: "swift-clocks"),
     ],
     path: "Tests/RepositoriesTestingTests"
   ),

@@ -53,6 +53,27 @@ public struct FakeClient: Sendable, Identifiable {
 }
 
 extension FakeClient {
+  /// A screen model created as this client: `make` runs with the client's dependencies
+  /// installed (`DependencyValues.install(_:)`: its repositories and
+  /// the backend's clock as `\.date`), `clock` as `\.continuousClock` when given, and `update`
+  /// applied last (to wrap or replace an endpoint).
+  ///
+  /// ```swift
+  /// let board = bob.model(clock: testClock) { BoardModel() }
+  /// ```
+  public func model<Model>(
+    clock: (any Clock<Duration>)? = nil, _ update: (inout DependencyValues) -> Void = { _ in },
+    _ make: () -> Model
+  ) -> Model {
+    withDependencies {
+      $0.install(self)
+      if let clock { $0.continuousClock = clock }
+      update(&$0)
+    } operation: {
+      make()
+    }
+  }
+
   /// Uploads what the client's analytics buffer holds, then returns every event its signed-in
   /// user uploaded so far, in order: what a feature test pins after a flow.
   public func uploadedEvents() async throws -> [AnalyticsEvent] {

@@ -18,26 +18,6 @@ struct AdminCast {
     bob = try backend.signedUpClient(nickname: "bob")
   }
 
-  /// `make()` with `client`'s repositories (and the backend's clock) as its dependencies.
-  func model<Model>(
-    as client: FakeClient, _ change: (inout DependencyValues) -> Void = { _ in },
-    _ make: () -> Model
-  ) -> Model {
-    withDependencies {
-      $0.install(client)
-      change(&$0)
-    } operation: {
-      make()
-    }
-  }
-
-  /// The events `client` uploaded, in order.
-  func events(of client: FakeClient) async throws -> [AnalyticsEvent] {
-    _ = try await client.analytics.flush()
-    let id = try client.userID
-    return backend.analyticsEvents.filter { $0.userID == id }.map(\.event)
-  }
-
   /// A question `days` after today, scheduled by the admin.
   @discardableResult
   func schedule(_ content: String, inDays days: Int) async throws -> ScheduledQuestion {

@@ -35,7 +35,7 @@ struct ModerationAdminTests {
 
   @Test func theInboxGroupsCasesByTargetKindPageByPage() async throws {
     try await fileReports()
-    let inbox = cast.model(as: cast.admin) { ReportInboxModel(firstPage: PageRequest(limit: 2)) }
+    let inbox = cast.admin.model { ReportInboxModel(firstPage: PageRequest(limit: 2)) }
     await inbox.task()
     #expect(inbox.state == .loaded)
     #expect(inbox.statusFilter == .open)
@@ -56,14 +56,14 @@ struct ModerationAdminTests {
     await inbox.loadMoreReached()
     #expect(inbox.sections.first { $0.kind == .post }?.cases.first?.reportCount == 2)
 
-    let events = try await cast.events(of: cast.admin)
+    let events = try await cast.admin.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed"])
     #expect(events[0].properties == ["screen": "admin_reports", "status": "open"])
   }
 
   @Test func resolvingACaseFromItsDetailUpdatesTheInbox() async throws {
     try await fileReports()
-    let inbox = cast.model(as: cast.admin) { ReportInboxModel() }
+    let inbox = cast.admin.model { ReportInboxModel() }
     await inbox.task()
     let postCase = try #require(inbox.cases.first { $0.target == .post(post.id) })
     inbox.caseTapped(postCase)
@@ -94,7 +94,7 @@ struct ModerationAdminTests {
     await inbox.statusFilterChanged(nil)
     #expect(inbox.cases.count == 3)
 
-    let events = try await cast.events(of: cast.admin)
+    let events = try await cast.admin.uploadedEvents()
     #expect(
       events.map(\.name) == ["screen_viewed", "screen_viewed", "report_case_resolved"])
     #expect(events[1].properties == ["screen": "admin_report_case"])
@@ -108,8 +108,8 @@ struct ModerationAdminTests {
       try await cast.admin.admin.fetchReportCases(.open, .first).items.first {
         $0.target == .comment(comment.id)
       }?.id)
-    let mine = cast.model(as: cast.admin) { ReportCaseModel(caseID: caseID) }
-    let theirs = cast.model(as: second) { ReportCaseModel(caseID: caseID) }
+    let mine = cast.admin.model { ReportCaseModel(caseID: caseID) }
+    let theirs = second.model { ReportCaseModel(caseID: caseID) }
     var resolved: [ReportCase] = []
     theirs.onResolved = { resolved.append($0) }
     await mine.task()
@@ -137,7 +137,7 @@ struct ModerationAdminTests {
       try await cast.admin.admin.fetchReportCases(.open, .first).items.first {
         $0.target == .post(post.id)
       }?.id)
-    let detail = cast.model(as: cast.admin) { ReportCaseModel(caseID: caseID) }
+    let detail = cast.admin.model { ReportCaseModel(caseID: caseID) }
     await detail.task()
     detail.note = "Repeated spam"
     detail.resolveButtonTapped(.banAuthor)
@@ -153,13 +153,13 @@ struct ModerationAdminTests {
 
   @Test func aMissingCaseAndAnOfflineResolveAreShown() async throws {
     try await fileReports()
-    let missing = cast.model(as: cast.admin) { ReportCaseModel(caseID: "case_404") }
+    let missing = cast.admin.model { ReportCaseModel(caseID: "case_404") }
     await missing.task()
     #expect(missing.state == .failed(.notFound))
 
     let caseID = try #require(
       try await cast.admin.admin.fetchReportCases(.open, .first).items.first?.id)
-    let detail = cast.model(as: cast.admin) { ReportCaseModel(caseID: caseID) }
+    let detail = cast.admin.model { ReportCaseModel(caseID: caseID) }
     await detail.task()
     cast.backend.isOffline = true
     detail.resolveButtonTapped(.dismiss)
@@ -171,7 +171,7 @@ struct ModerationAdminTests {
 
   @Test func searchingUsersIsDebouncedAndStaleSearchesAreDropped() async throws {
     let clock = TestClock()
-    let users = cast.model(as: cast.admin, { $0.continuousClock = clock }) { UsersModel() }
+    let users = cast.admin.model(clock: clock) { UsersModel() }
     await users.task()
     #expect(users.users.map(\.user.nickname.rawValue) == ["bob", "alice", "kim"])
 
@@ -191,13 +191,13 @@ struct ModerationAdminTests {
     await clock.advance(by: UsersModel.searchDebounce)
     await cleared.value
     #expect(users.users.count == 3)
-    let events = try await cast.events(of: cast.admin)
+    let events = try await cast.admin.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed"])
     #expect(events[0].properties == ["screen": "admin_users"])
   }
 
   @Test func banningWithAReasonAndAnEndThenUnbanning() async throws {
-    let users = cast.model(as: cast.admin) { UsersModel() }
+    let users = cast.admin.model { UsersModel() }
     await users.task()
     let alice = try #require(users.users.first { $0.user.nickname.rawValue == "alice" })
     users.banButtonTapped(alice)
@@ -236,7 +236,7 @@ struct ModerationAdminTests {
     #expect(users.users.first { $0.id == alice.id }?.user.isBanned == false)
     _ = try await cast.alice.board.createPost(PostDraft(content: "Back again"))
 
-    let events = try await cast.events(of: cast.admin)
+    let events = try await cast.admin.uploadedEvents()
     #expect(
       events.map(\.name) == ["screen_viewed", "screen_viewed", "user_banned", "user_unbanned"])
     #expect(events[1].properties == ["screen": "admin_ban"])
@@ -245,7 +245,7 @@ struct ModerationAdminTests {
 
   @Test func adminsCannotBeBannedAndFailuresStay() async throws {
     let other = try cast.backend.signedUpClient(nickname: "lee", role: .admin)
-    let users = cast.model(as: cast.admin) { UsersModel() }
+    let users = cast.admin.model { UsersModel() }
     await users.task()
     let target = try #require(users.users.first { $0.id == (try? other.userID) })
     users.banButtonTapped(target)
@@ -273,7 +273,7 @@ struct ModerationAdminTests {
 
   @Test func theDashboardCountsAndRecovers() async throws {
     try await fileReports()
-    let stats = cast.model(as: cast.admin) { StatsModel() }
+    let stats = cast.admin.model { StatsModel() }
     cast.backend.isOffline = true
     await stats.task()
     #expect(stats.state == .failed(.offline))
@@ -286,7 +286,7 @@ struct ModerationAdminTests {
     #expect(stats.stats?.posts == 1)
     #expect(stats.stats?.comments == 1)
     #expect(stats.stats?.openReports == 3)
-    let events = try await cast.events(of: cast.admin)
+    let events = try await cast.admin.uploadedEvents()
     #expect(events.map(\.properties) == [["screen": "admin_stats"]])
   }
 
@@ -295,28 +295,28 @@ struct ModerationAdminTests {
     let caseID = try #require(
       try await cast.admin.admin.fetchReportCases(.open, .first).items.first?.id)
 
-    let inbox = cast.model(as: cast.bob) { ReportInboxModel() }
+    let inbox = cast.bob.model { ReportInboxModel() }
     await inbox.task()
     #expect(inbox.state == .forbidden)
     #expect(inbox.sections.isEmpty)
 
-    let detail = cast.model(as: cast.bob) { ReportCaseModel(caseID: caseID) }
+    let detail = cast.bob.model { ReportCaseModel(caseID: caseID) }
     await detail.task()
     #expect(detail.state == .forbidden)
     #expect(detail.resolutions.isEmpty)
 
-    let users = cast.model(as: cast.bob) { UsersModel() }
+    let users = cast.bob.model { UsersModel() }
     await users.task()
     #expect(users.state == .forbidden)
 
     let alice = try #require(try await cast.admin.admin.fetchUsers("alice", .first).items.first)
-    let form = cast.model(as: cast.bob) { BanModel(user: alice) }
+    let form = cast.bob.model { BanModel(user: alice) }
     form.reason = "Revenge"
     await form.banButtonTapped()
     #expect(form.failure == .forbidden)
     #expect(cast.backend.user(alice.id)?.isBanned == false)
 
-    let stats = cast.model(as: cast.bob) { StatsModel() }
+    let stats = cast.bob.model { StatsModel() }
     await stats.task()
     #expect(stats.state == .forbidden)
   }

@@ -21,7 +21,7 @@ struct QuestionAdminTests {
   @Test func theScheduleListsByStatusPageByPage() async throws {
     for day in 1...3 { try await cast.schedule("Question for day \(day)?", inDays: day) }
     let today = try await cast.schedule("Today's question?", inDays: 0)
-    let schedule = cast.model(as: cast.admin) {
+    let schedule = cast.admin.model {
       QuestionScheduleModel(firstPage: PageRequest(limit: 2))
     }
     #expect(schedule.state == .idle)
@@ -41,14 +41,14 @@ struct QuestionAdminTests {
     #expect(schedule.questions.count == 2)
     #expect(schedule.questions.allSatisfy { $0.status == .scheduled })
 
-    let events = try await cast.events(of: cast.admin)
+    let events = try await cast.admin.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed"])
     #expect(events[0].properties == ["screen": "admin_questions"])
   }
 
   @Test func addingAQuestionAndTheOneDayConflict() async throws {
     try await cast.schedule("Already on day two?", inDays: 2)
-    let schedule = cast.model(as: cast.admin) { QuestionScheduleModel() }
+    let schedule = cast.admin.model { QuestionScheduleModel() }
     await schedule.task()
     schedule.addButtonTapped()
     guard case .editor(let editor) = schedule.destination else {
@@ -84,7 +84,7 @@ struct QuestionAdminTests {
     let stored = try await cast.admin.admin.fetchQuestions(nil, .first).items.map(\.content)
     #expect(stored == schedule.questions.map(\.content))
 
-    let events = try await cast.events(of: cast.admin)
+    let events = try await cast.admin.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed", "screen_viewed", "admin_question_saved"])
     #expect(events[1].properties == ["screen": "admin_question_editor", "mode": "create"])
     #expect(events[2].properties == ["mode": "create", "status": "scheduled"])
@@ -94,7 +94,7 @@ struct QuestionAdminTests {
     let later = try await cast.schedule("Later question?", inDays: 5)
     let today = try await cast.schedule("Today's question?", inDays: 0)
     _ = try await cast.alice.questions.submitAnswer(to: today.id, content: "An answer")
-    let schedule = cast.model(as: cast.admin) { QuestionScheduleModel(status: .scheduled) }
+    let schedule = cast.admin.model { QuestionScheduleModel(status: .scheduled) }
     await schedule.task()
     #expect(schedule.questions.map(\.id) == [later.id])
 
@@ -134,7 +134,7 @@ struct QuestionAdminTests {
 
   @Test func deletingAfterConfirming() async throws {
     let question = try await cast.schedule("Soon to go?", inDays: 1)
-    let schedule = cast.model(as: cast.admin) { QuestionScheduleModel() }
+    let schedule = cast.admin.model { QuestionScheduleModel() }
     await schedule.task()
     await schedule.deletionConfirmed()
     #expect(schedule.questions.count == 1, "nothing happens without a confirmation")
@@ -147,7 +147,7 @@ struct QuestionAdminTests {
     await schedule.deletionConfirmed()
     #expect(schedule.questions.isEmpty)
     #expect(try await cast.admin.admin.fetchQuestions(nil, .first).items.isEmpty)
-    let events = try await cast.events(of: cast.admin)
+    let events = try await cast.admin.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed", "admin_question_deleted"])
 
     // Deleted meanwhile on another device: not found.
@@ -160,7 +160,7 @@ struct QuestionAdminTests {
   }
 
   @Test func theImportPreviewsEveryLineBeforeWritingAndAgreesWithTheImport() async throws {
-    let importer = cast.model(as: cast.admin) { QuestionImportModel() }
+    let importer = cast.admin.model { QuestionImportModel() }
     await importer.task()
     #expect(importer.step == .chooseFile)
     #expect(!importer.canImport)
@@ -187,7 +187,7 @@ struct QuestionAdminTests {
     #expect(try await cast.admin.admin.fetchQuestions(nil, .first).items.count == 3)
     #expect(!importer.canImport)
 
-    let events = try await cast.events(of: cast.admin)
+    let events = try await cast.admin.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed", "questions_imported"])
     #expect(events[0].properties == ["screen": "admin_question_import"])
     #expect(events[1].properties == ["imported": "3", "refused": "2"])
@@ -197,7 +197,7 @@ struct QuestionAdminTests {
     try await cast.schedule("Already there?", inDays: 1)
     let day = cast.backend.today.next
     let csv = "publish_date,content\n\(day),Taken day question?\n\(day.next),Free day question?\n"
-    let importer = cast.model(as: cast.admin) { QuestionImportModel() }
+    let importer = cast.admin.model { QuestionImportModel() }
     importer.fileChosen(Data(csv.utf8), named: "days.csv")
     guard case .preview(_, let preview) = importer.step else {
       Issue.record("no preview")
@@ -214,7 +214,7 @@ struct QuestionAdminTests {
   }
 
   @Test func unreadableFilesAreRefusedWholeAndNothingIsSent() async throws {
-    let importer = cast.model(as: cast.admin) { QuestionImportModel() }
+    let importer = cast.admin.model { QuestionImportModel() }
     importer.fileChosen(Data(), named: "empty.csv")
     guard case .refused(let name, let error) = importer.step else {
       Issue.record("not refused: \(importer.step)")
@@ -237,12 +237,12 @@ struct QuestionAdminTests {
     importer.chooseAnotherFileTapped()
     #expect(importer.step == .chooseFile)
     #expect(!importer.canImport)
-    let events = try await cast.events(of: cast.admin)
+    let events = try await cast.admin.uploadedEvents()
     #expect(events.isEmpty)
   }
 
   @Test func aFileOfRefusedLinesImportsNothingWithTheSameRefusals() async throws {
-    let importer = cast.model(as: cast.admin) { QuestionImportModel() }
+    let importer = cast.admin.model { QuestionImportModel() }
     importer.fileChosen(Data("publish_date,content\n2026-05-01,Hi\n".utf8), named: "bad.csv")
     guard case .preview(_, let preview) = importer.step else {
       Issue.record("no preview")
@@ -256,7 +256,7 @@ struct QuestionAdminTests {
   }
 
   @Test func aFailedImportKeepsThePreviewAndCanBeRetried() async throws {
-    let importer = cast.model(as: cast.admin) { QuestionImportModel() }
+    let importer = cast.admin.model { QuestionImportModel() }
     importer.fileChosen(Fixtures.questionImportCSV, named: "april.csv")
     cast.backend.isOffline = true
     await importer.importButtonTapped()
@@ -280,19 +280,19 @@ struct QuestionAdminTests {
 
   @Test func membersSeeForbiddenOnEveryQuestionScreen() async throws {
     try await cast.schedule("Admins only?", inDays: 1)
-    let schedule = cast.model(as: cast.alice) { QuestionScheduleModel() }
+    let schedule = cast.alice.model { QuestionScheduleModel() }
     await schedule.task()
     #expect(schedule.state == .forbidden)
     #expect(schedule.questions.isEmpty)
 
-    let editor = cast.model(as: cast.alice) {
+    let editor = cast.alice.model {
       QuestionEditorModel(mode: .create(cast.backend.today.adding(days: 9)))
     }
     editor.content = "Sneaky question?"
     await editor.saveButtonTapped()
     #expect(editor.failure == .forbidden)
 
-    let importer = cast.model(as: cast.alice) { QuestionImportModel() }
+    let importer = cast.alice.model { QuestionImportModel() }
     importer.fileChosen(Fixtures.questionImportCSV, named: "april.csv")
     await importer.importButtonTapped()
     #expect(importer.step == .forbidden)
@@ -301,7 +301,7 @@ struct QuestionAdminTests {
 
   @Test func aFailedLoadIsShownAndARefreshRecovers() async throws {
     try await cast.schedule("Back online?", inDays: 1)
-    let schedule = cast.model(as: cast.admin) { QuestionScheduleModel() }
+    let schedule = cast.admin.model { QuestionScheduleModel() }
     cast.backend.isOffline = true
     await schedule.task()
     #expect(schedule.state == .failed(.offline))

@@ -23,11 +23,7 @@ struct AppFeatureTests {
 
   /// The root as `client`, following its session stream until the test ends.
   func app(as client: FakeClient) async -> (AppModel, Task<Void, Never>) {
-    let app = withDependencies {
-      $0.install(client)
-    } operation: {
-      AppModel(configuration: configuration)
-    }
+    let app = client.model { AppModel(configuration: configuration) }
     let task = Task { await app.task() }
     await eventually { if case .launching = app.phase { false } else { true } }
     return (app, task)

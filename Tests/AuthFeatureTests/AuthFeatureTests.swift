@@ -15,22 +15,13 @@ struct AuthFeatureTests {
   let backend = FakeBackend(now: { Fixtures.now })
   let clock = TestClock()
 
-  func model<Model>(as client: FakeClient, _ make: () -> Model) -> Model {
-    withDependencies {
-      $0.install(client)
-      $0.continuousClock = clock
-    } operation: {
-      make()
-    }
-  }
-
   /// A signed-out client whose dev sign-in with `token` found no account, and its sign-up flow.
   func newcomer(_ token: String) async throws -> (FakeClient, SignUpModel) {
     let client = backend.makeClient()
     guard case .needsSignUp(let signUpToken) = try await client.auth.signIn(.dev, token) else {
       throw DomainError.conflict("\(token) has an account")
     }
-    let signUp = model(as: client) {
+    let signUp = client.model(clock: clock) {
       SignUpModel(signUpToken: signUpToken, termsVersion: "2026-01")
     }
     return (client, signUp)
@@ -45,7 +36,7 @@ struct AuthFeatureTests {
   @Test func signingInToAKnownAccountFollowsTheSessionStream() async throws {
     try backend.createUser(nickname: "alice")
     let client = backend.makeClient()
-    let signIn = model(as: client) { SignInModel() }
+    let signIn = client.model(clock: clock) { SignInModel() }
     await signIn.task()
     await signIn.signInButtonTapped(.dev, token: "alice")
     #expect(signIn.failure == nil)
@@ -63,7 +54,7 @@ struct AuthFeatureTests {
 
   @Test func anUnknownAccountMovesTheSessionToSignUp() async throws {
     let client = backend.makeClient()
-    let signIn = model(as: client) { SignInModel() }
+    let signIn = client.model(clock: clock) { SignInModel() }
     await signIn.signInButtonTapped(.dev, token: "someone-new")
     #expect(signIn.failure == nil)
     guard case .needsSignUp = client.sessionState else {
@@ -74,7 +65,7 @@ struct AuthFeatureTests {
 
   @Test func signInFailuresStayOnScreenUntilDismissed() async throws {
     let client = backend.makeClient()
-    let signIn = model(as: client) { SignInModel() }
+    let signIn = client.model(clock: clock) { SignInModel() }
     // The local service takes dev tokens only: Apple is refused with a field error.
     await signIn.signInButtonTapped(.apple, token: "apple-identity-token")
     guard case .validation = signIn.failure else {

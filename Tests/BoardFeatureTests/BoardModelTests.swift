@@ -26,11 +26,7 @@ struct BoardModelTests {
   func board(
     as client: FakeClient, _ override: (inout DependencyValues) -> Void = { _ in }
   ) -> BoardModel {
-    withDependencies {
-      $0.install(client)
-      $0.continuousClock = clock
-      override(&$0)
-    } operation: {
+    client.model(clock: clock, override) {
       BoardModel()
     }
   }

@@ -28,10 +28,7 @@ struct PostDetailModelTests {
     as client: FakeClient, postID: BoardPost.ID? = nil, focusing comment: Domain.Comment.ID? = nil,
     _ override: (inout DependencyValues) -> Void = { _ in }
   ) -> PostDetailModel {
-    withDependencies {
-      $0.install(client)
-      override(&$0)
-    } operation: {
+    client.model(override) {
       PostDetailModel(postID: postID ?? post.id, focusedCommentID: comment)
     }
   }

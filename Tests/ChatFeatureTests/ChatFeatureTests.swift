@@ -31,28 +31,13 @@ struct ChatFeatureTests {
     roomID = try #require(room).id
   }
 
-  /// A model run as `client`, on the test clock.
-  func model<Model>(as client: FakeClient, _ make: () -> Model) -> Model {
-    withDependencies(
-      {
-        $0.install(client)
-        $0.continuousClock = clock
-      }, operation: make)
-  }
-
-  /// The events `client` uploaded, in order.
-  func events(of client: FakeClient) async throws -> [AnalyticsEvent] {
-    _ = try await client.analytics.flush()
-    return try backend.analyticsEvents.filter { try $0.userID == client.userID }.map(\.event)
-  }
-
   /// Alice's and Bob's screens of the room, running (cancel `screens` at the end) and connected,
   /// Bob's with its first messages read; `nil` (an issue recorded) when they never connect.
   func bothInTheRoom() async -> (
     alice: ChatRoomModel, bob: ChatRoomModel, screens: Task<Void, Never>
   )? {
-    let aliceRoom = model(as: alice) { ChatRoomModel(roomID: roomID) }
-    let bobRoom = model(as: bob) { ChatRoomModel(roomID: roomID) }
+    let aliceRoom = alice.model(clock: clock) { ChatRoomModel(roomID: roomID) }
+    let bobRoom = bob.model(clock: clock) { ChatRoomModel(roomID: roomID) }
     let screens = Task {
       async let aliceScreen: Void = aliceRoom.task()
       async let bobScreen: Void = bobRoom.task()
@@ -117,18 +102,19 @@ struct ChatFeatureTests {
     await clock.advance(by: .milliseconds(200))
     #expect(await eventually("alice's typing disappears", { bobRoom.typingUsers.isEmpty }))
 
-    let events = try await events(of: alice)
+    let events = try await alice.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed", "chat_message_sent"])
     #expect(events.first?.properties == ["screen": "chat_room"])
   }
 
   @Test func typingIsToldAtMostOncePerInterval() async throws {
     let signals = LockIsolated<[ChatRoom.ID]>([])
-    let room = withDependencies {
-      $0.install(alice)
-      $0.continuousClock = clock
-      $0.chatRepository.userIsTyping = { room in signals.withValue { $0.append(room) } }
-    } operation: {
+    let room = alice.model(
+      clock: clock,
+      {
+        $0.chatRepository.userIsTyping = { room in signals.withValue { $0.append(room) } }
+      }
+    ) {
       ChatRoomModel(roomID: roomID)
     }
     await room.draftChanged("   ")
@@ -242,7 +228,7 @@ struct ChatFeatureTests {
           bobRoom.messages.contains { $0.text == "First try" }
         }))
     #expect(!bobRoom.messages.contains { $0.text == "Never mind" })
-    let names = try await events(of: alice).map(\.name)
+    let names = try await alice.uploadedEvents().map(\.name)
     #expect(
       names == [
         "screen_viewed", "chat_message_sent", "chat_message_sent", "chat_message_retried",
@@ -251,7 +237,7 @@ struct ChatFeatureTests {
   }
 
   @Test func aTooLongMessageIsRefusedAndKept() async throws {
-    let room = model(as: alice) { ChatRoomModel(roomID: roomID) }
+    let room = alice.model(clock: clock) { ChatRoomModel(roomID: roomID) }
     let text = String(repeating: "a", count: 1_001)
     await room.draftChanged(text)
     await room.sendButtonTapped()
@@ -266,7 +252,7 @@ struct ChatFeatureTests {
 
   @Test func someoneWhoIsNotAMemberIsToldSo() async throws {
     let carol = try backend.signedUpClient(nickname: "carol")
-    let room = model(as: carol) { ChatRoomModel(roomID: roomID) }
+    let room = carol.model(clock: clock) { ChatRoomModel(roomID: roomID) }
     await room.task()  // returns by itself: nothing to follow
     #expect(room.failure == .forbidden)
     #expect(room.messages.isEmpty)
@@ -275,14 +261,14 @@ struct ChatFeatureTests {
 
   @Test func aSignedOutUserIsToldSo() async throws {
     try await bob.auth.signOut()
-    let room = model(as: bob) { ChatRoomModel(roomID: roomID) }
+    let room = bob.model(clock: clock) { ChatRoomModel(roomID: roomID) }
     await room.task()
     #expect(room.failure == .signedOut)
   }
 
   @Test func signingOutWhileTheScreensAreOpenEndsThemWithAFailure() async throws {
-    let list = model(as: bob) { ChatRoomsModel() }
-    let room = model(as: bob) { ChatRoomModel(roomID: roomID) }
+    let list = bob.model(clock: clock) { ChatRoomsModel() }
+    let room = bob.model(clock: clock) { ChatRoomModel(roomID: roomID) }
     let returned = LockIsolated(0)
     let listTask = Task {
       await list.task()
@@ -314,7 +300,7 @@ struct ChatFeatureTests {
 
   @Test func aSignedOutUserSeesNoRooms() async throws {
     try await bob.auth.signOut()
-    let list = model(as: bob) { ChatRoomsModel() }
+    let list = bob.model(clock: clock) { ChatRoomsModel() }
     await list.task()
     #expect(list.failure == .signedOut)
     #expect(list.rooms.isEmpty && !list.isLoading)
@@ -322,7 +308,7 @@ struct ChatFeatureTests {
 
   @Test func olderMessagesLoadUntilTheBeginning() async throws {
     for number in 1...60 { _ = try await serverMessage("Message \(number)", from: alice) }
-    let room = model(as: bob) { ChatRoomModel(roomID: roomID) }
+    let room = bob.model(clock: clock) { ChatRoomModel(roomID: roomID) }
     let task = Task { await room.task() }
     defer { task.cancel() }
     guard
@@ -350,7 +336,7 @@ struct ChatFeatureTests {
   @Test func openingARoomMarksItReadInTheRoomList() async throws {
     _ = try await serverMessage("Welcome!", from: alice)
     _ = try await serverMessage("Meeting at 7", from: alice)
-    let list = model(as: bob) { ChatRoomsModel() }
+    let list = bob.model(clock: clock) { ChatRoomsModel() }
     var opened: [DeepLink] = []
     list.onNavigate = { opened.append($0) }
     let listTask = Task { await list.task() }
@@ -365,7 +351,7 @@ struct ChatFeatureTests {
 
     list.roomTapped(roomID)
     #expect(opened == [.chatRoom(roomID)])
-    let room = model(as: bob) { ChatRoomModel(roomID: roomID) }
+    let room = bob.model(clock: clock) { ChatRoomModel(roomID: roomID) }
     let roomTask = Task { await room.task() }
     defer { roomTask.cancel() }
     #expect(await eventually("the list shows it read", { list.unreadCount == 0 }))
@@ -387,12 +373,12 @@ struct ChatFeatureTests {
     }
     #expect(onServer?.lastReadSeq == 3)
     #expect(onServer?.unreadCount == 0)
-    let names = try await events(of: bob)
+    let names = try await bob.uploadedEvents()
     #expect(names.first?.properties == ["screen": "chat_rooms"])
   }
 
   @Test func theRoomListShowsWhenTheLinkIsDown() async throws {
-    let list = model(as: bob) { ChatRoomsModel() }
+    let list = bob.model(clock: clock) { ChatRoomsModel() }
     let task = Task { await list.task() }
     defer { task.cancel() }
     guard await eventually("the link is up", { list.connection == .connected }) else { return }
@@ -404,7 +390,7 @@ struct ChatFeatureTests {
 
   @Test func seeMoreOnSomeoneElsesMessageReportsIt() async throws {
     let message = try await serverMessage("Buy followers here", from: alice)
-    let room = model(as: bob) { ChatRoomModel(roomID: roomID) }
+    let room = bob.model(clock: clock) { ChatRoomModel(roomID: roomID) }
     let task = Task { await room.task() }
     defer { task.cancel() }
     guard await eventually("the message shows", { room.messages.count == 1 }) else { return }
@@ -430,7 +416,7 @@ struct ChatFeatureTests {
     )
 
     // Alice's own message offers nothing.
-    let aliceRoom = model(as: alice) { ChatRoomModel(roomID: roomID) }
+    let aliceRoom = alice.model(clock: clock) { ChatRoomModel(roomID: roomID) }
     let aliceTask = Task { await aliceRoom.task() }
     defer { aliceTask.cancel() }
     guard await eventually("alice's screen loads", { aliceRoom.messages.count == 1 }) else {

@@ -24,21 +24,6 @@ struct GroupsFeatureTests {
     bob = try backend.signedUpClient(nickname: "bob")
   }
 
-  /// A model run as `client`, on the test clock.
-  func model<Model>(as client: FakeClient, _ make: () -> Model) -> Model {
-    withDependencies(
-      {
-        $0.install(client)
-        $0.continuousClock = clock
-      }, operation: make)
-  }
-
-  /// The events `client` uploaded, in order.
-  func events(of client: FakeClient) async throws -> [AnalyticsEvent] {
-    _ = try await client.analytics.flush()
-    return try backend.analyticsEvents.filter { try $0.userID == client.userID }.map(\.event)
-  }
-
   /// Waits until `condition` holds, looking every 5 ms for at most 10 s of real time (an issue
   /// is recorded when it never does).
   func until(_ what: Testing.Comment, _ condition: @MainActor () -> Bool) async {
@@ -67,7 +52,7 @@ struct GroupsFeatureTests {
   @Test func theListPagesAndATapOpensTheGroup() async throws {
     var created: [StudyGroup] = []
     for number in 1...25 { created.append(try await createGroup("Group \(number)", by: alice)) }
-    let groups = model(as: bob) { GroupsModel() }
+    let groups = bob.model(clock: clock) { GroupsModel() }
     var opened: [DeepLink] = []
     groups.onNavigate = { opened.append($0) }
     await groups.task()
@@ -83,7 +68,7 @@ struct GroupsFeatureTests {
 
     groups.groupTapped(created[3].id)
     #expect(opened == [.group(created[3].id)])
-    let events = try await events(of: bob)
+    let events = try await bob.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed"])
     #expect(events.first?.properties == ["screen": "groups"])
   }
@@ -92,7 +77,7 @@ struct GroupsFeatureTests {
     for name in ["Swift Study", "SwiftUI Club", "Algorithms"] {
       _ = try await createGroup(name, by: alice)
     }
-    let groups = model(as: bob) { GroupsModel() }
+    let groups = bob.model(clock: clock) { GroupsModel() }
     await groups.task()
     #expect(groups.groups.count == 3)
 
@@ -119,7 +104,7 @@ struct GroupsFeatureTests {
     await until("the full list is back") { cleared.hasReturned.value }
     #expect(groups.groups.count == 3)
 
-    let events = try await events(of: bob)
+    let events = try await bob.uploadedEvents()
     // One search reached the server: the stale one never did.
     #expect(events.map(\.name) == ["screen_viewed", "groups_searched"])
     #expect(events.last?.properties == ["result_count": "2"])
@@ -127,7 +112,7 @@ struct GroupsFeatureTests {
 
   @Test func aFailedLoadIsShownUntilDismissedAndRefreshRecovers() async throws {
     _ = try await createGroup("Swift Study", by: alice)
-    let groups = model(as: bob) { GroupsModel() }
+    let groups = bob.model(clock: clock) { GroupsModel() }
     backend.isOffline = true
     await groups.task()
     #expect(groups.failure == .offline)
@@ -140,7 +125,7 @@ struct GroupsFeatureTests {
   }
 
   @Test func creatingAGroupChecksTheFieldsThenOpensIt() async throws {
-    let groups = model(as: alice) { GroupsModel() }
+    let groups = alice.model(clock: clock) { GroupsModel() }
     var opened: [DeepLink] = []
     groups.onNavigate = { opened.append($0) }
     groups.createGroupButtonTapped()
@@ -172,13 +157,13 @@ struct GroupsFeatureTests {
     #expect(group.owner.nickname == "alice")
     #expect(opened == [.group(group.id)])
     #expect(try await bob.studyGroups.fetchGroup(group.id).description == "One screen a week")
-    let names = try await events(of: alice).map(\.name)
+    let names = try await alice.uploadedEvents().map(\.name)
     #expect(names == ["screen_viewed", "group_created"])
   }
 
   @Test func creatingTooOftenIsRefusedWithTheWait() async throws {
     backend.rateLimit = FakeRateLimit(maximumWrites: 1, per: .seconds(60))
-    let groups = model(as: alice) { GroupsModel() }
+    let groups = alice.model(clock: clock) { GroupsModel() }
     for name in ["First", "Second"] {
       groups.createGroupButtonTapped()
       guard case .createGroup(let sheet) = groups.destination else {
@@ -203,7 +188,7 @@ struct GroupsFeatureTests {
   @Test func theChatListIsAChildWhoseLinksGoThroughTheTab() async throws {
     let group = try await createGroup("Swift Study", by: alice)
     _ = try await bob.studyGroups.joinGroup(group.id)
-    let groups = model(as: bob) { GroupsModel() }
+    let groups = bob.model(clock: clock) { GroupsModel() }
     var opened: [DeepLink] = []
     groups.onNavigate = { opened.append($0) }
     let chats = Task { await groups.chats.task() }
@@ -222,7 +207,7 @@ struct GroupsFeatureTests {
 
   @Test func joiningAndLeavingUpdateTheGroupAndItsMembers() async throws {
     let group = try await createGroup("Swift Study", by: alice)
-    let detail = model(as: bob) { GroupDetailModel(groupID: group.id) }
+    let detail = bob.model(clock: clock) { GroupDetailModel(groupID: group.id) }
     await detail.task()
     #expect(detail.group?.name == "Swift Study")
     #expect(detail.canJoin && !detail.canLeave && !detail.canDelete && !detail.canInvite)
@@ -240,14 +225,14 @@ struct GroupsFeatureTests {
     #expect(!detail.isMember && detail.canJoin)
     #expect(detail.group?.memberCount == 1)
     #expect(detail.members.map(\.user.nickname) == ["alice"])
-    let events = try await events(of: bob)
+    let events = try await bob.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed", "group_joined", "group_left"])
     #expect(events.first?.properties == ["screen": "group_detail"])
   }
 
   @Test func aFailedJoinIsShownAndChangesNothing() async throws {
     let group = try await createGroup("Swift Study", by: alice)
-    let detail = model(as: bob) { GroupDetailModel(groupID: group.id) }
+    let detail = bob.model(clock: clock) { GroupDetailModel(groupID: group.id) }
     await detail.task()
     backend.isOffline = true
     await detail.joinButtonTapped()
@@ -264,7 +249,7 @@ struct GroupsFeatureTests {
   @Test func theOwnerCannotLeaveButDeletesAfterConfirming() async throws {
     let group = try await createGroup("Swift Study", by: alice)
     _ = try await bob.studyGroups.joinGroup(group.id)
-    let detail = model(as: alice) { GroupDetailModel(groupID: group.id) }
+    let detail = alice.model(clock: clock) { GroupDetailModel(groupID: group.id) }
     var dismissed = 0
     detail.onDismiss = { dismissed += 1 }
     await detail.task()
@@ -291,18 +276,18 @@ struct GroupsFeatureTests {
       try await bob.studyGroups.fetchGroup(group.id)
     }
     // A screen opened on the deleted group says it is gone.
-    let stale = model(as: bob) { GroupDetailModel(groupID: group.id) }
+    let stale = bob.model(clock: clock) { GroupDetailModel(groupID: group.id) }
     await stale.task()
     #expect(stale.failure == .notFound)
     #expect(stale.group == nil)
-    let names = try await events(of: alice).map(\.name)
+    let names = try await alice.uploadedEvents().map(\.name)
     #expect(names == ["screen_viewed", "group_deleted"])
   }
 
   @Test func aMemberIsNotOfferedDeletion() async throws {
     let group = try await createGroup("Swift Study", by: alice)
     _ = try await bob.studyGroups.joinGroup(group.id)
-    let detail = model(as: bob) { GroupDetailModel(groupID: group.id) }
+    let detail = bob.model(clock: clock) { GroupDetailModel(groupID: group.id) }
     await detail.task()
     #expect(!detail.canDelete && !detail.isOwner)
     detail.deleteButtonTapped()
@@ -315,7 +300,7 @@ struct GroupsFeatureTests {
       let member = try backend.signedUpClient(nickname: "member\(number)")
       _ = try await member.studyGroups.joinGroup(group.id)
     }
-    let detail = model(as: bob) { GroupDetailModel(groupID: group.id) }
+    let detail = bob.model(clock: clock) { GroupDetailModel(groupID: group.id) }
     await detail.task()
     #expect(detail.members.count == GroupDetailModel.pageSize)
     #expect(detail.hasMoreMembers)
@@ -329,7 +314,7 @@ struct GroupsFeatureTests {
     let carol = try backend.signedUpClient(nickname: "carol")
     let group = try await createGroup("Swift Study", by: alice)
     _ = try await bob.studyGroups.joinGroup(group.id)
-    let detail = model(as: alice) { GroupDetailModel(groupID: group.id) }
+    let detail = alice.model(clock: clock) { GroupDetailModel(groupID: group.id) }
     await detail.task()
     #expect(detail.canInvite)
 
@@ -352,12 +337,13 @@ struct GroupsFeatureTests {
     #expect(detail.failure == .validation(.empty(field: "nickname")))
 
     // Someone outside the group cannot invite.
-    let outsider = model(as: carol) { GroupDetailModel(groupID: group.id) }
+    let outsider = carol.model(clock: clock) { GroupDetailModel(groupID: group.id) }
     await outsider.task()
     outsider.inviteNickname = "bob"
     await outsider.inviteButtonTapped()
     #expect(outsider.failure == .forbidden)
-    #expect(try await events(of: alice).map(\.name) == ["screen_viewed", "group_member_invited"])
+    #expect(
+      try await alice.uploadedEvents().map(\.name) == ["screen_viewed", "group_member_invited"])
   }
 
   @Test func openChatOpensTheGroupsRoomForMembersOnly() async throws {
@@ -368,7 +354,7 @@ struct GroupsFeatureTests {
     let roomID = try #require(
       try await bob.chat.fetchRooms(.first).items.first { $0.kind == .group(group.id) }?.id)
 
-    let detail = model(as: bob) { GroupDetailModel(groupID: group.id) }
+    let detail = bob.model(clock: clock) { GroupDetailModel(groupID: group.id) }
     var opened: [DeepLink] = []
     detail.onNavigate = { opened.append($0) }
     await detail.task()
@@ -376,7 +362,7 @@ struct GroupsFeatureTests {
     #expect(opened == [.chatRoom(roomID)])
     #expect(detail.failure == nil)
 
-    let outsider = model(as: carol) { GroupDetailModel(groupID: group.id) }
+    let outsider = carol.model(clock: clock) { GroupDetailModel(groupID: group.id) }
     var outsiderOpened: [DeepLink] = []
     outsider.onNavigate = { outsiderOpened.append($0) }
     await outsider.task()

@@ -26,10 +26,7 @@ struct NotificationsFeatureTests {
   func inbox(
     as client: FakeClient, _ override: (inout DependencyValues) -> Void = { _ in }
   ) -> NotificationsModel {
-    withDependencies {
-      $0.install(client)
-      override(&$0)
-    } operation: {
+    client.model(override) {
       NotificationsModel()
     }
   }
@@ -43,13 +40,6 @@ struct NotificationsFeatureTests {
           post.id, CommentDraft(content: "me! (\(number))", isAnonymous: false)))
     }
     return comments
-  }
-
-  /// The events `client` uploaded, in order.
-  func events(of client: FakeClient) async throws -> [AnalyticsEvent] {
-    _ = try await client.analytics.flush()
-    let id = try client.userID
-    return backend.analyticsEvents.filter { $0.userID == id }.map(\.event)
   }
 
   @Test func bobsCommentReachesAlicesInboxAndOpensTheComment() async throws {
@@ -70,7 +60,7 @@ struct NotificationsFeatureTests {
     #expect(inbox.unreadCount == 0)
     #expect(inbox.failure == nil)
     #expect(try await alice.notifications.fetchUnreadCount() == 0)
-    let events = try await events(of: alice)
+    let events = try await alice.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed", "notification_opened"])
     #expect(events[0].properties == ["screen": "notifications"])
     #expect(events[1].properties == ["kind": "comment_on_my_post", "has_link": "true"])
@@ -171,7 +161,7 @@ struct NotificationsFeatureTests {
     #expect(inbox.unreadCount == 0)
     #expect(inbox.notifications.allSatisfy { $0.isRead })
     #expect(try await alice.notifications.fetchUnreadCount() == 0)
-    let events = try await events(of: alice)
+    let events = try await alice.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed", "notifications_all_read"])
     #expect(events[1].properties == ["count": "3"])
   }
@@ -201,7 +191,7 @@ struct NotificationsFeatureTests {
     #expect(badge.failure == .offline)
     backend.isOffline = false
     // The badge alone sends no screen view.
-    #expect(try await events(of: alice).isEmpty)
+    #expect(try await alice.uploadedEvents().isEmpty)
   }
 
   @Test func aFailedRefreshKeepsTheInbox() async throws {
@@ -249,7 +239,7 @@ struct NotificationsFeatureTests {
     #expect(inbox.notifications[0].isRead)
     #expect(inbox.unreadCount == 0)
     #expect(await marked.ids == [unknown.id])
-    let events = try await events(of: alice)
+    let events = try await alice.uploadedEvents()
     #expect(events.last?.properties == ["kind": "unknown", "has_link": "false"])
   }
 

@@ -22,17 +22,8 @@ struct ReportFeatureTests {
     post = try await alice.board.createPost(PostDraft(content: "Selling answers, DM me"))
   }
 
-  /// `client`'s repositories as the model's dependencies.
-  func model<Model>(as client: FakeClient, _ make: () -> Model) -> Model {
-    withDependencies {
-      $0.install(client)
-    } operation: {
-      make()
-    }
-  }
-
   @Test func choosingConfirmingAndFilingAReport() async throws {
-    let report = model(as: bob) { ReportModel(target: .post(post.id)) }
+    let report = bob.model { ReportModel(target: .post(post.id)) }
     var outcome: ReportModel.Outcome?
     report.onFinish = { outcome = $0 }
     await report.task()
@@ -64,7 +55,7 @@ struct ReportFeatureTests {
 
   @Test func aSecondReportShowsAlreadyReportedNotAFailure() async throws {
     _ = try await bob.reports.report(.post(post.id), .abuse)
-    let report = model(as: bob) { ReportModel(target: .post(post.id)) }
+    let report = bob.model { ReportModel(target: .post(post.id)) }
     var outcome: ReportModel.Outcome?
     report.onFinish = { outcome = $0 }
     report.reasonTapped(.privacy)
@@ -77,7 +68,7 @@ struct ReportFeatureTests {
 
   @Test func somethingElseNeedsItsTextAndKeepsItWhenGoingBack() async throws {
     let target = ReportTarget.user(try alice.userID)
-    let report = model(as: bob) { ReportModel(target: target) }
+    let report = bob.model { ReportModel(target: target) }
     report.reasonTapped(.other)
     #expect(!report.canSubmit)
     await report.confirmButtonTapped()
@@ -100,7 +91,7 @@ struct ReportFeatureTests {
 
   @Test func aFailureStaysOnScreenAndNothingIsFiled() async throws {
     backend.isOffline = true
-    let report = model(as: bob) { ReportModel(target: .post(post.id)) }
+    let report = bob.model { ReportModel(target: .post(post.id)) }
     report.reasonTapped(.spam)
     await report.confirmButtonTapped()
     #expect(report.failure == .offline)
@@ -118,14 +109,14 @@ struct ReportFeatureTests {
   }
 
   @Test func reportingAMissingTargetSaysItIsGone() async throws {
-    let report = model(as: bob) { ReportModel(target: .post("p_missing")) }
+    let report = bob.model { ReportModel(target: .post("p_missing")) }
     report.reasonTapped(.spam)
     await report.confirmButtonTapped()
     #expect(report.failure == .notFound)
   }
 
   @Test func cancellingEndsTheFlowWithoutAReport() async throws {
-    let report = model(as: bob) { ReportModel(target: .post(post.id)) }
+    let report = bob.model { ReportModel(target: .post(post.id)) }
     var outcome: ReportModel.Outcome?
     report.onFinish = { outcome = $0 }
     report.reasonTapped(.spam)
@@ -135,7 +126,7 @@ struct ReportFeatureTests {
   }
 
   @Test func seeMoreOnSomeoneElsesPostReportsThroughTheSameFlow() async throws {
-    let sheet = model(as: bob) {
+    let sheet = bob.model {
       SeeMoreModel(target: .post(post.id), isMine: false) { [bob, post] in
         try await bob.board.deletePost(post.id)
       }
@@ -162,7 +153,7 @@ struct ReportFeatureTests {
   }
 
   @Test func seeMoreOnMyPostDeletesAfterConfirming() async throws {
-    let sheet = model(as: alice) {
+    let sheet = alice.model {
       SeeMoreModel(target: .post(post.id), isMine: true) { [alice, post] in
         try await alice.board.deletePost(post.id)
       }
@@ -186,7 +177,7 @@ struct ReportFeatureTests {
 
   @Test func aFailedDeletionIsShownAndTheItemStays() async throws {
     // Bob's sheet claims the post is his: the engine refuses, and the sheet says so.
-    let sheet = model(as: bob) {
+    let sheet = bob.model {
       SeeMoreModel(target: .post(post.id), isMine: true) { [bob, post] in
         try await bob.board.deletePost(post.id)
       }

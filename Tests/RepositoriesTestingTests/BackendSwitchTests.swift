@@ -1,3 +1,4 @@
+import Clocks
 import Dependencies
 import Domain
 import Foundation
@@ -175,6 +176,28 @@ struct InstallFakeClientTests {
       return now
     }
     #expect(later == Fixtures.now.addingTimeInterval(60))
+  }
+
+  @Test("model(clock:_:_:) builds with the client's dependencies, the clock and overrides")
+  func modelInstallsClientClockAndOverrides() async throws {
+    let backend = FakeBackend(now: { Fixtures.now })
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let clock = TestClock()
+    struct Probe {
+      @Dependency(\.profileRepository) var profile
+      @Dependency(\.continuousClock) var clock
+      @Dependency(\.date.now) var now
+      @Dependency(\.boardRepository) var board
+    }
+    let probe = alice.model(
+      clock: clock, { $0.boardRepository.deletePost = { _ in throw DomainError.forbidden } }
+    ) {
+      Probe()
+    }
+    #expect(try await probe.profile.fetchMe().id == (try alice.userID))
+    #expect(probe.now == Fixtures.now)
+    #expect(probe.clock as? TestClock<Duration> === clock)
+    await #expect(throws: DomainError.forbidden) { try await probe.board.deletePost("p_1") }
   }
 
   @Test("uploadedEvents flushes the client and returns its own user's events only")
