@@ -46,6 +46,8 @@ public final class QuestionDetailModel {
   /// Asks the app to open a place outside this screen.
   @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
 
+  /// The body of the Today screen, which loads it (``task()`` does nothing then).
+  @ObservationIgnored private let isShownByToday: Bool
   /// The write sheet kept while this model lives, with its draft.
   @ObservationIgnored private var draft: WriteAnswerModel?
   @ObservationIgnored @Dependency(\.questionRepository) private var questions
@@ -53,17 +55,23 @@ public final class QuestionDetailModel {
   @ObservationIgnored @Dependency(\.date) private var date
 
   /// The screen of the question `questionID`; ``task()`` loads it.
-  public init(questionID: Question.ID) {
-    self.questionID = questionID
-    answers = AnswerListModel(questionID: questionID)
-    answers.onMyAnswerDeleted = { [weak self] _ in self?.myAnswerDeleted() }
+  public convenience init(questionID: Question.ID) {
+    self.init(questionID: questionID, isShownByToday: false)
   }
 
-  /// Today's question as the Today screen loaded it (its answers still to load).
+  /// Today's question as the Today screen loaded it (its answers still to load); the Today
+  /// screen loads it, so its ``task()`` does nothing.
   convenience init(today question: Question) {
-    self.init(questionID: question.id)
+    self.init(questionID: question.id, isShownByToday: true)
     phase = .loaded(question)
     isToday = true
+  }
+
+  private init(questionID: Question.ID, isShownByToday: Bool) {
+    self.questionID = questionID
+    self.isShownByToday = isShownByToday
+    answers = AnswerListModel(questionID: questionID)
+    answers.onMyAnswerDeleted = { [weak self] _ in self?.myAnswerDeleted() }
   }
 
   /// The question, when loaded.
@@ -74,8 +82,10 @@ public final class QuestionDetailModel {
   /// Whether the user can answer here: today's question, not answered yet.
   public var canWriteAnswer: Bool { isToday && question.map { $0.myAnswer == nil } ?? false }
 
-  /// The screen appeared: loads the question and its answers.
+  /// The screen appeared: loads the question and its answers (nothing when it is the body of
+  /// the Today screen, which loaded it).
   public func task() async {
+    guard !isShownByToday else { return }
     await analytics.screenViewed("question_detail", at: date.now)
     await load()
   }

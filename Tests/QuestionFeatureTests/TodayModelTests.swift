@@ -95,6 +95,11 @@ struct TodayModelTests {
     #expect(!answers.isLocked)
     #expect(answers.answers.count == 2)
     #expect(!answers.hasMore)
+    // The Today screen loaded its question: the body's own task() neither loads nor counts a
+    // screen of its own.
+    await detail.task()
+    let events = try await events(of: haneul)
+    #expect(events.map(\.properties) == [["screen": "question_today"]])
   }
 
   @Test func theDraftSurvivesClosingAndReopeningTheSheet() async throws {
