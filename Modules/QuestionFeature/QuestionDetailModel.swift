@@ -5,8 +5,12 @@ import Observation
 import Repositories
 
 /// One question and its answers: what `qapple://questions/ID` opens (a past question, or
-/// today's from a notification). The answers stay locked until the user answered; answering
-/// from here is offered only for today's question.
+/// today's from a notification), and the body of the Today screen (``TodayModel``). The
+/// answers stay locked until the user answered; answering is offered only for today's
+/// question.
+///
+/// The write sheet's draft lives as long as this model: closing the sheet and opening it again
+/// brings the text back; only a submitted answer ends it.
 @MainActor @Observable
 public final class QuestionDetailModel {
   /// What the screen shows.
@@ -30,7 +34,7 @@ public final class QuestionDetailModel {
   public let questionID: Question.ID
   /// What the screen shows.
   public private(set) var phase: Phase = .loading
-  /// Whether it is today's question (only today's can be answered here).
+  /// Whether it is today's question (only today's can be answered).
   public private(set) var isToday = false
   /// The answers to the question.
   public let answers: AnswerListModel
@@ -42,14 +46,30 @@ public final class QuestionDetailModel {
   /// Asks the app to open a place outside this screen.
   @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
 
-  @ObservationIgnored private var draft = DraftKeeper()
+  /// The body of the Today screen, which loads it (``task()`` does nothing then).
+  @ObservationIgnored private let isShownByToday: Bool
+  /// The write sheet kept while this model lives, with its draft.
+  @ObservationIgnored private var draft: WriteAnswerModel?
   @ObservationIgnored @Dependency(\.questionRepository) private var questions
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
 
   /// The screen of the question `questionID`; ``task()`` loads it.
-  public init(questionID: Question.ID) {
+  public convenience init(questionID: Question.ID) {
+    self.init(questionID: questionID, isShownByToday: false)
+  }
+
+  /// Today's question as the Today screen loaded it (its answers still to load); the Today
+  /// screen loads it, so its ``task()`` does nothing.
+  convenience init(today question: Question) {
+    self.init(questionID: question.id, isShownByToday: true)
+    phase = .loaded(question)
+    isToday = true
+  }
+
+  private init(questionID: Question.ID, isShownByToday: Bool) {
     self.questionID = questionID
+    self.isShownByToday = isShownByToday
     answers = AnswerListModel(questionID: questionID)
     answers.onMyAnswerDeleted = { [weak self] _ in self?.myAnswerDeleted() }
   }
@@ -62,8 +82,10 @@ public final class QuestionDetailModel {
   /// Whether the user can answer here: today's question, not answered yet.
   public var canWriteAnswer: Bool { isToday && question.map { $0.myAnswer == nil } ?? false }
 
-  /// The screen appeared: loads the question and its answers.
+  /// The screen appeared: loads the question and its answers (nothing when it is the body of
+  /// the Today screen, which loaded it).
   public func task() async {
+    guard !isShownByToday else { return }
     await analytics.screenViewed("question_detail", at: date.now)
     await load()
   }
@@ -76,9 +98,14 @@ public final class QuestionDetailModel {
   /// "Write an answer" (today's question only): opens the sheet with the draft kept so far.
   public func writeAnswerButtonTapped() {
     guard let question, canWriteAnswer else { return }
-    let sheet = draft.sheet(
-      for: question, from: self, onClose: { [weak self] in self?.destination = nil },
-      onSubmitted: { [weak self] answer in await self?.answerSubmitted(answer) })
+    if let draft {
+      destination = .writeAnswer(draft)
+      return
+    }
+    let sheet = withDependencies(from: self) { WriteAnswerModel(question: question) }
+    sheet.onClose = { [weak self] in self?.destination = nil }
+    sheet.onSubmitted = { [weak self] answer in await self?.answerSubmitted(answer) }
+    draft = sheet
     destination = .writeAnswer(sheet)
   }
 
@@ -90,6 +117,12 @@ public final class QuestionDetailModel {
   /// The failure was read.
   public func failureDismissed() {
     failure = nil
+  }
+
+  /// Shows `question` as loaded again (a refresh of the Today screen) and reloads the answers.
+  func refreshed(with question: Question) async {
+    phase = .loaded(question)
+    await answers.load()
   }
 
   private func load() async {
@@ -119,15 +152,19 @@ public final class QuestionDetailModel {
   }
 
   private func answerSubmitted(_ answer: Answer) async {
-    draft.discard()
+    draft = nil
     destination = nil
-    guard let question, question.id == answer.questionID else { return }
-    phase = .loaded(question.answered(with: answer))
+    guard var question else { return }
+    question.myAnswer = answer
+    question.answerCount += 1
+    phase = .loaded(question)
     await answers.load()
   }
 
   private func myAnswerDeleted() {
-    guard let question else { return }
-    phase = .loaded(question.withoutMyAnswer())
+    guard var question else { return }
+    question.myAnswer = nil
+    question.answerCount = max(0, question.answerCount - 1)
+    phase = .loaded(question)
   }
 }

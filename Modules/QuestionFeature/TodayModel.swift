@@ -4,19 +4,20 @@ import Foundation
 import Observation
 import Repositories
 
-/// The Today tab's root: today's question, the user's answer or the way to write one, the
-/// answers (locked until answered) and the way to past questions.
+/// The Today tab's root: today's question with the user's answer or the way to write one and
+/// the answers (locked until answered), shown by a ``QuestionDetailModel``, and the way to
+/// past questions.
 ///
-/// The write sheet's draft lives as long as this model: closing the sheet and opening it again
-/// brings the text back; only a submitted answer ends it.
+/// The question's model (and so the write sheet's draft) lives as long as this one and today's
+/// question stays the same: a refresh keeps it.
 @MainActor @Observable
 public final class TodayModel {
   /// What the screen shows.
-  public enum Phase: Hashable, Sendable {
+  public enum Phase {
     /// The first load runs.
     case loading
-    /// Today's question (with the user's answer, if any).
-    case loaded(Question)
+    /// Today's question, its answers and the write sheet.
+    case loaded(QuestionDetailModel)
     /// No question is out today.
     case noQuestion
     /// The first load failed; ``TodayModel/refreshPulled()`` tries again.
@@ -25,16 +26,12 @@ public final class TodayModel {
 
   /// What the screen presents on top of itself.
   public enum Destination {
-    /// The write-answer sheet.
-    case writeAnswer(WriteAnswerModel)
     /// The past questions (pushed).
     case pastQuestions(PastQuestionsModel)
   }
 
   /// What the screen shows.
   public private(set) var phase: Phase = .loading
-  /// The answers to today's question, once it is known.
-  public private(set) var answers: AnswerListModel?
   /// What is presented on top, if anything.
   public var destination: Destination?
   /// A refresh that failed while a question is shown, until ``failureDismissed()``.
@@ -43,7 +40,6 @@ public final class TodayModel {
   /// Asks the app to open a place outside this screen (a past question: `.question(id)`).
   @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
 
-  @ObservationIgnored private var draft = DraftKeeper()
   @ObservationIgnored @Dependency(\.questionRepository) private var questions
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -51,13 +47,20 @@ public final class TodayModel {
   /// The Today screen; ``task()`` loads it.
   public init() {}
 
-  /// Today's question, when loaded.
-  public var question: Question? {
-    if case .loaded(let question) = phase { question } else { nil }
+  /// Today's question with its answers and write sheet, when loaded.
+  public var today: QuestionDetailModel? {
+    if case .loaded(let today) = phase { today } else { nil }
   }
 
-  /// Whether the user can still answer today's question.
-  public var canWriteAnswer: Bool { question.map { $0.myAnswer == nil } ?? false }
+  /// Whether no question is out today.
+  public var hasNoQuestion: Bool {
+    if case .noQuestion = phase { true } else { false }
+  }
+
+  /// The failure of the first load, while nothing else can be shown.
+  public var loadFailure: DomainError? {
+    if case .failed(let error) = phase { error } else { nil }
+  }
 
   /// The screen appeared: loads today's question and its answers.
   public func task() async {
@@ -70,23 +73,14 @@ public final class TodayModel {
     await load()
   }
 
-  /// "Write an answer": opens the sheet with the draft kept so far.
-  public func writeAnswerButtonTapped() {
-    guard let question, canWriteAnswer else { return }
-    let sheet = draft.sheet(
-      for: question, from: self, onClose: { [weak self] in self?.destination = nil },
-      onSubmitted: { [weak self] answer in await self?.answerSubmitted(answer) })
-    destination = .writeAnswer(sheet)
-  }
-
   /// "Past questions": pushes their list.
   public func pastQuestionsButtonTapped() {
-    let past = withDependencies(from: self) { PastQuestionsModel(excluding: question?.id) }
+    let past = withDependencies(from: self) { PastQuestionsModel(excluding: today?.questionID) }
     past.onNavigate = { [weak self] link in self?.onNavigate(link) }
     destination = .pastQuestions(past)
   }
 
-  /// The sheet or pushed screen was dismissed (a draft stays for the next time).
+  /// The pushed screen was dismissed.
   public func destinationDismissed() {
     destination = nil
   }
@@ -98,41 +92,23 @@ public final class TodayModel {
 
   private func load() async {
     failure = nil
+    let question: Question
     do {
-      show(try await questions.fetchToday())
+      question = try await questions.fetchToday()
     } catch DomainError.notFound {
       phase = .noQuestion
-      answers = nil
       return
     } catch {
-      if question == nil {
-        phase = .failed(DomainError(error))
-      } else {
-        failure = DomainError(error)
-      }
+      if today == nil { phase = .failed(DomainError(error)) } else { failure = DomainError(error) }
       return
     }
-    await answers?.load()
-  }
-
-  private func show(_ question: Question) {
-    phase = .loaded(question)
-    guard answers?.questionID != question.id else { return }
-    let answers = withDependencies(from: self) { AnswerListModel(questionID: question.id) }
-    answers.onMyAnswerDeleted = { [weak self] _ in self?.myAnswerDeleted() }
-    self.answers = answers
-  }
-
-  private func answerSubmitted(_ answer: Answer) async {
-    draft.discard()
-    destination = nil
-    guard let question, question.id == answer.questionID else { return }
-    phase = .loaded(question.answered(with: answer))
-    await answers?.load()
-  }
-
-  private func myAnswerDeleted() {
-    guard let question else { return }
-    phase = .loaded(question.withoutMyAnswer())
+    if let today, today.questionID == question.id {
+      await today.refreshed(with: question)
+      return
+    }
+    let today = withDependencies(from: self) { QuestionDetailModel(today: question) }
+    today.onNavigate = { [weak self] link in self?.onNavigate(link) }
+    phase = .loaded(today)
+    await today.answers.load()
   }
 }

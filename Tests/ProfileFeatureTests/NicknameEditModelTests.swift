@@ -9,7 +9,7 @@ import Testing
 
 /// The live nickname check on an exact clock, with two members competing for names.
 @MainActor
-@Suite("NicknameEditModel")
+@Suite("NicknameEditModel", .timeLimit(.minutes(1)))
 struct NicknameEditModelTests {
   let backend = FakeBackend(now: { Fixtures.now })
   let alice: FakeClient
@@ -78,12 +78,13 @@ struct NicknameEditModelTests {
   @Test func anAnswerToAStaleCheckNeverShows() async throws {
     // The service is slow to answer about "carol", and its answer ignores cancellation.
     let held = LockIsolated<CheckedContinuation<Void, Never>?>(nil)
+    let answered = LockIsolated(false)
     let editor = model(as: alice, clock: clock) {
       let check = $0.authRepository.checkNickname
       $0.authRepository.checkNickname = { nickname in
-        if nickname.rawValue == "carol" {
-          await withCheckedContinuation { continuation in held.setValue(continuation) }
-        }
+        guard nickname.rawValue == "carol" else { return try await check(nickname) }
+        await withCheckedContinuation { continuation in held.setValue(continuation) }
+        defer { answered.setValue(true) }
         return try await check(nickname)
       }
     } _: {
@@ -100,7 +101,9 @@ struct NicknameEditModelTests {
     #expect(editor.availability == .taken)
     // Now "carol" is free, says the late answer; it is about a text no longer there.
     held.value?.resume()
-    await settle(clock)
+    await settle(clock) { answered.value }
+    #expect(answered.value)
+    await settleBriefly(clock)
     #expect(editor.availability == .taken)
     #expect(editor.text == "bob")
   }

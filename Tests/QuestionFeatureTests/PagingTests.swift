@@ -64,23 +64,15 @@ struct PagingTests {
         users: [.init("alice")],
         questions: (0...count).map { .init("Question of day -\($0)?", dayOffset: -$0) }))
     let alice = try backend.client(forNickname: "alice")
-    let today = model(as: alice) { TodayModel() }
-    var opened: [DeepLink] = []
-    today.onNavigate = { opened.append($0) }
-    await today.task()
-    today.pastQuestionsButtonTapped()
-    guard case .pastQuestions(let past) = today.destination else {
-      Issue.record("no past questions")
-      return
-    }
-    await past.task()
+    let screen = try await openedPastQuestions(as: alice)
+    let past = screen.past
     #expect(past.questions.map(\.id) == Array(seeded.questions[1..<PageRequest.defaultLimit]))
     #expect(past.hasMore)
     await past.scrolledToBottom()
     #expect(past.questions.map(\.id) == Array(seeded.questions[1...]))
     #expect(!past.hasMore)
     past.questionTapped(past.questions[count - 1])
-    #expect(opened == [.question(seeded.questions[count])])
+    #expect(screen.opened.value == [.question(seeded.questions[count])])
 
     backend.isOffline = true
     await past.refreshPulled()

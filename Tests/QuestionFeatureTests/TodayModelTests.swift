@@ -23,25 +23,40 @@ struct TodayModelTests {
     haneul = try backend.client(forNickname: Fixtures.haneul)
   }
 
-  /// The write sheet the model presents, or a failed test.
-  func writeSheet(of today: TodayModel) throws -> WriteAnswerModel {
-    try #require(today.destination?.writeAnswer)
+  /// The write sheet the question's model presents, or a failed test.
+  func writeSheet(of detail: QuestionDetailModel) throws -> WriteAnswerModel {
+    try #require(detail.destination?.writeAnswer)
+  }
+
+  /// Taps "more" on `answer` and returns the sheet, or fails the test.
+  func seeMore(on answer: Answer, in answers: AnswerListModel) throws -> SeeMoreModel {
+    answers.seeMoreTapped(answer)
+    guard case .seeMore(let sheet) = answers.destination else {
+      throw DomainError.server("no see-more sheet for \(answer.id)")
+    }
+    return sheet
+  }
+
+  /// Today's screen as `client`, loaded, and its question's model.
+  func loadedToday(as client: FakeClient) async throws -> (TodayModel, QuestionDetailModel) {
+    let today = model(as: client) { TodayModel() }
+    await today.task()
+    return (today, try #require(today.today))
   }
 
   @Test func othersAnswersUnlockOnceIAnswer() async throws {
-    let today = model(as: bear) { TodayModel() }
-    await today.task()
-    let question = try #require(today.question)
+    let (_, detail) = try await loadedToday(as: bear)
+    let question = try #require(detail.question)
     #expect(question.content == Fixtures.todayQuestion)
     #expect(question.myAnswer == nil)
-    #expect(today.canWriteAnswer)
-    let answers = try #require(today.answers)
+    #expect(detail.canWriteAnswer)
+    let answers = detail.answers
     #expect(answers.isLocked)
     #expect(answers.answers.isEmpty)
     #expect(answers.failure == nil)
 
-    today.writeAnswerButtonTapped()
-    let sheet = try writeSheet(of: today)
+    detail.writeAnswerButtonTapped()
+    let sheet = try writeSheet(of: detail)
     await sheet.task()
     #expect(sheet.question.id == question.id)
     #expect(!sheet.canSubmit)
@@ -50,11 +65,11 @@ struct TodayModelTests {
     await sheet.submitButtonTapped()
     #expect(sheet.failure == nil)
 
-    #expect(today.destination == nil)
-    let mine = try #require(today.question?.myAnswer)
+    #expect(detail.destination == nil)
+    let mine = try #require(detail.question?.myAnswer)
     #expect(mine.content == "\"테스트 먼저 써 볼까요?\"")
-    #expect(today.question?.answerCount == question.answerCount + 1)
-    #expect(!today.canWriteAnswer)
+    #expect(detail.question?.answerCount == question.answerCount + 1)
+    #expect(!detail.canWriteAnswer)
     #expect(!answers.isLocked)
     #expect(
       answers.answers.map(\.authorNickname).sorted()
@@ -71,69 +86,71 @@ struct TodayModelTests {
   }
 
   @Test func someoneWhoAnsweredSeesTheAnswersRightAway() async throws {
-    let today = model(as: haneul) { TodayModel() }
-    await today.task()
-    #expect(today.question?.myAnswer != nil)
-    #expect(!today.canWriteAnswer)
-    today.writeAnswerButtonTapped()
-    #expect(today.destination == nil)
-    let answers = try #require(today.answers)
+    let (_, detail) = try await loadedToday(as: haneul)
+    #expect(detail.question?.myAnswer != nil)
+    #expect(!detail.canWriteAnswer)
+    detail.writeAnswerButtonTapped()
+    #expect(detail.destination == nil)
+    let answers = detail.answers
     #expect(!answers.isLocked)
     #expect(answers.answers.count == 2)
     #expect(!answers.hasMore)
+    // The Today screen loaded its question: the body's own task() neither loads nor counts a
+    // screen of its own.
+    await detail.task()
+    let events = try await events(of: haneul)
+    #expect(events.map(\.properties) == [["screen": "question_today"]])
   }
 
   @Test func theDraftSurvivesClosingAndReopeningTheSheet() async throws {
-    let today = model(as: bear) { TodayModel() }
-    await today.task()
-    today.writeAnswerButtonTapped()
-    let sheet = try writeSheet(of: today)
+    let (today, detail) = try await loadedToday(as: bear)
+    detail.writeAnswerButtonTapped()
+    let sheet = try writeSheet(of: detail)
     sheet.textChanged("반쯤 쓴 답")
     sheet.closeButtonTapped()
-    #expect(today.destination == nil)
+    #expect(detail.destination == nil)
 
-    today.writeAnswerButtonTapped()
-    let reopened = try writeSheet(of: today)
+    detail.writeAnswerButtonTapped()
+    let reopened = try writeSheet(of: detail)
     #expect(reopened === sheet)
     #expect(reopened.text == "반쯤 쓴 답")
     // Dismissing by swiping the sheet away keeps it too.
-    today.destinationDismissed()
-    today.writeAnswerButtonTapped()
-    #expect(try writeSheet(of: today).text == "반쯤 쓴 답")
+    detail.destinationDismissed()
+    detail.writeAnswerButtonTapped()
+    #expect(try writeSheet(of: detail).text == "반쯤 쓴 답")
     // A refresh does not lose it either.
     await today.refreshPulled()
-    today.writeAnswerButtonTapped()
-    #expect(try writeSheet(of: today) === sheet)
+    #expect(today.today === detail)
+    detail.writeAnswerButtonTapped()
+    #expect(try writeSheet(of: detail) === sheet)
   }
 
   @Test func aFailedSubmitKeepsTheSheetAndTheDraft() async throws {
-    let today = model(as: bear) { TodayModel() }
-    await today.task()
-    today.writeAnswerButtonTapped()
-    let sheet = try writeSheet(of: today)
+    let (_, detail) = try await loadedToday(as: bear)
+    detail.writeAnswerButtonTapped()
+    let sheet = try writeSheet(of: detail)
     sheet.textChanged("오프라인에서 쓴 답")
     backend.isOffline = true
     await sheet.submitButtonTapped()
     #expect(sheet.failure == .offline)
     #expect(!sheet.isSubmitting)
     #expect(sheet.text == "오프라인에서 쓴 답")
-    #expect(today.question?.myAnswer == nil)
-    #expect(try writeSheet(of: today) === sheet)
+    #expect(detail.question?.myAnswer == nil)
+    #expect(try writeSheet(of: detail) === sheet)
     sheet.failureDismissed()
     #expect(sheet.failure == nil)
 
     backend.isOffline = false
     await sheet.submitButtonTapped()
     #expect(sheet.failure == nil)
-    #expect(today.question?.myAnswer?.content == "오프라인에서 쓴 답")
-    #expect(today.answers?.isLocked == false)
+    #expect(detail.question?.myAnswer?.content == "오프라인에서 쓴 답")
+    #expect(detail.answers.isLocked == false)
   }
 
   @Test func answeringOnAnotherDeviceFirstIsAConflict() async throws {
-    let phone = model(as: bear) { TodayModel() }
-    let tablet = model(as: try backend.client(forNickname: Fixtures.codingBear)) { TodayModel() }
-    await phone.task()
-    await tablet.task()
+    let (_, phone) = try await loadedToday(as: bear)
+    let (_, tablet) = try await loadedToday(
+      as: try backend.client(forNickname: Fixtures.codingBear))
     phone.writeAnswerButtonTapped()
     tablet.writeAnswerButtonTapped()
     let first = try writeSheet(of: phone)
@@ -152,30 +169,28 @@ struct TodayModelTests {
   @Test func aBannedMemberIsToldWhyTheAnswerWasRefused() async throws {
     let moderator = try backend.client(forNickname: Fixtures.moderator)
     _ = try await moderator.admin.banUser(try bear.userID, "spam", nil)
-    let today = model(as: bear) { TodayModel() }
-    await today.task()
-    today.writeAnswerButtonTapped()
-    let sheet = try writeSheet(of: today)
+    let (_, detail) = try await loadedToday(as: bear)
+    detail.writeAnswerButtonTapped()
+    let sheet = try writeSheet(of: detail)
     sheet.textChanged("답")
     await sheet.submitButtonTapped()
     #expect(sheet.failure == .banned)
-    #expect(today.answers?.isLocked == true)
+    #expect(detail.answers.isLocked == true)
   }
 
   @Test func tooManyWritesAreShownWithTheWait() async throws {
     backend.rateLimit = FakeRateLimit(maximumWrites: 1, per: .seconds(60))
     _ = try await bear.board.createPost(PostDraft(content: "한 번 쓴 글"))
-    let today = model(as: bear) { TodayModel() }
-    await today.task()
-    today.writeAnswerButtonTapped()
-    let sheet = try writeSheet(of: today)
+    let (_, detail) = try await loadedToday(as: bear)
+    detail.writeAnswerButtonTapped()
+    let sheet = try writeSheet(of: detail)
     sheet.textChanged("답")
     await sheet.submitButtonTapped()
     guard case .rateLimited = sheet.failure else {
       Issue.record("expected rateLimited, got \(String(describing: sheet.failure))")
       return
     }
-    #expect(today.question?.myAnswer == nil)
+    #expect(detail.question?.myAnswer == nil)
   }
 
   @Test func noQuestionTodayIsAStateNotAFailure() async throws {
@@ -183,38 +198,37 @@ struct TodayModelTests {
     let alice = try empty.signedUpClient(nickname: "alice")
     let today = model(as: alice) { TodayModel() }
     await today.task()
-    #expect(today.phase == .noQuestion)
-    #expect(today.answers == nil)
-    #expect(!today.canWriteAnswer)
+    #expect(today.hasNoQuestion)
+    #expect(today.today == nil)
+    #expect(today.loadFailure == nil)
   }
 
   @Test func aFailedFirstLoadIsShownAndARefreshRecovers() async throws {
     backend.isOffline = true
     let today = model(as: bear) { TodayModel() }
     await today.task()
-    #expect(today.phase == .failed(.offline))
+    #expect(today.loadFailure == .offline)
+    #expect(today.today == nil)
     backend.isOffline = false
     await today.refreshPulled()
-    #expect(today.question?.content == Fixtures.todayQuestion)
+    let detail = try #require(today.today)
+    #expect(detail.question?.content == Fixtures.todayQuestion)
+    #expect(detail.answers.isLocked)
     // A later refresh that fails keeps the question on screen.
     backend.isOffline = true
     await today.refreshPulled()
-    #expect(today.question?.content == Fixtures.todayQuestion)
+    #expect(today.today === detail)
+    #expect(detail.question?.content == Fixtures.todayQuestion)
     #expect(today.failure == .offline)
     today.failureDismissed()
     #expect(today.failure == nil)
   }
 
   @Test func seeMoreOnSomeoneElsesAnswerReportsIt() async throws {
-    let today = model(as: haneul) { TodayModel() }
-    await today.task()
-    let answers = try #require(today.answers)
+    let (_, detail) = try await loadedToday(as: haneul)
+    let answers = detail.answers
     let jisoos = try #require(answers.answers.first { !$0.isMine })
-    answers.seeMoreTapped(jisoos)
-    guard case .seeMore(let sheet) = answers.destination else {
-      Issue.record("no see-more sheet")
-      return
-    }
+    let sheet = try seeMore(on: jisoos, in: answers)
     #expect(sheet.target == .answer(jisoos.id))
     #expect(sheet.options == [.report])
     sheet.reportButtonTapped()
@@ -231,15 +245,10 @@ struct TodayModelTests {
   }
 
   @Test func deletingMyAnswerLocksTheAnswersAgain() async throws {
-    let today = model(as: haneul) { TodayModel() }
-    await today.task()
-    let answers = try #require(today.answers)
+    let (_, detail) = try await loadedToday(as: haneul)
+    let answers = detail.answers
     let mine = try #require(answers.answers.first { $0.isMine })
-    answers.seeMoreTapped(mine)
-    guard case .seeMore(let sheet) = answers.destination else {
-      Issue.record("no see-more sheet")
-      return
-    }
+    let sheet = try seeMore(on: mine, in: answers)
     #expect(sheet.options == [.delete])
     sheet.deleteButtonTapped()
     await sheet.deletionConfirmed()
@@ -247,8 +256,8 @@ struct TodayModelTests {
     #expect(answers.destination == nil)
     #expect(answers.isLocked)
     #expect(answers.answers.isEmpty)
-    #expect(today.question?.myAnswer == nil)
-    #expect(today.canWriteAnswer)
+    #expect(detail.question?.myAnswer == nil)
+    #expect(detail.canWriteAnswer)
     // The service agrees: the answers are hidden from 하늘 again.
     await #expect(throws: DomainError.answerRequired) {
       try await haneul.questions.fetchAnswers(seeded.questions[0], .first)
@@ -259,40 +268,27 @@ struct TodayModelTests {
   }
 
   @Test func aFailedDeletionIsShownAndTheAnswerStays() async throws {
-    let today = model(as: haneul) { TodayModel() }
-    await today.task()
-    let answers = try #require(today.answers)
+    let (_, detail) = try await loadedToday(as: haneul)
+    let answers = detail.answers
     let mine = try #require(answers.answers.first { $0.isMine })
-    answers.seeMoreTapped(mine)
-    guard case .seeMore(let sheet) = answers.destination else {
-      Issue.record("no see-more sheet")
-      return
-    }
+    let sheet = try seeMore(on: mine, in: answers)
     sheet.deleteButtonTapped()
     backend.isOffline = true
     await sheet.deletionConfirmed()
     #expect(sheet.failure == .offline)
     #expect(answers.answers.contains { $0.id == mine.id })
     #expect(!answers.isLocked)
-    #expect(today.question?.myAnswer?.id == mine.id)
+    #expect(detail.question?.myAnswer?.id == mine.id)
   }
 
   @Test func pastQuestionsOpenThroughTheDeepLink() async throws {
-    let today = model(as: bear) { TodayModel() }
-    var opened: [DeepLink] = []
-    today.onNavigate = { opened.append($0) }
-    await today.task()
-    today.pastQuestionsButtonTapped()
-    guard case .pastQuestions(let past) = today.destination else {
-      Issue.record("no past questions")
-      return
-    }
-    await past.task()
+    let screen = try await openedPastQuestions(as: bear)
+    let past = screen.past
     // Today's is on the Today screen itself; tomorrow's is not out yet.
     #expect(past.questions.map(\.id) == Array(seeded.questions[1...3]))
     #expect(!past.hasMore)
     past.questionTapped(past.questions[0])
-    #expect(opened == [.question(seeded.questions[1])])
+    #expect(screen.opened.value == [.question(seeded.questions[1])])
     let events = try await events(of: bear)
     #expect(events.map { $0.properties["screen"] } == ["question_today", "question_past"])
   }

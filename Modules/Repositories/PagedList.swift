@@ -1,38 +1,39 @@
 import Domain
 import Observation
 
-/// A server list loaded page by page with cursors: the items so far, whether more follow and
-/// which load runs. The list screens of this module keep one and show its state.
+/// A server list loaded page by page with cursors, for the list screens of feature models:
+/// the items so far, whether more follow and which load runs. A screen model keeps one and
+/// shows its state; it decides itself what a thrown failure means to its screen.
 ///
 /// A reload supersedes a load still running (its result is dropped when it arrives), so a page
 /// of an old list never lands in a refreshed one; a page repeating an item already shown (the
 /// list moved between requests) adds only the new ones.
 @MainActor @Observable
-final class PagedList<Item: Identifiable & Sendable> {
+public final class PagedList<Item: Identifiable & Sendable> {
   /// The items of the pages loaded so far, in the server's order.
-  private(set) var items: [Item] = []
+  public private(set) var items: [Item] = []
   /// The cursor of the next page; `nil` at the end (or before the first load).
-  private(set) var nextCursor: PageCursor?
+  public private(set) var nextCursor: PageCursor?
   /// The first page is loading (first appearance or refresh).
-  private(set) var isLoading = false
+  public private(set) var isLoading = false
   /// A further page is loading.
-  private(set) var isLoadingMore = false
+  public private(set) var isLoadingMore = false
 
   /// Counts reloads and clears: a load that finds it changed was superseded.
   @ObservationIgnored private var generation = 0
   @ObservationIgnored private let fetch: @Sendable (PageRequest) async throws -> Page<Item>
 
   /// A list whose pages come from `fetch`.
-  init(fetch: @escaping @Sendable (PageRequest) async throws -> Page<Item>) {
+  public init(fetch: @escaping @Sendable (PageRequest) async throws -> Page<Item>) {
     self.fetch = fetch
   }
 
   /// Whether another page follows.
-  var hasMore: Bool { nextCursor != nil }
+  public var hasMore: Bool { nextCursor != nil }
 
   /// Loads the first page and replaces the list with it. On failure the list stays as it was
   /// and the error is thrown; a superseded load neither changes nor throws anything.
-  func reload() async throws(DomainError) {
+  public func reload() async throws(DomainError) {
     generation += 1
     let current = generation
     isLoading = true
@@ -51,7 +52,7 @@ final class PagedList<Item: Identifiable & Sendable> {
   }
 
   /// Loads the page after the last one; does nothing at the end or while another load runs.
-  func loadMore() async throws(DomainError) {
+  public func loadMore() async throws(DomainError) {
     guard let cursor = nextCursor, !isLoading, !isLoadingMore else { return }
     let current = generation
     isLoadingMore = true
@@ -70,12 +71,12 @@ final class PagedList<Item: Identifiable & Sendable> {
   }
 
   /// Removes an item that no longer exists (deleted from this screen).
-  func remove(_ id: Item.ID) {
+  public func remove(_ id: Item.ID) {
     items.removeAll { $0.id == id }
   }
 
   /// Empties the list and drops any load still running.
-  func clear() {
+  public func clear() {
     generation += 1
     items = []
     nextCursor = nil

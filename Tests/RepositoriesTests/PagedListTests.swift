@@ -1,0 +1,99 @@
+import Dependencies
+import Domain
+import Foundation
+import Repositories
+import Testing
+
+/// Cursor paging for screen models: pages append, a refresh supersedes a page still loading,
+/// failures are thrown and leave the list as it was.
+@MainActor
+@Suite("PagedList", .timeLimit(.minutes(1)))
+struct PagedListTests {
+  struct Item: Identifiable, Hashable, Sendable {
+    let id: Int
+  }
+
+  /// A server whose answers the test hands out one request at a time.
+  final class Server: Sendable {
+    let waiting = LockIsolated<[PageCursor?: CheckedContinuation<Page<Item>, any Error>]>([:])
+
+    func fetch(_ request: PageRequest) async throws -> Page<Item> {
+      try await withCheckedThrowingContinuation { continuation in
+        waiting.withValue { $0[request.cursor] = continuation }
+      }
+    }
+
+    /// Waits until a request for `cursor` arrived (ten seconds of real time at most: a busy
+    /// machine runs other tests), then answers it.
+    func answer(_ cursor: PageCursor?, with result: Result<Page<Item>, any Error>) async {
+      let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
+      while waiting.value[cursor] == nil, ContinuousClock.now < giveUp {
+        await Task.yield()
+      }
+      let continuation = waiting.withValue { $0.removeValue(forKey: cursor) }
+      #expect(continuation != nil, "no request for \(String(describing: cursor))")
+      continuation?.resume(with: result)
+    }
+  }
+
+  let server = Server()
+
+  func page(_ ids: [Int], next: PageCursor? = nil) -> Result<Page<Item>, any Error> {
+    .success(Page(items: ids.map(Item.init), nextCursor: next))
+  }
+
+  @Test func pagesAppendWithoutRepeatingItems() async throws {
+    let list = PagedList { [server] in try await server.fetch($0) }
+    let first = Task { try await list.reload() }
+    await server.answer(nil, with: page([1, 2], next: "2"))
+    try await first.value
+    #expect(list.items.map(\.id) == [1, 2])
+    #expect(list.hasMore)
+
+    let more = Task { try await list.loadMore() }
+    await server.answer("2", with: page([2, 3]))
+    try await more.value
+    #expect(list.items.map(\.id) == [1, 2, 3])
+    #expect(!list.hasMore)
+    #expect(!list.isLoadingMore)
+  }
+
+  @Test func aRefreshSupersedesAPageStillLoading() async throws {
+    let list = PagedList { [server] in try await server.fetch($0) }
+    let first = Task { try await list.reload() }
+    await server.answer(nil, with: page([1, 2], next: "2"))
+    try await first.value
+
+    let more = Task { try await list.loadMore() }
+    let refresh = Task { try await list.reload() }
+    await server.answer(nil, with: page([10, 11]))
+    try await refresh.value
+    // The old list's next page arrives late: it changes nothing.
+    await server.answer("2", with: page([3, 4], next: "4"))
+    try await more.value
+    #expect(list.items.map(\.id) == [10, 11])
+    #expect(!list.hasMore)
+    #expect(!list.isLoading)
+    #expect(!list.isLoadingMore)
+  }
+
+  @Test func aFailureIsThrownAndTheListStays() async throws {
+    let list = PagedList { [server] in try await server.fetch($0) }
+    let first = Task { try await list.reload() }
+    await server.answer(nil, with: page([1], next: "1"))
+    try await first.value
+
+    let more = Task { try await list.loadMore() }
+    await server.answer("1", with: .failure(DomainError.offline))
+    #expect(await more.result.failureValue as? DomainError == .offline)
+    #expect(list.items.map(\.id) == [1])
+    #expect(list.hasMore)
+    #expect(!list.isLoadingMore)
+  }
+}
+
+extension Result {
+  fileprivate var failureValue: Failure? {
+    if case .failure(let error) = self { error } else { nil }
+  }
+}
