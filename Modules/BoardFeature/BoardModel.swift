@@ -69,9 +69,9 @@ public final class BoardModel {
   /// Whether more rows follow the visible ones (a spinner under the last row).
   public var hasMore: Bool { isSearchActive ? results?.hasMore ?? false : list.hasMore }
   /// The list's first page is loading (nothing to show yet).
-  public var isLoading: Bool { list.isReloading && !list.hasLoaded }
+  public var isLoading: Bool { list.isLoading && !list.hasLoaded }
   /// A pull-to-refresh is running over a shown list.
-  public var isRefreshing: Bool { list.isReloading && list.hasLoaded }
+  public var isRefreshing: Bool { list.isLoading && list.hasLoaded }
   /// A further page of the visible rows is loading.
   public var isLoadingMore: Bool {
     isSearchActive ? results?.isLoadingMore ?? false : list.isLoadingMore
@@ -84,7 +84,7 @@ public final class BoardModel {
   /// The screen appeared: loads the first page the first time.
   public func task() async {
     await analytics.screenViewed("board", at: date.now)
-    guard !list.hasLoaded, !list.isReloading else { return }
+    guard !list.hasLoaded, !list.isLoading else { return }
     await reloadList()
   }
 

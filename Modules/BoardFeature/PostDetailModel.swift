@@ -293,7 +293,7 @@ public final class PostDetailModel {
         commentFocus = .found(id)
       } else if !list.hasMore {
         commentFocus = .missing(id)
-      } else if list.isLoadingMore || list.isReloading {
+      } else if list.isLoadingMore || list.isLoading {
         return  // The load running now looks again when its page arrived.
       } else {
         do {

@@ -1,3 +1,4 @@
+import Dependencies
 import Domain
 import Observation
 
@@ -6,25 +7,37 @@ import Observation
 /// shows its state; it decides itself what a thrown failure means to its screen.
 ///
 /// A reload supersedes a load still running (its result is dropped when it arrives), so a page
-/// of an old list never lands in a refreshed one; a page repeating an item already shown (the
-/// list moved between requests) adds only the new ones.
+/// of an old list never lands in a refreshed one; a failed reload keeps what was shown; a page
+/// repeating an item already shown (the list moved between requests) adds only the new ones.
+///
+/// The pages come from the `fetch` given to ``init(pageSize:fetch:)``, or from the one given to
+/// each ``reload(_:)`` and ``loadMore(_:)`` when the model builds it per call.
 @MainActor @Observable
 public final class PagedList<Item: Identifiable & Sendable> {
+  /// Loads one page.
+  public typealias Fetch = @Sendable (PageRequest) async throws -> Page<Item>
+
   /// The items of the pages loaded so far, in the server's order.
   public private(set) var items: [Item] = []
   /// The cursor of the next page; `nil` at the end (or before the first load).
   public private(set) var nextCursor: PageCursor?
+  /// Whether a first page ever arrived (an empty list before that is "not loaded", not
+  /// "empty").
+  public private(set) var hasLoaded = false
   /// The first page is loading (first appearance or refresh).
   public private(set) var isLoading = false
   /// A further page is loading.
   public private(set) var isLoadingMore = false
 
+  /// How many items a page asks for.
+  public let pageSize: Int
   /// Counts reloads and clears: a load that finds it changed was superseded.
   @ObservationIgnored private var generation = 0
-  @ObservationIgnored private let fetch: @Sendable (PageRequest) async throws -> Page<Item>
+  @ObservationIgnored private let fetch: Fetch?
 
-  /// A list whose pages come from `fetch`.
-  public init(fetch: @escaping @Sendable (PageRequest) async throws -> Page<Item>) {
+  /// A list of pages of `pageSize` items from `fetch` (or from the fetch each load is given).
+  public init(pageSize: Int = PageRequest.defaultLimit, fetch: Fetch? = nil) {
+    self.pageSize = PageRequest(limit: pageSize).limit
     self.fetch = fetch
   }
 
@@ -34,6 +47,11 @@ public final class PagedList<Item: Identifiable & Sendable> {
   /// Loads the first page and replaces the list with it. On failure the list stays as it was
   /// and the error is thrown; a superseded load neither changes nor throws anything.
   public func reload() async throws(DomainError) {
+    try await reload(storedFetch())
+  }
+
+  /// ``reload()`` with the pages from `fetch`.
+  public func reload(_ fetch: Fetch) async throws(DomainError) {
     generation += 1
     let current = generation
     isLoading = true
@@ -41,7 +59,7 @@ public final class PagedList<Item: Identifiable & Sendable> {
     defer { if generation == current { isLoading = false } }
     let page: Page<Item>
     do {
-      page = try await fetch(.first)
+      page = try await fetch(PageRequest(limit: pageSize))
     } catch {
       guard generation == current else { return }
       throw DomainError(error)
@@ -49,17 +67,23 @@ public final class PagedList<Item: Identifiable & Sendable> {
     guard generation == current else { return }
     items = page.items
     nextCursor = page.nextCursor
+    hasLoaded = true
   }
 
   /// Loads the page after the last one; does nothing at the end or while another load runs.
   public func loadMore() async throws(DomainError) {
+    try await loadMore(storedFetch())
+  }
+
+  /// ``loadMore()`` with the page from `fetch`.
+  public func loadMore(_ fetch: Fetch) async throws(DomainError) {
     guard let cursor = nextCursor, !isLoading, !isLoadingMore else { return }
     let current = generation
     isLoadingMore = true
     defer { if generation == current { isLoadingMore = false } }
     let page: Page<Item>
     do {
-      page = try await fetch(PageRequest(cursor: cursor))
+      page = try await fetch(PageRequest(cursor: cursor, limit: pageSize))
     } catch {
       guard generation == current else { return }
       throw DomainError(error)
@@ -70,9 +94,42 @@ public final class PagedList<Item: Identifiable & Sendable> {
     nextCursor = page.nextCursor
   }
 
+  /// Whether `id` is the last item loaded (its row appearing asks for the next page).
+  public func isLast(_ id: Item.ID) -> Bool {
+    items.last?.id == id
+  }
+
+  /// The item `id`, if loaded.
+  public func item(_ id: Item.ID) -> Item? {
+    items.first { $0.id == id }
+  }
+
+  /// Changes the item `id` in place, if loaded (a like, a resolved case).
+  public func update(_ id: Item.ID, _ change: (inout Item) -> Void) {
+    guard let index = items.firstIndex(where: { $0.id == id }) else { return }
+    change(&items[index])
+  }
+
+  /// Puts `item` first (a new post on a newest-first list).
+  public func prepend(_ item: Item) {
+    items.removeAll { $0.id == item.id }
+    items.insert(item, at: 0)
+  }
+
+  /// Puts `item` last (a new comment on an oldest-first list whose end is loaded).
+  public func append(_ item: Item) {
+    items.removeAll { $0.id == item.id }
+    items.append(item)
+  }
+
   /// Removes an item that no longer exists (deleted from this screen).
   public func remove(_ id: Item.ID) {
     items.removeAll { $0.id == id }
+  }
+
+  /// Removes the items `shouldRemove` picks (cases that left a filtered inbox).
+  public func removeAll(where shouldRemove: (Item) -> Bool) {
+    items.removeAll(where: shouldRemove)
   }
 
   /// Empties the list and drops any load still running.
@@ -80,7 +137,17 @@ public final class PagedList<Item: Identifiable & Sendable> {
     generation += 1
     items = []
     nextCursor = nil
+    hasLoaded = false
     isLoading = false
     isLoadingMore = false
+  }
+
+  private func storedFetch() throws(DomainError) -> Fetch {
+    guard let fetch else {
+      // A programming error of the owning model: it must pass a fetch to every load.
+      reportIssue("PagedList<\(Item.self)> was loaded without a fetch")
+      throw DomainError.server("the list has no source")
+    }
+    return fetch
   }
 }

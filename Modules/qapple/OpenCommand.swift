@@ -73,42 +73,17 @@ enum LandedScreen {
     switch main[path: tab].last {
     case nil:
       await main.today.task()
-      let question: Question
       switch main.today.phase {
-      case .loaded(let loaded): question = loaded
+      case .loaded(let today):
+        try emitQuestion(today, link: link, tab: tab, screen: "today", printer: printer)
       case .noQuestion:
         throw ToolError("not found: there is no question for today yet", exitCode: .notFound)
       case .failed(let error): throw error
       case .loading: throw ToolError("today's question did not load", exitCode: .failure)
       }
-      try printer.emit(landed(link, tab, "today", QuestionOutput(question))) {
-        Today.text(question)
-      }
     case .question(let model):
       await model.task()
-      let question: Question
-      switch model.phase {
-      case .loaded(let loaded): question = loaded
-      case .failed(let error): throw error
-      case .loading: throw ToolError("the question did not load", exitCode: .failure)
-      }
-      if let failure = model.answers.failure { throw failure }
-      let answers = model.answers
-      try printer.emit(
-        landed(
-          link, tab, "question",
-          QuestionScreenOutput(
-            question: QuestionOutput(question), answers: answers.answers.map(AnswerOutput.init),
-            locked: answers.isLocked))
-      ) {
-        var text = Today.text(question, title: "Question")
-        if answers.isLocked {
-          text += "\nThe answers stay hidden until you answer."
-        } else if !answers.answers.isEmpty {
-          text += "\n\n" + Answers.table(answers.answers).render()
-        }
-        return text
-      }
+      try emitQuestion(model, link: link, tab: tab, screen: "question", printer: printer)
     case .post(let model):
       await model.task()
       switch model.phase {
@@ -185,6 +160,36 @@ enum LandedScreen {
           ? "No notifications."
           : Notifications.table(items).render() + "\n\(model.unreadCount) unread."
       }
+    }
+  }
+
+  /// A loaded question screen (today's, or one a link opened) with its answers.
+  static func emitQuestion(
+    _ model: QuestionDetailModel, link: DeepLink, tab: MainModel.Tab, screen: String,
+    printer: ToolOutput
+  ) throws {
+    let question: Question
+    switch model.phase {
+    case .loaded(let loaded): question = loaded
+    case .failed(let error): throw error
+    case .loading: throw ToolError("the question did not load", exitCode: .failure)
+    }
+    let answers = model.answers
+    if let failure = answers.failure { throw failure }
+    try printer.emit(
+      landed(
+        link, tab, screen,
+        QuestionScreenOutput(
+          question: QuestionOutput(question), answers: answers.answers.map(AnswerOutput.init),
+          locked: answers.isLocked))
+    ) {
+      var text = Today.text(question, title: screen == "today" ? "Today's question" : "Question")
+      if answers.isLocked {
+        text += "\nThe answers stay hidden until you answer."
+      } else if !answers.answers.isEmpty {
+        text += "\n\n" + Answers.table(answers.answers).render()
+      }
+      return text
     }
   }
 

@@ -90,6 +90,44 @@ struct PagedListTests {
     #expect(list.hasMore)
     #expect(!list.isLoadingMore)
   }
+
+  @Test func aFetchPerCallThePageSizeAndEditsInPlace() async throws {
+    let requests = LockIsolated<[PageRequest]>([])
+    let list = PagedList<Item>(pageSize: 2)
+    let fetch: PagedList<Item>.Fetch = { request in
+      requests.withValue { $0.append(request) }
+      return request.cursor == nil
+        ? Page(items: [Item(id: 1), Item(id: 2)], nextCursor: "2")
+        : Page(items: [Item(id: 3)], nextCursor: nil)
+    }
+    #expect(!list.hasLoaded)
+    try await list.reload(fetch)
+    #expect(list.hasLoaded && list.isLast(2) && !list.isLast(1))
+    try await list.loadMore(fetch)
+    #expect(list.items.map(\.id) == [1, 2, 3] && !list.hasMore)
+    #expect(requests.value.map(\.limit) == [2, 2])
+    #expect(requests.value.map(\.cursor) == [nil, "2"])
+
+    list.prepend(Item(id: 3))
+    list.append(Item(id: 4))
+    list.remove(1)
+    #expect(list.items.map(\.id) == [3, 2, 4])
+    #expect(list.item(2) != nil && list.item(1) == nil)
+    list.removeAll { $0.id > 3 }
+    #expect(list.items.map(\.id) == [3, 2])
+    list.clear()
+    #expect(list.items.isEmpty && !list.hasLoaded && !list.hasMore)
+  }
+
+  @Test func loadingWithoutAnyFetchIsAProgrammingError() async {
+    let list = PagedList<Item>()
+    await withKnownIssue {
+      await #expect(throws: DomainError.server("the list has no source")) {
+        try await list.reload()
+      }
+    }
+    #expect(!list.hasLoaded)
+  }
 }
 
 extension Result {

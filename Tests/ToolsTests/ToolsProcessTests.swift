@@ -221,7 +221,9 @@ struct ToolsProcessTests {
 
     let today = try await tools.run("qapple", "open", "qapple://today", "--json")
     #expect(today.status == 0, "\(today)")
-    #expect(try today.decode(OpenOutput<QuestionOutput>.self).screen == "today")
+    let todayScreen = try today.decode(OpenOutput<QuestionScreenOutput>.self)
+    #expect(todayScreen.screen == "today" && todayScreen.tab == "today")
+    #expect(todayScreen.content.locked == (todayScreen.content.question.myAnswer == nil))
   }
 
   @Test func openRefusesHostileLinksAndSaysWhy() async throws {
