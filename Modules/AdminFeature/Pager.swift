@@ -1,4 +1,5 @@
 import Domain
+import Repositories
 import Observation
 
 /// How an admin screen's content stands; a view shows one layout per case.
@@ -21,59 +22,47 @@ public enum ScreenState: Hashable, Sendable {
   }
 }
 
-/// One paged list of a screen: the items loaded so far, where the next page starts, and how the
-/// last load went. A reload replaces the items; a response to a load that a newer one replaced
-/// (the filter changed meanwhile) is dropped.
+/// One paged list of an admin screen: ``Repositories/PagedList`` plus how its content stands
+/// as a ``ScreenState`` (a member's `forbidden` is the screen's state, not a failure beside it).
 @MainActor @Observable
-final class Pager<Item: Sendable> {
-  /// Fetches one page.
-  typealias Fetch = @MainActor (PageRequest) async throws -> Page<Item>
-
-  private(set) var items: [Item] = []
-  private(set) var nextCursor: PageCursor?
+final class Pager<Item: Identifiable & Sendable> {
+  /// The items, cursor and loads.
+  let list: PagedList<Item>
+  /// How the content stands.
   private(set) var state: ScreenState = .idle
-  private(set) var isLoadingMore = false
-  private let firstPage: PageRequest
-  @ObservationIgnored private var generation = 0
 
   /// A list whose first page is `firstPage` (its limit is every page's size).
   init(firstPage: PageRequest) {
-    self.firstPage = firstPage
+    list = PagedList(pageSize: firstPage.limit, startingAt: firstPage.cursor)
   }
 
+  /// The items loaded so far.
+  var items: [Item] { list.items }
+  /// Where the next page starts.
+  var nextCursor: PageCursor? { list.nextCursor }
+  /// A further page is loading.
+  var isLoadingMore: Bool { list.isLoadingMore }
+
   /// Loads the first page again; the items stay on screen while it runs.
-  func reload(_ fetch: Fetch) async {
-    generation += 1
-    let current = generation
-    isLoadingMore = false
+  func reload(_ fetch: @escaping PagedList<Item>.Fetch) async {
     if state != .loaded { state = .loading }
     do {
-      let page = try await fetch(firstPage)
-      guard current == generation else { return }
-      items = page.items
-      nextCursor = page.nextCursor
-      state = .loaded
+      try await list.reload(fetch)
+      // A reload superseded by a newer one leaves the state to that one.
+      if !list.isLoading { state = .loaded }
     } catch {
-      guard current == generation else { return }
       state = ScreenState(failure: error)
     }
   }
 
   /// Appends the next page, if there is one; returns the failure to show (members' `forbidden`
   /// turns the whole screen to ``ScreenState/forbidden`` instead).
-  func loadMore(_ fetch: Fetch) async -> DomainError? {
-    guard let cursor = nextCursor, state == .loaded, !isLoadingMore else { return nil }
-    let current = generation
-    isLoadingMore = true
-    defer { if current == generation { isLoadingMore = false } }
+  func loadMore(_ fetch: @escaping PagedList<Item>.Fetch) async -> DomainError? {
+    guard state == .loaded else { return nil }
     do {
-      let page = try await fetch(PageRequest(cursor: cursor, limit: firstPage.limit))
-      guard current == generation else { return nil }
-      items += page.items
-      nextCursor = page.nextCursor
+      try await list.loadMore(fetch)
       return nil
     } catch {
-      guard current == generation else { return nil }
       return shown(error)
     }
   }
@@ -91,6 +80,6 @@ final class Pager<Item: Sendable> {
 
   /// Changes the loaded items in place (a row deleted, saved or resolved on screen).
   func edit(_ change: (inout [Item]) -> Void) {
-    change(&items)
+    list.edit(change)
   }
 }

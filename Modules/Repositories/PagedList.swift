@@ -10,7 +10,7 @@ import Observation
 /// of an old list never lands in a refreshed one; a failed reload keeps what was shown; a page
 /// repeating an item already shown (the list moved between requests) adds only the new ones.
 ///
-/// The pages come from the `fetch` given to ``init(pageSize:fetch:)``, or from the one given to
+/// The pages come from the `fetch` given to ``init(pageSize:startingAt:fetch:)``, or from the one given to
 /// each ``reload(_:)`` and ``loadMore(_:)`` when the model builds it per call.
 @MainActor @Observable
 public final class PagedList<Item: Identifiable & Sendable> {
@@ -31,13 +31,20 @@ public final class PagedList<Item: Identifiable & Sendable> {
 
   /// How many items a page asks for.
   public let pageSize: Int
+  /// Where the first page starts: `nil` for the beginning (a tool's `--cursor` otherwise).
+  public let firstCursor: PageCursor?
   /// Counts reloads and clears: a load that finds it changed was superseded.
   @ObservationIgnored private var generation = 0
   @ObservationIgnored private let fetch: Fetch?
 
-  /// A list of pages of `pageSize` items from `fetch` (or from the fetch each load is given).
-  public init(pageSize: Int = PageRequest.defaultLimit, fetch: Fetch? = nil) {
+  /// A list of pages of `pageSize` items from `fetch` (or from the fetch each load is given),
+  /// whose first page starts at `firstCursor` (the beginning by default).
+  public init(
+    pageSize: Int = PageRequest.defaultLimit, startingAt firstCursor: PageCursor? = nil,
+    fetch: Fetch? = nil
+  ) {
     self.pageSize = PageRequest(limit: pageSize).limit
+    self.firstCursor = firstCursor
     self.fetch = fetch
   }
 
@@ -59,7 +66,7 @@ public final class PagedList<Item: Identifiable & Sendable> {
     defer { if generation == current { isLoading = false } }
     let page: Page<Item>
     do {
-      page = try await fetch(PageRequest(limit: pageSize))
+      page = try await fetch(PageRequest(cursor: firstCursor, limit: pageSize))
     } catch {
       guard generation == current else { return }
       throw DomainError(error)
@@ -125,6 +132,11 @@ public final class PagedList<Item: Identifiable & Sendable> {
   /// Removes an item that no longer exists (deleted from this screen).
   public func remove(_ id: Item.ID) {
     items.removeAll { $0.id == id }
+  }
+
+  /// Changes the loaded items as a whole (a saved row moved to its place by date).
+  public func edit(_ change: (inout [Item]) -> Void) {
+    change(&items)
   }
 
   /// Removes the items `shouldRemove` picks (cases that left a filtered inbox).
