@@ -1,6 +1,6 @@
 import Domain
-import Repositories
 import Observation
+import Repositories
 
 /// How an admin screen's content stands; a view shows one layout per case.
 public enum ScreenState: Hashable, Sendable {

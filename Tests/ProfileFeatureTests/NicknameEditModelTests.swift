@@ -26,7 +26,7 @@ struct NicknameEditModelTests {
   /// Alice's editor, on the test clock, counting availability requests.
   func editor() -> NicknameEditModel {
     let checked = checked
-    return model(as: alice, clock: clock) {
+    return alice.model(clock: clock) {
       let check = $0.authRepository.checkNickname
       $0.authRepository.checkNickname = { nickname in
         checked.withValue { $0.append(nickname.rawValue) }
@@ -79,7 +79,7 @@ struct NicknameEditModelTests {
     // The service is slow to answer about "carol", and its answer ignores cancellation.
     let held = LockIsolated<CheckedContinuation<Void, Never>?>(nil)
     let answered = LockIsolated(false)
-    let editor = model(as: alice, clock: clock) {
+    let editor = alice.model(clock: clock) {
       let check = $0.authRepository.checkNickname
       $0.authRepository.checkNickname = { nickname in
         guard nickname.rawValue == "carol" else { return try await check(nickname) }
@@ -122,7 +122,8 @@ struct NicknameEditModelTests {
       #expect(editor.availability == .invalid(error), "\(text)")
       #expect(!editor.canSave)
     }
-    await clock.run()
+    // Real time for the cancelled checks to leave the clock: the full suite keeps the cores busy.
+    await clock.run(timeout: .seconds(30))
     #expect(checked.value == [])
     await editor.saveButtonTapped()
     #expect(try await alice.profile.fetchMe().nickname.rawValue == "alice")
@@ -135,7 +136,8 @@ struct NicknameEditModelTests {
     #expect(editor.availability == .unchanged)
     editor.nicknameChanged("Alice")
     #expect(editor.availability == .available)
-    await clock.run()
+    // Real time for the cancelled checks to leave the clock: the full suite keeps the cores busy.
+    await clock.run(timeout: .seconds(30))
     #expect(checked.value == [])
     var outcome: NicknameEditModel.Outcome?
     editor.onFinish = { outcome = $0 }
@@ -197,7 +199,8 @@ struct NicknameEditModelTests {
     editor.nicknameChanged("carol")
     editor.cancelButtonTapped()
     #expect(outcome == .cancelled)
-    await clock.run()
+    // Real time for the cancelled checks to leave the clock: the full suite keeps the cores busy.
+    await clock.run(timeout: .seconds(30))
     #expect(checked.value == [])
   }
 }

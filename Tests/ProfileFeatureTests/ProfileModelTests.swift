@@ -17,7 +17,7 @@ struct ProfileModelTests {
   @Test func myProfileAndMyAnswersOpenTheirQuestions() async throws {
     let seeded = try backend.seed(Fixtures.community)
     let haneul = try backend.client(forNickname: Fixtures.haneul)
-    let profile = model(as: haneul) { ProfileModel() }
+    let profile = haneul.model { ProfileModel() }
     var opened: [DeepLink] = []
     profile.onNavigate = { opened.append($0) }
     await profile.task()
@@ -31,7 +31,7 @@ struct ProfileModelTests {
     #expect(!profile.myAnswers.hasMore)
     profile.myAnswers.answerTapped(profile.myAnswers.answers[1])
     #expect(opened == [.question(seeded.questions[1])])
-    let events = try await events(of: haneul)
+    let events = try await haneul.uploadedEvents()
     #expect(events.map(\.properties) == [["screen": "profile"]])
   }
 
@@ -45,7 +45,7 @@ struct ProfileModelTests {
             "Question \($0)?", dayOffset: -$0, answers: [("alice", "Answer \($0)"), ("bob", "B")])
         }))
     let alice = try backend.client(forNickname: "alice")
-    let profile = model(as: alice) { ProfileModel() }
+    let profile = alice.model { ProfileModel() }
     await profile.task()
     let answers = profile.myAnswers
     #expect(answers.answers.count == PageRequest.defaultLimit)
@@ -73,7 +73,7 @@ struct ProfileModelTests {
     for post in posts {
       _ = try await bob.reports.report(.post(post), .spam)
     }
-    let profile = model(as: bob) { ProfileModel() }
+    let profile = bob.model { ProfileModel() }
     await profile.task()
     profile.myReportsButtonTapped()
     let reports = try #require(profile.destination?.myReports)
@@ -84,7 +84,7 @@ struct ProfileModelTests {
     #expect(Set(reports.reports.map(\.target)) == Set(posts.map { .post($0) }))
     #expect(!reports.hasMore)
     // Alice filed none.
-    let alicesProfile = model(as: alice) { ProfileModel() }
+    let alicesProfile = alice.model { ProfileModel() }
     alicesProfile.myReportsButtonTapped()
     let alicesReports = try #require(alicesProfile.destination?.myReports)
     await alicesReports.task()
@@ -97,7 +97,7 @@ struct ProfileModelTests {
     profile.destinationDismissed()
     #expect(profile.destination == nil)
     backend.isOffline = false
-    let events = try await events(of: bob)
+    let events = try await bob.uploadedEvents()
     #expect(events.map { $0.properties["screen"] } == ["profile", "profile_reports"])
   }
 
@@ -105,7 +105,7 @@ struct ProfileModelTests {
     let alice = try backend.signedUpClient(nickname: "alice")
     _ = try backend.signedUpClient(nickname: "bob")
     let clock = TestClock()
-    let profile = model(as: alice, clock: clock) { ProfileModel() }
+    let profile = alice.model(clock: clock) { ProfileModel() }
     await profile.task()
     profile.editNicknameButtonTapped()
     let editor = try #require(profile.destination?.editNickname)
@@ -123,7 +123,7 @@ struct ProfileModelTests {
     #expect(profile.destination == nil)
     #expect(profile.user?.nickname.rawValue == "앨리스")
     #expect(try await alice.profile.fetchMe().nickname.rawValue == "앨리스")
-    let events = try await events(of: alice)
+    let events = try await alice.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed", "screen_viewed", "nickname_changed"])
     #expect(events.map { $0.properties["screen"] } == ["profile", "profile_nickname", nil])
     #expect(events[2].properties.isEmpty)
@@ -137,7 +137,7 @@ struct ProfileModelTests {
 
   @Test func signingOutEndsTheSession() async throws {
     let alice = try backend.signedUpClient(nickname: "alice")
-    let profile = model(as: alice) { ProfileModel() }
+    let profile = alice.model { ProfileModel() }
     await profile.task()
     backend.isOffline = true
     await profile.signOutButtonTapped()
@@ -155,7 +155,7 @@ struct ProfileModelTests {
     let alice = try backend.signedUpClient(nickname: "alice")
     let bob = try backend.signedUpClient(nickname: "bob")
     let id = try alice.userID
-    let profile = model(as: alice) { ProfileModel() }
+    let profile = alice.model { ProfileModel() }
     await profile.task()
     // Without the confirmation step nothing happens.
     await profile.withdrawalConfirmed()
@@ -188,7 +188,7 @@ struct ProfileModelTests {
   @Test func aFailedLoadIsShownAndARefreshRecovers() async throws {
     let alice = try backend.signedUpClient(nickname: "alice")
     backend.isOffline = true
-    let profile = model(as: alice) { ProfileModel() }
+    let profile = alice.model { ProfileModel() }
     await profile.task()
     #expect(profile.phase == .failed(.offline))
     profile.editNicknameButtonTapped()

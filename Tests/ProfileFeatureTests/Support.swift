@@ -5,28 +5,6 @@ import Foundation
 import ProfileFeature
 import RepositoriesTesting
 
-/// `client`'s repositories (and `clock`, if given) as the model's dependencies.
-@MainActor
-func model<Model>(
-  as client: FakeClient, clock: (any Clock<Duration>)? = nil,
-  _ update: (inout DependencyValues) -> Void = { _ in }, _ make: () -> Model
-) -> Model {
-  withDependencies {
-    $0.install(client)
-    if let clock { $0.continuousClock = clock }
-    update(&$0)
-  } operation: {
-    make()
-  }
-}
-
-/// The events `client` uploaded, in order.
-func events(of client: FakeClient) async throws -> [AnalyticsEvent] {
-  _ = try await client.analytics.flush()
-  let id = try client.userID
-  return client.backend.analyticsEvents.filter { $0.userID == id }.map(\.event)
-}
-
 /// Turns the test clock without moving it forward (waking only sleeps already due, such as one
 /// that started after the clock reached its deadline) so the model's tasks and the fakes run,
 /// until `done` holds or ten seconds of real time passed (a busy machine runs other tests).

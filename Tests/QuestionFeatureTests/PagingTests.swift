@@ -23,7 +23,7 @@ struct PagingTests {
             answers: members.map { ($0.nickname, "Answer of \($0.nickname)") })
         ]))
     let alice = try backend.client(forNickname: "alice")
-    let detail = model(as: alice) { QuestionDetailModel(questionID: seeded.questions[0]) }
+    let detail = alice.model { QuestionDetailModel(questionID: seeded.questions[0]) }
     await detail.task()
     #expect(detail.answers.isLocked)
     // Scrolling a locked list asks for nothing.

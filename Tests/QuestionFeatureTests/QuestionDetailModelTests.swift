@@ -21,19 +21,19 @@ struct QuestionDetailModelTests {
   }
 
   @Test func aPastQuestionIAnsweredShowsItsAnswers() async throws {
-    let detail = model(as: bear) { QuestionDetailModel(questionID: seeded.questions[2]) }
+    let detail = bear.model { QuestionDetailModel(questionID: seeded.questions[2]) }
     await detail.task()
     #expect(detail.question?.content == "요즘 가장 재미있게 공부하는 주제는?")
     #expect(!detail.isToday)
     #expect(!detail.canWriteAnswer)
     #expect(!detail.answers.isLocked)
     #expect(detail.answers.answers.map(\.isMine) == [true])
-    let events = try await events(of: bear)
+    let events = try await bear.uploadedEvents()
     #expect(events.map(\.properties) == [["screen": "question_detail"]])
   }
 
   @Test func aPastQuestionIDidNotAnswerStaysLockedAndCannotBeAnswered() async throws {
-    let detail = model(as: bear) { QuestionDetailModel(questionID: seeded.questions[1]) }
+    let detail = bear.model { QuestionDetailModel(questionID: seeded.questions[1]) }
     await detail.task()
     #expect(detail.question?.myAnswer == nil)
     #expect(detail.answers.isLocked)
@@ -44,7 +44,7 @@ struct QuestionDetailModelTests {
   }
 
   @Test func todaysQuestionCanBeAnsweredFromItsLink() async throws {
-    let detail = model(as: bear) { QuestionDetailModel(questionID: seeded.questions[0]) }
+    let detail = bear.model { QuestionDetailModel(questionID: seeded.questions[0]) }
     await detail.task()
     #expect(detail.isToday)
     #expect(detail.canWriteAnswer)
@@ -66,7 +66,7 @@ struct QuestionDetailModelTests {
 
   @Test func aQuestionNotPublishedOrUnknownIsNotFound() async throws {
     for id in [seeded.questions[4], "q_missing"] {
-      let detail = model(as: bear) { QuestionDetailModel(questionID: id) }
+      let detail = bear.model { QuestionDetailModel(questionID: id) }
       await detail.task()
       #expect(detail.phase == .failed(.notFound))
       #expect(!detail.canWriteAnswer)
@@ -75,7 +75,7 @@ struct QuestionDetailModelTests {
 
   @Test func aFailedLoadIsShownAndARefreshRecovers() async throws {
     backend.isOffline = true
-    let detail = model(as: bear) { QuestionDetailModel(questionID: seeded.questions[2]) }
+    let detail = bear.model { QuestionDetailModel(questionID: seeded.questions[2]) }
     await detail.task()
     #expect(detail.phase == .failed(.offline))
     backend.isOffline = false

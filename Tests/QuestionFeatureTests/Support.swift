@@ -4,23 +4,6 @@ import Foundation
 import QuestionFeature
 import RepositoriesTesting
 
-/// `client`'s repositories as the model's dependencies.
-@MainActor
-func model<Model>(as client: FakeClient, _ make: () -> Model) -> Model {
-  withDependencies {
-    $0.install(client)
-  } operation: {
-    make()
-  }
-}
-
-/// The events `client` uploaded, in order.
-func events(of client: FakeClient) async throws -> [AnalyticsEvent] {
-  _ = try await client.analytics.flush()
-  let id = try client.userID
-  return client.backend.analyticsEvents.filter { $0.userID == id }.map(\.event)
-}
-
 /// The answer limit of the engine's rule.
 let limit = TextRule.answer.length.upperBound
 
@@ -50,7 +33,7 @@ struct OpenedPastQuestions {
 /// The Today screen of `client`, loaded, with its past questions opened and loaded.
 @MainActor
 func openedPastQuestions(as client: FakeClient) async throws -> OpenedPastQuestions {
-  let today = model(as: client) { TodayModel() }
+  let today = client.model { TodayModel() }
   let opened = LockIsolated<[DeepLink]>([])
   today.onNavigate = { link in opened.withValue { $0.append(link) } }
   await today.task()

@@ -39,7 +39,7 @@ struct TodayModelTests {
 
   /// Today's screen as `client`, loaded, and its question's model.
   func loadedToday(as client: FakeClient) async throws -> (TodayModel, QuestionDetailModel) {
-    let today = model(as: client) { TodayModel() }
+    let today = client.model { TodayModel() }
     await today.task()
     return (today, try #require(today.today))
   }
@@ -78,7 +78,7 @@ struct TodayModelTests {
     // The service agrees.
     #expect(try await bear.questions.fetchToday().myAnswer?.id == mine.id)
 
-    let events = try await events(of: bear)
+    let events = try await bear.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed", "screen_viewed", "answer_submitted"])
     #expect(events[0].properties == ["screen": "question_today"])
     #expect(events[1].properties == ["screen": "answer_write"])
@@ -98,7 +98,7 @@ struct TodayModelTests {
     // The Today screen loaded its question: the body's own task() neither loads nor counts a
     // screen of its own.
     await detail.task()
-    let events = try await events(of: haneul)
+    let events = try await haneul.uploadedEvents()
     #expect(events.map(\.properties) == [["screen": "question_today"]])
   }
 
@@ -196,7 +196,7 @@ struct TodayModelTests {
   @Test func noQuestionTodayIsAStateNotAFailure() async throws {
     let empty = FakeBackend(now: { Fixtures.now })
     let alice = try empty.signedUpClient(nickname: "alice")
-    let today = model(as: alice) { TodayModel() }
+    let today = alice.model { TodayModel() }
     await today.task()
     #expect(today.hasNoQuestion)
     #expect(today.today == nil)
@@ -205,7 +205,7 @@ struct TodayModelTests {
 
   @Test func aFailedFirstLoadIsShownAndARefreshRecovers() async throws {
     backend.isOffline = true
-    let today = model(as: bear) { TodayModel() }
+    let today = bear.model { TodayModel() }
     await today.task()
     #expect(today.loadFailure == .offline)
     #expect(today.today == nil)
@@ -289,7 +289,7 @@ struct TodayModelTests {
     #expect(!past.hasMore)
     past.questionTapped(past.questions[0])
     #expect(screen.opened.value == [.question(seeded.questions[1])])
-    let events = try await events(of: bear)
+    let events = try await bear.uploadedEvents()
     #expect(events.map { $0.properties["screen"] } == ["question_today", "question_past"])
   }
 }

@@ -22,7 +22,7 @@ struct WriteAnswerModelTests {
   }
 
   func sheet() -> WriteAnswerModel {
-    model(as: bear) { WriteAnswerModel(question: question) }
+    bear.model { WriteAnswerModel(question: question) }
   }
 
   @Test func theLimitIsTheEnginesRule() {
@@ -123,13 +123,13 @@ struct WriteAnswerModelTests {
     #expect(sheet.failure == .validation(.empty(field: "content")))
     #expect(submitted == nil)
     #expect(try await bear.questions.fetchToday().myAnswer == nil)
-    #expect(try await events(of: bear).isEmpty)
+    #expect(try await bear.uploadedEvents().isEmpty)
   }
 
   @Test func aQuestionThatIsGoneSaysSo() async throws {
     var gone = question
     gone.id = "q_missing"
-    let sheet = model(as: bear) { WriteAnswerModel(question: gone) }
+    let sheet = bear.model { WriteAnswerModel(question: gone) }
     sheet.textChanged("답")
     await sheet.submitButtonTapped()
     #expect(sheet.failure == .notFound)
