@@ -5,6 +5,7 @@ import Domain
 import Foundation
 import Repositories
 import RepositoriesTesting
+import Testing
 
 /// The calls an overridden repository endpoint received, in order.
 actor CallLog<Call: Sendable> {
@@ -14,9 +15,12 @@ actor CallLog<Call: Sendable> {
     calls.append(call)
   }
 
-  /// Waits (yielding, no sleeping) until `count` calls arrived: the model reached the endpoint.
+  /// Waits (yielding, no sleeping; ten seconds of real time at most) until `count` calls
+  /// arrived: the model reached the endpoint.
   func waitForCalls(_ count: Int) async {
-    while calls.count < count { await Task.yield() }
+    let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
+    while calls.count < count, ContinuousClock.now < giveUp { await Task.yield() }
+    #expect(calls.count >= count, "the endpoint was called \(calls.count) times, not \(count)")
   }
 }
 
@@ -51,8 +55,8 @@ extension FakeClient {
   }
 
   /// Writes `count` comments on `post` ("comment 1" ...), returned oldest first.
-  func comment(_ count: Int, on post: BoardPost.ID) async throws -> [Comment] {
-    var comments: [Comment] = []
+  func comment(_ count: Int, on post: BoardPost.ID) async throws -> [Domain.Comment] {
+    var comments: [Domain.Comment] = []
     for number in 1...count {
       comments.append(
         try await repositories.board.createComment(post, CommentDraft(content: "comment \(number)"))
@@ -110,6 +114,8 @@ extension TestClock<Duration> {
   /// Waits (yielding, no sleeping) until a task sleeps on the clock: the model reached its
   /// debounce, so advancing the clock now moves time under it and not before it.
   func waitForSleeper() async {
-    while (try? await checkSuspension()) != nil {}
+    let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
+    while (try? await checkSuspension()) != nil, ContinuousClock.now < giveUp {}
+    #expect((try? await checkSuspension()) == nil, "nothing sleeps on the test clock")
   }
 }

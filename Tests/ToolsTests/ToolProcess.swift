@@ -53,8 +53,8 @@ struct ToolProcess: Sendable {
     try await run(tool, arguments: arguments)
   }
 
-  /// Runs `tool` with `arguments` and waits for it to exit; with `killAfter`, sends it SIGKILL
-  /// after that long (if it is still running).
+  /// Runs `tool` with `arguments` and waits for it to exit; sends it SIGKILL after `killAfter`
+  /// (three minutes when not given) if it is still running.
   func run(
     _ tool: String, arguments: [String], killAfter: Duration? = nil
   ) async throws -> ToolRun {
@@ -68,25 +68,8 @@ struct ToolProcess: Sendable {
     environment[ToolLogging.environmentKey] = nil
     process.environment = environment
 
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-      process.terminationHandler = { finished in
-        continuation.resume(returning: finished.terminationStatus)
-      }
-      do {
-        try process.run()
-      } catch {
-        process.terminationHandler = nil
-        continuation.resume(throwing: error)
-        return
-      }
-      if let killAfter {
-        let pid = process.processIdentifier
-        Task {
-          try? await Task.sleep(for: killAfter)
-          if process.isRunning { kill(pid, SIGKILL) }
-        }
-      }
-    }
+    try process.run()
+    let status = await Self.waitForExit(process, killAfter: killAfter ?? .seconds(180))
     return ToolRun(
       arguments: [tool] + arguments, status: status,
       stdout: String(decoding: try Data(contentsOf: stdoutURL), as: UTF8.self),
@@ -125,6 +108,45 @@ final class ServerProcess: @unchecked Sendable {
 }
 
 extension ToolProcess {
+  /// Waits until `process` has exited and returns its status (the signal number when a signal
+  /// ended it); sends SIGKILL once it has run for `killAfter`.
+  ///
+  /// It polls rather than waiting on `terminationHandler` alone: on Linux a child whose exit
+  /// Foundation did not notice would leave the test suspended forever (a full CI run once hung
+  /// with no tool process left). A child that stays a zombie for two seconds is reaped here.
+  static func waitForExit(_ process: Process, killAfter: Duration) async -> Int32 {
+    let pid = process.processIdentifier
+    let clock = ContinuousClock()
+    let killAt = clock.now.advanced(by: killAfter)
+    var zombieSince: ContinuousClock.Instant?
+    var killed = false
+    while process.isRunning {
+      if isZombie(pid) {
+        let since = zombieSince ?? clock.now
+        zombieSince = since
+        var status: Int32 = 0
+        if clock.now - since > .seconds(2), waitpid(pid, &status, WNOHANG) == pid {
+          Issue.record("Foundation did not notice that process \(pid) exited; reaped it here")
+          return status & 0x7f == 0 ? (status >> 8) & 0xff : status & 0x7f
+        }
+      }
+      if !killed, clock.now >= killAt {
+        killed = true
+        kill(pid, SIGKILL)
+      }
+      try? await Task.sleep(for: .milliseconds(10))
+    }
+    return process.terminationStatus
+  }
+
+  /// Whether `pid` has exited but has not been reaped (state `Z` in `/proc/PID/stat`).
+  static func isZombie(_ pid: Int32) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = stat.lastIndex(of: ")")
+    else { return false }
+    return stat[close...].dropFirst(2).first == "Z"
+  }
+
   /// A process for the built executable `tool` with `arguments`, its stdout and stderr going to
   /// the files `stdout` and `stderr` of a new temporary folder (files, not pipes: a full pipe
   /// buffer would block the child), its stdin empty; the caller removes the folder.
