@@ -70,9 +70,11 @@ public final class UsersModel {
   public func searchTextChanged(_ text: String) -> Task<Void, Never> {
     searchText = text
     search?.cancel()
-    let task = Task { [weak self, clock] in
+    // Armed now: the pause counts from this keystroke, however late the task starts.
+    let pause = clock.deadline(after: Self.searchDebounce)
+    let task = Task { [weak self] in
       do {
-        try await clock.sleep(for: Self.searchDebounce)
+        try await pause()
       } catch {
         return
       }

@@ -215,9 +215,10 @@ public final class SignUpModel {
   private func startResendTimer() {
     resendTimer?.cancel()
     canResendCode = false
-    let clock = self.clock
+    // Armed now: the delay counts from the code, however late the task starts.
+    let delay = clock.deadline(after: Self.resendDelay)
     resendTimer = Task { [weak self] in
-      guard (try? await clock.sleep(for: Self.resendDelay)) != nil else { return }
+      guard (try? await delay()) != nil else { return }
       self?.canResendCode = true
     }
   }

@@ -136,9 +136,11 @@ public final class BoardModel {
     }
     searchQuery = query
     isSearching = true
-    let task = Task { [weak self, clock] in
+    // Armed now: the pause counts from this keystroke, however late the task starts.
+    let pause = clock.deadline(after: Self.searchDebounce)
+    let task = Task { [weak self] in
       do {
-        try await clock.sleep(for: Self.searchDebounce)
+        try await pause()
       } catch {
         return  // A newer change cancelled this wait.
       }
