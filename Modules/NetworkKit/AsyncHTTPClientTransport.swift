@@ -17,15 +17,20 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     )
   )
 
-  /// The configuration of ``shared``: redirects followed, decompression on, and no connection
-  /// retries inside AsyncHTTPClient, so a refused connection fails at once as
-  /// ``NetworkError/offline`` and the provider's ``RetryPolicy`` decides what happens next.
+  /// The configuration of ``shared``: redirects followed, decompression on, no connection
+  /// retries inside AsyncHTTPClient (a refused connection fails at once as
+  /// ``NetworkError/offline`` and the provider's ``RetryPolicy`` decides what happens next), and
+  /// no connect timeout shorter than the provider's own.
   public static var defaultConfiguration: HTTPClient.Configuration {
     var configuration = HTTPClient.Configuration(
       redirectConfiguration: .follow(max: 10, allowCycles: false),
       decompression: .enabled(limit: .ratio(25))
     )
     configuration.connectionPool.retryConnectionEstablishment = false
+    // The provider's timeout bounds each attempt, connecting included (the request deadline);
+    // AsyncHTTPClient's own 10-second connect default would cut a slow connect shorter than
+    // the caller asked for (seen on a machine whose cores were busy with the whole test suite).
+    configuration.timeout.connect = .seconds(120)
     return configuration
   }
 
