@@ -45,6 +45,8 @@ public enum Route: Hashable, Identifiable {
     }
   }
 
+  /// Whether both routes hold the same model object.
   public static func == (lhs: Route, rhs: Route) -> Bool { lhs.id == rhs.id }
+  /// Hashes the model object's identity.
   public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
