@@ -25,18 +25,13 @@ struct AppFeatureTests {
   func app(as client: FakeClient) async -> (AppModel, Task<Void, Never>) {
     let app = client.model { AppModel(configuration: configuration) }
     let task = Task { await app.task() }
-    await eventually { if case .launching = app.phase { false } else { true } }
+    await yieldUntil { if case .launching = app.phase { false } else { true } }
     return (app, task)
-  }
-
-  /// Waits (bounded) until `condition` holds.
-  func eventually(_ condition: () -> Bool) async {
-    for _ in 0..<2_000 where !condition() { await Task.yield() }
   }
 
   /// The signed-in tabs of `app`, waiting for the session stream.
   func main(of app: AppModel) async throws -> MainModel {
-    await eventually { app.main != nil }
+    await yieldUntil { app.main != nil }
     return try #require(app.main, "not signed in: \(app.phase)")
   }
 
@@ -55,14 +50,14 @@ struct AppFeatureTests {
     #expect(main.selectedTab == .today)
 
     try await client.auth.signOut()
-    await eventually { if case .signedOut = app.phase { true } else { false } }
+    await yieldUntil { if case .signedOut = app.phase { true } else { false } }
     guard case .signedOut = app.phase else {
       Issue.record("still \(app.phase) after signing out")
       return
     }
 
     _ = try await client.auth.signIn(.dev, "newcomer")
-    await eventually { if case .signingUp = app.phase { true } else { false } }
+    await yieldUntil { if case .signingUp = app.phase { true } else { false } }
     guard case .signingUp(let signUp) = app.phase else {
       Issue.record("expected sign-up, got \(app.phase)")
       return

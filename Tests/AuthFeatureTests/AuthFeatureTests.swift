@@ -27,12 +27,6 @@ struct AuthFeatureTests {
     return (client, signUp)
   }
 
-  /// Waits (bounded) until `condition` holds; timers resume on the main actor after the clock
-  /// advanced.
-  func eventually(_ condition: () -> Bool) async {
-    for _ in 0..<1_000 where !condition() { await Task.yield() }
-  }
-
   @Test func signingInToAKnownAccountFollowsTheSessionStream() async throws {
     try backend.createUser(nickname: "alice")
     let client = backend.makeClient()
@@ -112,10 +106,10 @@ struct AuthFeatureTests {
     await signUp.resendCodeButtonTapped()
     #expect(backend.lastEmailCode(for: "newbie@academy.example") == firstCode)
     await clock.advance(by: SignUpModel.resendDelay - .seconds(1))
-    await eventually { signUp.canResendCode }
+    await yieldUntil { signUp.canResendCode }
     #expect(!signUp.canResendCode)
     await clock.advance(by: .seconds(1))
-    await eventually { signUp.canResendCode }
+    await yieldUntil { signUp.canResendCode }
     #expect(signUp.canResendCode)
     await signUp.resendCodeButtonTapped()
     #expect(!signUp.canResendCode)

@@ -215,3 +215,20 @@ struct InstallFakeClientTests {
     #expect(try await bob.uploadedEvents().map(\.name) == ["post_created"])
   }
 }
+
+@MainActor
+@Suite("yieldUntil")
+struct YieldUntilTests {
+  @Test func returnsOnceAnotherTaskMadeTheConditionTrueAndGivesUpOtherwise() async {
+    var done = false
+    Task { @MainActor in done = true }
+    await yieldUntil { done }
+    #expect(done)
+    var turns = 0
+    await yieldUntil(turns: 5) {
+      turns += 1
+      return false
+    }
+    #expect(turns == 5, "checked before each of the 5 yields, then given up")
+  }
+}
