@@ -38,4 +38,15 @@ struct ClockDeadlineTests {
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
   }
+
+  @Test func aWaitCancelledBeforeItStartsThrowsEvenPastItsMoment() async {
+    let clock = TestClock()
+    let wait = clock.deadline(after: .seconds(3))
+    await clock.advance(by: .seconds(5))
+    let task = Task {
+      withUnsafeCurrentTask { $0?.cancel() }  // cancelled before the wait starts, every time
+      try await wait()
+    }
+    await #expect(throws: CancellationError.self) { try await task.value }
+  }
 }
