@@ -11,7 +11,7 @@ struct TransportTests {
     let server = try await TestServer.shared()
     let id = uniqueID()
     let provider = NetworkProvider(
-      transport: transport.transport, retryPolicy: .never, timeout: .seconds(10))
+      transport: transport.transport, retryPolicy: .never, timeout: .seconds(60))
     // The target's timeout overrides the provider's. The route never answers, so the deadline
     // only needs to outlast connection set-up on a loaded 2-core machine (300 ms did not).
     let target = TestTarget(.get, "/slow/\(id)", on: server.baseURL, timeout: .milliseconds(1500))
@@ -74,7 +74,7 @@ struct TransportTests {
       HTTPRequest(
         method: .post, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "/json",
         headerFields: [.contentType: "application/json"]),
-      body: Data("\"\(big)\"".utf8), timeout: .seconds(10))
+      body: Data("\"\(big)\"".utf8), timeout: .seconds(60))
     #expect(head.status == .ok)
     #expect(head.headerFields[.contentType] == "application/json")
     #expect(body == Data("\"\(big)\"".utf8))

@@ -34,7 +34,7 @@ struct ChatChaosTests {
     var members: [(backend: LiveBackend, me: UserSummary)] = []
     for token in ["demo-1", "demo-2", "demo-3", "demo-4"] {
       var configuration = LiveConfiguration(
-        baseURL: server.url, credentialStore: InMemoryCredentialStore(), timeout: .seconds(10))
+        baseURL: server.url, credentialStore: InMemoryCredentialStore(), timeout: .seconds(30))
       configuration.logger.logLevel = .critical
       let backend = LiveBackend(configuration: configuration)
       guard case .signedIn(let session) = try await backend.repositories.auth.signIn(.dev, token)

@@ -64,7 +64,7 @@ final class LiveScenarioBackend: ScenarioBackend {
   ) -> LiveBackend {
     let serverClock = clock
     var configuration = LiveConfiguration(
-      baseURL: baseURL ?? self.baseURL, credentialStore: store, timeout: .seconds(10),
+      baseURL: baseURL ?? self.baseURL, credentialStore: store, timeout: .seconds(30),
       clock: retryClock, now: now ?? { serverClock.now })
     configuration.logger.logLevel = .critical
     // The fakes upload analytics only on `flush()`; background uploads of full batches are
