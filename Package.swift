@@ -337,7 +337,7 @@ let testTargets: [Target] = [
     name: "ToolsTests",
     dependencies: [
       "ToolSupport", "Domain", "LocalServer", "ServiceEngine", "Persistence", "Repositories",
-      "RepositoriesLive", "ChatCore", "NetworkKitTesting",
+      "RepositoriesLive", "ChatCore", "NetworkKit", "NetworkKitTesting",
     ],
     path: "Tests/ToolsTests"
   ),
