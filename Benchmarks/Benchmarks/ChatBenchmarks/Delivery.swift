@@ -215,7 +215,7 @@ func p6() async throws -> Bool {
   // Throughput: the highest rate at which one connection keeps every message live (none cut
   // off into a REST catch-up) and the receiver keeps up (p99 under 100 ms).
   var sustained = 0.0
-  for rate in [1_500.0, 2_000, 2_500, 5_000, 7_500, 10_000, 15_000, 20_000] {
+  for rate in [1_500.0, 2_000, 2_500, 3_000, 3_500, 4_000, 4_500, 5_000, 6_000, 7_500, 10_000] {
     let run = try await rig.run("rate \(Int(rate))", count: 10_000, rate: rate)
     let p99 = percentile(run.latencies, 0.99)
     let kept = run.live == 10_000 && p99 < 100 && run.sendRate >= rate * 0.9

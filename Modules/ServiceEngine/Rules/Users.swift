@@ -54,7 +54,8 @@ enum Users {
     // Two columns, not the whole record: every chat message sent or listed asks for one
     // (decoding the full row was a sixth of the server's time per message in P6).
     let row = try Row.fetchOne(
-      db, sql: #"SELECT nickname, withdrawn_at IS NOT NULL AS gone FROM "user" WHERE id = ?"#,
+      db.cachedStatement(
+        sql: #"SELECT nickname, withdrawn_at IS NOT NULL AS gone FROM "user" WHERE id = ?"#),
       arguments: [key])
     let nickname: String =
       if let row, !(row["gone"] as Bool) { row["nickname"] } else { UserRecord.withdrawnName }
