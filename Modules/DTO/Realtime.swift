@@ -56,23 +56,23 @@ public enum ClientFrame: Hashable, Sendable {
 
   /// Reads a frame from a text message.
   public init(text: String) throws(RealtimeFrameError) {
-    let data = Data(text.utf8)
-    let header = try FrameHeader.read(data)
-    switch header.type {
-    case "subscribe":
-      let body = try FrameHeader.decode(SubscribeBody.self, data)
-      self = .subscribe(roomID: body.roomId, afterSeq: body.afterSeq)
-    case "unsubscribe":
-      self = .unsubscribe(roomID: try FrameHeader.decode(RoomBody.self, data).roomId)
-    case "send":
-      let body = try FrameHeader.decode(SendBody.self, data)
-      self = .send(roomID: body.roomId, clientMessageID: body.clientMessageId, text: body.text)
-    case "typing":
-      self = .typing(roomID: try FrameHeader.decode(RoomBody.self, data).roomId)
-    case "ping":
-      self = .ping
-    default:
-      throw .unknownType(header.type)
+    self = try FrameHeader.decode(text) { type, decoder in
+      switch type {
+      case "subscribe":
+        let body = try SubscribeBody(from: decoder)
+        return .subscribe(roomID: body.roomId, afterSeq: body.afterSeq)
+      case "unsubscribe":
+        return .unsubscribe(roomID: try RoomBody(from: decoder).roomId)
+      case "send":
+        let body = try SendBody(from: decoder)
+        return .send(roomID: body.roomId, clientMessageID: body.clientMessageId, text: body.text)
+      case "typing":
+        return .typing(roomID: try RoomBody(from: decoder).roomId)
+      case "ping":
+        return .ping
+      default:
+        return nil
+      }
     }
   }
 
@@ -160,33 +160,35 @@ public enum ServerFrame: Hashable, Sendable {
 
   /// Reads a frame from a text message.
   public init(text: String) throws(RealtimeFrameError) {
-    let data = Data(text.utf8)
-    let header = try FrameHeader.read(data)
-    switch header.type {
-    case "subscribed":
-      let body = try FrameHeader.decode(SubscribedBody.self, data)
-      self = .subscribed(roomID: body.roomId, lastSeq: body.lastSeq)
-    case "unsubscribed":
-      self = .unsubscribed(roomID: try FrameHeader.decode(RoomBody.self, data).roomId)
-    case "message":
-      let body = try FrameHeader.decode(MessageBody.self, data)
-      guard body.roomId == body.message.roomId else {
-        throw .malformed(
-          .corrupted(path: "room_id", description: "differs from message.room_id"))
+    self = try FrameHeader.decode(text) { type, decoder in
+      switch type {
+      case "subscribed":
+        let body = try SubscribedBody(from: decoder)
+        return .subscribed(roomID: body.roomId, lastSeq: body.lastSeq)
+      case "unsubscribed":
+        return .unsubscribed(roomID: try RoomBody(from: decoder).roomId)
+      case "message":
+        let body = try MessageBody(from: decoder)
+        guard body.roomId == body.message.roomId else {
+          throw DecodingError.dataCorrupted(
+            .init(
+              codingPath: [MessageBody.CodingKeys.roomId],
+              debugDescription: "differs from message.room_id"))
+        }
+        return .message(body.message)
+      case "ack":
+        let body = try AckBody(from: decoder)
+        return .ack(clientMessageID: body.clientMessageId, message: body.message)
+      case "typing":
+        let body = try TypingBody(from: decoder)
+        return .typing(roomID: body.roomId, user: body.user)
+      case "pong":
+        return .pong
+      case "error":
+        return .error(try ErrorBody(from: decoder).error)
+      default:
+        return nil
       }
-      self = .message(body.message)
-    case "ack":
-      let body = try FrameHeader.decode(AckBody.self, data)
-      self = .ack(clientMessageID: body.clientMessageId, message: body.message)
-    case "typing":
-      let body = try FrameHeader.decode(TypingBody.self, data)
-      self = .typing(roomID: body.roomId, user: body.user)
-    case "pong":
-      self = .pong
-    case "error":
-      self = .error(try FrameHeader.decode(ErrorBody.self, data).error)
-    default:
-      throw .unknownType(header.type)
     }
   }
 
@@ -224,21 +226,41 @@ public enum RealtimeLimits {
 
 // MARK: - Wire bodies
 
-/// Reads the `type` of a frame and decodes and encodes bodies with the Qapple coders.
-private struct FrameHeader: Decodable {
-  var type: String
+/// Decodes frames in one pass (the `type`, then the body of that type from the same parse)
+/// and encodes them, with the Qapple coders.
+private enum FrameHeader {
+  /// The frame `body` makes of the decoder once `type` is read; `nil` for an unknown type.
+  typealias BodyReader<Frame> = @Sendable (String, any Decoder) throws -> Frame?
 
-  static func read(_ data: Data) throws(RealtimeFrameError) -> FrameHeader {
-    try decode(FrameHeader.self, data)
-  }
-
-  static func decode<Body: Decodable>(
-    _ type: Body.Type, _ data: Data
-  ) throws(RealtimeFrameError) -> Body {
+  static func decode<Frame: Sendable>(
+    _ text: String, _ body: @escaping BodyReader<Frame>
+  ) throws(RealtimeFrameError) -> Frame {
+    let decoder = QappleCoding.makeDecoder()
+    decoder.userInfo[Wire<Frame>.bodyKey] = Wire<Frame>.Reader(read: body)
+    let wire: Wire<Frame>
     do {
-      return try DTODecoding.decode(type, from: data)
+      wire = try DTODecoding.decode(Wire<Frame>.self, from: Data(text.utf8), using: decoder)
     } catch {
       throw .malformed(error)
+    }
+    guard let frame = wire.frame else { throw .unknownType(wire.type) }
+    return frame
+  }
+
+  /// A whole frame: its `type` and, for a known type, what the reader made of the body.
+  private struct Wire<Frame: Sendable>: Decodable {
+    struct Reader: Sendable { var read: BodyReader<Frame> }
+    static var bodyKey: CodingUserInfoKey { CodingUserInfoKey(rawValue: "qapple.frameBody")! }
+
+    var type: String
+    var frame: Frame?
+
+    init(from decoder: any Decoder) throws {
+      type = try decoder.container(keyedBy: TypeKey.self).decode(String.self, forKey: .type)
+      guard let reader = decoder.userInfo[Self.bodyKey] as? Reader else {
+        preconditionFailure("A frame was decoded without its body reader.")
+      }
+      frame = try reader.read(type, decoder)
     }
   }
 
@@ -263,8 +285,9 @@ private struct Typed<Body: Encodable>: Encodable {
     try container.encode(type, forKey: .type)
   }
 
-  enum TypeKey: String, CodingKey { case type }
 }
+
+private enum TypeKey: String, CodingKey { case type }
 
 private struct Empty: Codable {}
 

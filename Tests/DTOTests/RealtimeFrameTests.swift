@@ -103,6 +103,16 @@ struct RealtimeFrameTests {
     let text = ServerFrame.message(Self.message).text.replacingOccurrences(
       of: #""room_id":"r_1","type""#, with: #""room_id":"r_2","type""#)
     #expect(text.contains("r_2"))
-    #expect(throws: RealtimeFrameError.self) { try ServerFrame(text: text) }
+    #expect(
+      throws: RealtimeFrameError.malformed(
+        .corrupted(path: "room_id", description: "differs from message.room_id"))
+    ) { try ServerFrame(text: text) }
+  }
+
+  @Test("an unknown server frame type is named, whatever its body holds")
+  func unknownServerType() {
+    #expect(throws: RealtimeFrameError.unknownType("shout")) {
+      try ServerFrame(text: #"{"type":"shout","message":42}"#)
+    }
   }
 }
