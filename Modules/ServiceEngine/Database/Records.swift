@@ -235,6 +235,20 @@ struct RoomRecord: RowIDRecord, Sendable {
 
 }
 
+extension RoomRecord {
+  /// Reads the columns by name: every chat send and read loads its room, and GRDB's `Decodable`
+  /// path (with the snake_case key conversion) was most of that load's time in P6.
+  init(row: Row) throws {
+    id = try row.decode(forColumn: "id")
+    kind = try row.decode(forColumn: "kind")
+    groupId = try row.decode(forColumn: "group_id")
+    userA = try row.decode(forColumn: "user_a")
+    userB = try row.decode(forColumn: "user_b")
+    createdAt = try row.decode(forColumn: "created_at")
+    lastSeq = try row.decode(forColumn: "last_seq")
+  }
+}
+
 /// A row of `chat_message`.
 struct MessageRecord: RowIDRecord, Sendable {
   static let databaseTableName = "chat_message"
@@ -248,4 +262,19 @@ struct MessageRecord: RowIDRecord, Sendable {
   var createdAt: Int64
   var hidden: Bool = false
 
+}
+
+extension MessageRecord {
+  /// Reads the columns by name (see ``RoomRecord/init(row:)``): replays and history pages load
+  /// many messages at once.
+  init(row: Row) throws {
+    id = try row.decode(forColumn: "id")
+    roomId = try row.decode(forColumn: "room_id")
+    seq = try row.decode(forColumn: "seq")
+    clientMessageId = try row.decode(forColumn: "client_message_id")
+    senderId = try row.decode(forColumn: "sender_id")
+    text = try row.decode(forColumn: "text")
+    createdAt = try row.decode(forColumn: "created_at")
+    hidden = try row.decode(forColumn: "hidden")
+  }
 }
