@@ -56,23 +56,26 @@ public enum ClientFrame: Hashable, Sendable {
 
   /// Reads a frame from a text message.
   public init(text: String) throws(RealtimeFrameError) {
-    self = try FrameHeader.decode(text) { type, decoder in
-      switch type {
-      case "subscribe":
-        let body = try SubscribeBody(from: decoder)
-        return .subscribe(roomID: body.roomId, afterSeq: body.afterSeq)
-      case "unsubscribe":
-        return .unsubscribe(roomID: try RoomBody(from: decoder).roomId)
-      case "send":
-        let body = try SendBody(from: decoder)
-        return .send(roomID: body.roomId, clientMessageID: body.clientMessageId, text: body.text)
-      case "typing":
-        return .typing(roomID: try RoomBody(from: decoder).roomId)
-      case "ping":
-        return .ping
-      default:
-        return nil
-      }
+    self = try FrameHeader.decode(Self.self, text)
+  }
+
+  /// The frame `type` names, its body read from `decoder`; `nil` for an unknown type.
+  fileprivate static func read(_ type: String, from decoder: any Decoder) throws -> Self? {
+    switch type {
+    case "subscribe":
+      let body = try SubscribeBody(from: decoder)
+      return .subscribe(roomID: body.roomId, afterSeq: body.afterSeq)
+    case "unsubscribe":
+      return .unsubscribe(roomID: try RoomBody(from: decoder).roomId)
+    case "send":
+      let body = try SendBody(from: decoder)
+      return .send(roomID: body.roomId, clientMessageID: body.clientMessageId, text: body.text)
+    case "typing":
+      return .typing(roomID: try RoomBody(from: decoder).roomId)
+    case "ping":
+      return .ping
+    default:
+      return nil
     }
   }
 
@@ -160,35 +163,38 @@ public enum ServerFrame: Hashable, Sendable {
 
   /// Reads a frame from a text message.
   public init(text: String) throws(RealtimeFrameError) {
-    self = try FrameHeader.decode(text) { type, decoder in
-      switch type {
-      case "subscribed":
-        let body = try SubscribedBody(from: decoder)
-        return .subscribed(roomID: body.roomId, lastSeq: body.lastSeq)
-      case "unsubscribed":
-        return .unsubscribed(roomID: try RoomBody(from: decoder).roomId)
-      case "message":
-        let body = try MessageBody(from: decoder)
-        guard body.roomId == body.message.roomId else {
-          throw DecodingError.dataCorrupted(
-            .init(
-              codingPath: [MessageBody.CodingKeys.roomId],
-              debugDescription: "differs from message.room_id"))
-        }
-        return .message(body.message)
-      case "ack":
-        let body = try AckBody(from: decoder)
-        return .ack(clientMessageID: body.clientMessageId, message: body.message)
-      case "typing":
-        let body = try TypingBody(from: decoder)
-        return .typing(roomID: body.roomId, user: body.user)
-      case "pong":
-        return .pong
-      case "error":
-        return .error(try ErrorBody(from: decoder).error)
-      default:
-        return nil
+    self = try FrameHeader.decode(Self.self, text)
+  }
+
+  /// The frame `type` names, its body read from `decoder`; `nil` for an unknown type.
+  fileprivate static func read(_ type: String, from decoder: any Decoder) throws -> Self? {
+    switch type {
+    case "subscribed":
+      let body = try SubscribedBody(from: decoder)
+      return .subscribed(roomID: body.roomId, lastSeq: body.lastSeq)
+    case "unsubscribed":
+      return .unsubscribed(roomID: try RoomBody(from: decoder).roomId)
+    case "message":
+      let body = try MessageBody(from: decoder)
+      guard body.roomId == body.message.roomId else {
+        throw DecodingError.dataCorrupted(
+          .init(
+            codingPath: [MessageBody.CodingKeys.roomId],
+            debugDescription: "differs from message.room_id"))
       }
+      return .message(body.message)
+    case "ack":
+      let body = try AckBody(from: decoder)
+      return .ack(clientMessageID: body.clientMessageId, message: body.message)
+    case "typing":
+      let body = try TypingBody(from: decoder)
+      return .typing(roomID: body.roomId, user: body.user)
+    case "pong":
+      return .pong
+    case "error":
+      return .error(try ErrorBody(from: decoder).error)
+    default:
+      return nil
     }
   }
 
@@ -226,20 +232,23 @@ public enum RealtimeLimits {
 
 // MARK: - Wire bodies
 
+/// A frame type that, once the frame's `type` is read, reads its body from the same decoder.
+private protocol WireFrame {
+  static func read(_ type: String, from decoder: any Decoder) throws -> Self?
+}
+
+extension ClientFrame: WireFrame {}
+extension ServerFrame: WireFrame {}
+
 /// Decodes frames in one pass (the `type`, then the body of that type from the same parse)
 /// and encodes them, with the Qapple coders.
 private enum FrameHeader {
-  /// The frame `body` makes of the decoder once `type` is read; `nil` for an unknown type.
-  typealias BodyReader<Frame> = @Sendable (String, any Decoder) throws -> Frame?
-
-  static func decode<Frame: Sendable>(
-    _ text: String, _ body: @escaping BodyReader<Frame>
+  static func decode<Frame: WireFrame>(
+    _ frame: Frame.Type, _ text: String
   ) throws(RealtimeFrameError) -> Frame {
-    let decoder = QappleCoding.makeDecoder()
-    decoder.userInfo[Wire<Frame>.bodyKey] = Wire<Frame>.Reader(read: body)
     let wire: Wire<Frame>
     do {
-      wire = try DTODecoding.decode(Wire<Frame>.self, from: Data(text.utf8), using: decoder)
+      wire = try DTODecoding.decode(Wire<Frame>.self, from: Data(text.utf8))
     } catch {
       throw .malformed(error)
     }
@@ -247,20 +256,14 @@ private enum FrameHeader {
     return frame
   }
 
-  /// A whole frame: its `type` and, for a known type, what the reader made of the body.
-  private struct Wire<Frame: Sendable>: Decodable {
-    struct Reader: Sendable { var read: BodyReader<Frame> }
-    static var bodyKey: CodingUserInfoKey { CodingUserInfoKey(rawValue: "qapple.frameBody")! }
-
+  /// A whole frame: its `type` and, for a known type, the frame its body makes.
+  private struct Wire<Frame: WireFrame>: Decodable {
     var type: String
     var frame: Frame?
 
     init(from decoder: any Decoder) throws {
       type = try decoder.container(keyedBy: TypeKey.self).decode(String.self, forKey: .type)
-      guard let reader = decoder.userInfo[Self.bodyKey] as? Reader else {
-        preconditionFailure("A frame was decoded without its body reader.")
-      }
-      frame = try reader.read(type, decoder)
+      frame = try Frame.read(type, from: decoder)
     }
   }
 

@@ -64,14 +64,9 @@ public final class PagedList<Item: Identifiable & Sendable> {
     isLoading = true
     isLoadingMore = false
     defer { if generation == current { isLoading = false } }
-    let page: Page<Item>
-    do {
-      page = try await fetch(PageRequest(cursor: firstCursor, limit: pageSize))
-    } catch {
-      guard generation == current else { return }
-      throw DomainError(error)
-    }
-    guard generation == current else { return }
+    guard
+      let page = try await page(from: fetch, after: firstCursor, ifStill: current)
+    else { return }
     items = page.items
     nextCursor = page.nextCursor
     hasLoaded = true
@@ -88,14 +83,7 @@ public final class PagedList<Item: Identifiable & Sendable> {
     let current = generation
     isLoadingMore = true
     defer { if generation == current { isLoadingMore = false } }
-    let page: Page<Item>
-    do {
-      page = try await fetch(PageRequest(cursor: cursor, limit: pageSize))
-    } catch {
-      guard generation == current else { return }
-      throw DomainError(error)
-    }
-    guard generation == current else { return }
+    guard let page = try await page(from: fetch, after: cursor, ifStill: current) else { return }
     let shown = Set(items.map(\.id))
     items += page.items.filter { !shown.contains($0.id) }
     nextCursor = page.nextCursor
@@ -152,6 +140,20 @@ public final class PagedList<Item: Identifiable & Sendable> {
     hasLoaded = false
     isLoading = false
     isLoadingMore = false
+  }
+
+  /// The page `fetch` answers from `cursor`; `nil` when a reload or ``clear()`` superseded the
+  /// load of generation `current` meanwhile (its failure is dropped too).
+  private func page(
+    from fetch: Fetch, after cursor: PageCursor?, ifStill current: Int
+  ) async throws(DomainError) -> Page<Item>? {
+    do {
+      let page = try await fetch(PageRequest(cursor: cursor, limit: pageSize))
+      return generation == current ? page : nil
+    } catch {
+      guard generation == current else { return nil }
+      throw DomainError(error)
+    }
   }
 
   private func storedFetch() throws(DomainError) -> Fetch {
