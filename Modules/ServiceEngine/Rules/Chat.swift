@@ -12,15 +12,17 @@ import GRDB
 /// after).
 enum Chat {
   static func room(_ db: Database, _ key: Int64) throws -> RoomRecord {
-    guard
-      let room = try RoomRecord.fetchOne(
-        db.cachedStatement(sql: "SELECT * FROM chat_room WHERE id = ?"), arguments: [key])
-    else { throw DomainError.notFound }
+    guard let room = try existingRoom(db, key) else { throw DomainError.notFound }
     return room
   }
 
+  private static func existingRoom(_ db: Database, _ key: Int64) throws -> RoomRecord? {
+    try RoomRecord.fetchOne(
+      db.cachedStatement(sql: "SELECT * FROM chat_room WHERE id = ?"), arguments: [key])
+  }
+
   static func isMember(_ db: Database, roomKey: Int64, userID: Int64) throws -> Bool {
-    guard let room = try RoomRecord.fetchOne(db, key: roomKey) else { return false }
+    guard let room = try existingRoom(db, roomKey) else { return false }
     return try isMember(db, room, userID: userID)
   }
 
