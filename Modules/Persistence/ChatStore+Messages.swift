@@ -76,7 +76,7 @@ extension ChatStore {
 
   /// Moves a room's sync cursor over every stored `seq` that follows it without a gap.
   static func advanceSyncCursor(_ db: Database, room: String) throws {
-    try db.execute(
+    try db.cachedStatement(
       sql: """
         UPDATE room SET sync_seq = (
           WITH RECURSIVE next(seq) AS (
@@ -87,17 +87,20 @@ extension ChatStore {
           )
           SELECT MAX(seq) FROM next)
         WHERE id = ?1
-        """, arguments: [room])
+        """
+    ).execute(arguments: [room])
   }
 
   /// The highest `seq` up to which every message of `room` is stored (0 for an unknown room):
   /// a sync asks the server only for what comes after it.
   public func syncCursor(of room: ChatRoom.ID) throws(PersistenceError) -> Int64 {
     try read { db in
-      try Int64.fetchOne(
-        db, sql: "SELECT sync_seq FROM room WHERE id = ?", arguments: [room.rawValue])
-        ?? 0
+      try Int64.fetchOne(Self.syncCursorStatement(db), arguments: [room.rawValue]) ?? 0
     }
+  }
+
+  private static func syncCursorStatement(_ db: Database) throws -> Statement {
+    try db.cachedStatement(sql: "SELECT sync_seq FROM room WHERE id = ?")
   }
 
   /// The `seq`s missing between the sync cursor and the newest stored message of `room`: the
@@ -107,10 +110,10 @@ extension ChatStore {
       // `seq IS NOT NULL` lets SQLite read the newest seq off the partial index
       // (room_id, seq): without it every received message scanned the room's history.
       guard
-        let cursor = try Int64.fetchOne(
-          db, sql: "SELECT sync_seq FROM room WHERE id = ?", arguments: [room.rawValue]),
+        let cursor = try Int64.fetchOne(Self.syncCursorStatement(db), arguments: [room.rawValue]),
         let newest = try Int64.fetchOne(
-          db, sql: "SELECT MAX(seq) FROM message WHERE room_id = ? AND seq IS NOT NULL",
+          db.cachedStatement(
+            sql: "SELECT MAX(seq) FROM message WHERE room_id = ? AND seq IS NOT NULL"),
           arguments: [room.rawValue]),
         newest > cursor + 1
       else { return nil }

@@ -108,6 +108,12 @@ public final class ChatStore: Sendable {
 
   func read<T>(_ body: (Database) throws -> T) throws(PersistenceError) -> T {
     do {
+      // GRDB's `DatabaseQueue.read` guards a read with `PRAGMA query_only`, and every such
+      // pragma expires all prepared statements of the connection: on the in-memory store, the
+      // cached statements of `save` were parsed again after each read (the sync reads its
+      // cursors after every received burst). The queue is serial, so nothing can interleave
+      // with a read that skips the guard; the store's reads only read.
+      if let queue = writer as? DatabaseQueue { return try queue.unsafeRead(body) }
       return try writer.read(body)
     } catch {
       throw .database("\(error)")
