@@ -213,6 +213,65 @@ struct RealtimeTests {
     }
   }
 
+  @Test("a burst of frames is answered in order; its sends get consecutive seqs")
+  func burst() async throws {
+    try await withServer { h in
+      let r = try await Self.room(h)
+      let probe = try await SocketProbe.open(h.url, token: r.owner)
+      let (first, second) = (UUID(), UUID())
+      // Sent without waiting: the server takes what waits together (one transaction for a
+      // run of sends) and must still answer frame by frame.
+      await probe.send(.send(roomID: r.room, clientMessageID: first, text: "one"))
+      await probe.send(.send(roomID: r.room, clientMessageID: first, text: "one"))
+      await probe.send(text: "not json")
+      await probe.send(.send(roomID: r.room, clientMessageID: UUID(), text: ""))
+      await probe.send(.send(roomID: r.room, clientMessageID: second, text: "two"))
+      await probe.send(.ping)
+      var answers: [ServerFrame] = []
+      for _ in 0..<6 { answers.append(try await probe.frame()) }
+      guard case .ack(let id1, let one) = answers[0], case .ack(let id2, let again) = answers[1],
+        case .error(let malformed) = answers[2], case .error(let empty) = answers[3],
+        case .ack(let id3, let two) = answers[4]
+      else {
+        Issue.record("unexpected answers: \(answers)")
+        return
+      }
+      #expect([id1, id2, id3] == [first, first, second].map { $0.uuidString.lowercased() })
+      #expect([one.seq, again.seq, two.seq] == [1, 1, 2])
+      #expect(malformed.code == "malformed_request")
+      #expect(empty.code == "validation_failed")
+      #expect(answers[5] == .pong)
+      let history = try await h.expect(
+        .ok, PageDTO<ChatMessageDTO>.self, .get, "/chat/rooms/\(r.room)/messages", token: r.owner)
+      #expect(history.items.map(\.text) == ["one", "two"])
+      await probe.close()
+    }
+  }
+
+  @Test("a client sending faster than the server stores waits for it: 1,000 sends, 1,000 acks")
+  func backpressure() async throws {
+    var configuration = ServerConfiguration.testing()
+    configuration.realtimeFrameLimit = nil
+    try await withServer(configuration) { h in
+      let r = try await Self.room(h)
+      let probe = try await SocketProbe.open(h.url, token: r.owner)
+      // More than the server's inbox holds (256 frames), sent without waiting for answers.
+      for index in 0..<1_000 {
+        await probe.send(.send(roomID: r.room, clientMessageID: UUID(), text: "m\(index)"))
+      }
+      var seqs: [Int64] = []
+      for _ in 0..<1_000 {
+        guard case .ack(_, let message) = try await probe.frame() else {
+          Issue.record("expected an ack")
+          return
+        }
+        seqs.append(message.seq)
+      }
+      #expect(seqs == Array(1...1_000))
+      await probe.close()
+    }
+  }
+
   @Test("an oversized message gets frame_too_large and close 1009; nothing is stored")
   func oversized() async throws {
     try await withServer { h in

@@ -60,6 +60,58 @@ struct ChatEventTests {
     #expect(seqs == [1, 2, 3, 4, 5])
   }
 
+  @Test("a batch of sends: one result each, in order; a refused send writes nothing, the rest land")
+  func batchOfSends() async throws {
+    let r = try Self.room()
+    let other = try r.engine.createGroup(StudyGroupDraft(name: "Other"), as: r.owner)
+    let otherRoom = try #require(
+      try r.engine.chatRooms(.first, as: r.owner).items.first { $0.kind == .group(other.id) })
+    let listener = r.engine.chatListener(as: r.member)
+    _ = try r.engine.subscribe(listener, to: r.room, afterSeq: nil, replayLimit: 0, as: r.member)
+    let (first, second, elsewhere) = (UUID(), UUID(), UUID())
+    _ = try r.engine.sendMessage("there", to: otherRoom.id, clientMessageID: elsewhere, as: r.owner)
+    let results = r.engine.sendMessages(
+      [
+        MessageSend(text: "one", roomID: r.room, clientMessageID: first),
+        MessageSend(text: "", roomID: r.room, clientMessageID: UUID()),
+        MessageSend(text: "one again", roomID: r.room, clientMessageID: first),
+        MessageSend(text: "reused", roomID: r.room, clientMessageID: elsewhere),
+        MessageSend(text: "nowhere", roomID: "room_999999", clientMessageID: UUID()),
+        MessageSend(text: "bad id", roomID: "nonsense", clientMessageID: UUID()),
+        MessageSend(text: "two", roomID: r.room, clientMessageID: second),
+      ], as: r.owner)
+    #expect(results.count == 7)
+    #expect(try results[0].get().message.seq == 1)
+    #expect(try results[0].get().isNew)
+    guard case .failure(.validation(let invalid)) = results[1] else {
+      Issue.record("empty text: \(results[1])")
+      return
+    }
+    #expect(invalid.field == "text")
+    // The retry inside the same batch finds the message stored just before it.
+    #expect(
+      try results[2].get() == SentMessage(message: try results[0].get().message, isNew: false))
+    guard case .failure(.conflict) = results[3] else {
+      Issue.record("reused id: \(results[3])")
+      return
+    }
+    #expect(results[4].failure == .notFound)
+    #expect(results[5].failure == .notFound)
+    #expect(try results[6].get().message.seq == 2)
+    // Not a member: refused.
+    let refused = r.engine.sendMessages(
+      [MessageSend(text: "hi", roomID: r.room, clientMessageID: UUID())], as: r.outsider)
+    #expect(refused[0].failure == .forbidden)
+    // Only the two new messages were stored and published, in seq order.
+    let stored = try r.engine.messages(
+      in: r.room, afterSeq: 0, beforeSeq: nil, limit: 50, as: r.member)
+    #expect(stored.map(\.text) == ["one", "two"])
+    listener.close()
+    var published: [String] = []
+    for await case .message(let message) in listener.events { published.append(message.text) }
+    #expect(published == ["one", "two"])
+  }
+
   @Test("subscribing replays what came after the cursor and reports the last seq")
   func replay() throws {
     let r = try Self.room()
@@ -177,5 +229,12 @@ struct ChatEventTests {
     _ = try r.engine.sendMessage("again", to: r.room, clientMessageID: UUID(), as: r.owner)
     #expect(try r.engine.unreadNotificationCount(as: r.member) == 1)
     #expect(try r.engine.notifications(.first, as: r.member).items.count == 2)
+  }
+}
+
+extension Result {
+  /// The error of a failure; `nil` for a success.
+  fileprivate var failure: Failure? {
+    if case .failure(let error) = self { error } else { nil }
   }
 }

@@ -32,9 +32,12 @@ enum SocketClose: Sendable, Equatable {
 /// One client's socket on `/realtime`: reads its frames, runs them on the engine as its user,
 /// and writes answers and the live events of its subscribed rooms (`Docs/Realtime.md`).
 ///
-/// Three parts share one outgoing mailbox: the reader (answers), the event forwarder (live
-/// messages, typing, ended memberships) and the writer, the only one that touches the socket
-/// (so socket faults and the close happen in one place).
+/// The reader checks and decodes frames and hands them to the handler through an inbox; the
+/// handler takes every frame that waits at once and runs a run of `send`s as one transaction
+/// (so decoding overlaps the database, and a burst costs one commit). The handler (answers),
+/// the event forwarder (live messages, typing, ended memberships) and the writer share one
+/// outgoing mailbox; the writer is the only one that touches the socket (so socket faults and
+/// the close happen in one place).
 struct RealtimeSession: Sendable {
   /// What the writer sends next.
   enum Outgoing: Sendable {
@@ -61,11 +64,15 @@ struct RealtimeSession: Sendable {
     // Subscribing and forwarding events take turns, so a room's replay and `subscribed` are
     // written before any live message of that room.
     let turn = Locked(())
+    let inbox = Inbox()
     register { close, reason in post.yield(.close(close, reason: reason)) }
     await withTaskGroup(of: Void.self) { group in
       group.addTask { await write(mailbox, to: outbound) }
       group.addTask { await forward(listener, post: post, turn: turn) }
-      await read(inbound, listener: listener, post: post, turn: turn)
+      async let handled: Void = handle(inbox, listener: listener, post: post, turn: turn)
+      await read(inbound, into: inbox)
+      inbox.finish()
+      await handled
       listener.close()
       post.finish()
       await group.waitForAll()
@@ -74,10 +81,17 @@ struct RealtimeSession: Sendable {
 
   // MARK: Reading
 
-  private func read(
-    _ inbound: WebSocketInboundStream, listener: ChatListener,
-    post: AsyncStream<Outgoing>.Continuation, turn: Locked<Void>
-  ) async {
+  /// What the reader hands to the handler, in the order the frames came.
+  enum Inbound: Sendable {
+    /// A decoded frame to run.
+    case frame(ClientFrame)
+    /// A frame that could not be used: its `error` answer.
+    case refused(RealtimeErrorDTO)
+    /// A broken rule that ends the connection: its `error` answer and the close.
+    case close(RealtimeErrorDTO, SocketClose, reason: String)
+  }
+
+  private func read(_ inbound: WebSocketInboundStream, into inbox: Inbox) async {
     let limiter = frameLimit.map { RateLimiter(count: $0.count, window: $0.window.timeInterval) }
     var message: [UInt8] = []
     var isText = true
@@ -91,14 +105,12 @@ struct RealtimeSession: Sendable {
           break
         }
         guard message.count + frame.data.readableBytes <= RealtimeLimits.maxMessageBytes else {
-          post.yield(
-            .frame(
-              .error(
-                RealtimeErrorDTO(
-                  code: "frame_too_large",
-                  message:
-                    "A message may hold at most \(RealtimeLimits.maxMessageBytes) bytes."))))
-          post.yield(.close(.tooLarge, reason: "message too large"))
+          inbox.push(
+            .close(
+              RealtimeErrorDTO(
+                code: "frame_too_large",
+                message: "A message may hold at most \(RealtimeLimits.maxMessageBytes) bytes."),
+              .tooLarge, reason: "message too large"))
           return
         }
         message.append(contentsOf: frame.data.readableBytesView)
@@ -107,26 +119,33 @@ struct RealtimeSession: Sendable {
           do {
             try limiter.admit("socket", at: engine.now)
           } catch {
-            post.yield(
-              .frame(
-                .error(
-                  RealtimeErrorDTO(
-                    code: "too_many_frames",
-                    message: "Too many frames; reconnect later and send more slowly."))))
-            post.yield(.close(.policyViolation, reason: "too many frames"))
+            inbox.push(
+              .close(
+                RealtimeErrorDTO(
+                  code: "too_many_frames",
+                  message: "Too many frames; reconnect later and send more slowly."),
+                .policyViolation, reason: "too many frames"))
             return
           }
         }
         guard isText, let text = String(validating: message, as: UTF8.self) else {
-          post.yield(
-            .frame(
-              .error(
-                RealtimeErrorDTO(
-                  code: "unknown_frame",
-                  message: "Frames are UTF-8 JSON text messages; binary is not part of it."))))
+          inbox.push(
+            .refused(
+              RealtimeErrorDTO(
+                code: "unknown_frame",
+                message: "Frames are UTF-8 JSON text messages; binary is not part of it.")))
           continue
         }
-        handle(text, listener: listener, post: post, turn: turn)
+        do {
+          inbox.push(.frame(try ClientFrame(text: text)))
+        } catch {
+          let code = if case .unknownType = error { "unknown_frame" } else { "malformed_request" }
+          inbox.push(
+            .refused(RealtimeErrorDTO(code: code, message: error.description, field: error.field)))
+        }
+        // Backpressure: a client that sends faster than the handler stores waits here (and
+        // then in TCP) instead of growing the inbox.
+        while inbox.backlog >= Inbox.capacity { try await Task.sleep(for: .milliseconds(1)) }
       }
     } catch {
       // The socket failed (reset, protocol error): nothing to answer, the session ends.
@@ -134,20 +153,69 @@ struct RealtimeSession: Sendable {
     }
   }
 
+  // MARK: Handling
+
+  /// Runs what the reader hands over until it is done; stops at a close.
   private func handle(
-    _ text: String, listener: ChatListener, post: AsyncStream<Outgoing>.Continuation,
+    _ inbox: Inbox, listener: ChatListener, post: AsyncStream<Outgoing>.Continuation,
+    turn: Locked<Void>
+  ) async {
+    for await batch in inbox.batches {
+      var index = batch.startIndex
+      while index < batch.endIndex {
+        // A run of sends becomes one engine call (one transaction).
+        var sends: [MessageSend] = []
+        while index < batch.endIndex, case .frame(.send(let room, let id, let text)) = batch[index]
+        {
+          sends.append(Self.request(room: room, id: id, text: text))
+          index += 1
+        }
+        if !sends.isEmpty {
+          send(sends, post: post)
+          continue
+        }
+        switch batch[index] {
+        case .frame(let frame):
+          handle(frame, listener: listener, post: post, turn: turn)
+        case .refused(let error):
+          post.yield(.frame(.error(error)))
+        case .close(let error, let close, let reason):
+          post.yield(.frame(.error(error)))
+          post.yield(.close(close, reason: reason))
+          return
+        }
+        index += 1
+      }
+    }
+  }
+
+  private static func request(room: String, id: UUID, text: String) -> MessageSend {
+    MessageSend(text: text, roomID: ChatRoom.ID(rawValue: room), clientMessageID: id)
+  }
+
+  /// Runs sends in one transaction and answers each: its `ack`, or its refusal.
+  private func send(_ sends: [MessageSend], post: AsyncStream<Outgoing>.Continuation) {
+    for (send, result) in zip(sends, engine.sendMessages(sends, as: viewer)) {
+      let clientMessageID = send.clientMessageID
+      switch result {
+      case .success(let sent):
+        post.yield(
+          .frame(
+            .ack(
+              clientMessageID: clientMessageID.uuidString.lowercased(),
+              message: ChatMessageDTO(sent.message))))
+      case .failure(let error):
+        post.yield(
+          .frame(
+            refusal(error, room: send.roomID.rawValue, clientMessageID: clientMessageID)))
+      }
+    }
+  }
+
+  private func handle(
+    _ frame: ClientFrame, listener: ChatListener, post: AsyncStream<Outgoing>.Continuation,
     turn: Locked<Void>
   ) {
-    let frame: ClientFrame
-    do {
-      frame = try ClientFrame(text: text)
-    } catch {
-      let code = if case .unknownType = error { "unknown_frame" } else { "malformed_request" }
-      post.yield(
-        .frame(.error(RealtimeErrorDTO(code: code, message: error.description, field: error.field)))
-      )
-      return
-    }
     switch frame {
     case .ping:
       post.yield(.frame(.pong))
@@ -166,18 +234,8 @@ struct RealtimeSession: Sendable {
     case .unsubscribe(let room):
       listener.unsubscribe(from: ChatRoom.ID(rawValue: room))
       post.yield(.frame(.unsubscribed(roomID: room)))
-    case .send(let room, let clientMessageID, let text):
-      do {
-        let sent = try engine.sendMessage(
-          text, to: ChatRoom.ID(rawValue: room), clientMessageID: clientMessageID, as: viewer)
-        post.yield(
-          .frame(
-            .ack(
-              clientMessageID: clientMessageID.uuidString.lowercased(),
-              message: ChatMessageDTO(sent.message))))
-      } catch {
-        post.yield(.frame(refusal(error, room: room, clientMessageID: clientMessageID)))
-      }
+    case .send(let room, let id, let text):
+      send([Self.request(room: room, id: id, text: text)], post: post)
     case .typing(let room):
       do {
         try engine.typing(in: ChatRoom.ID(rawValue: room), as: viewer)
@@ -269,4 +327,42 @@ struct RealtimeSession: Sendable {
       logger.debug("Realtime write failed: \(error)")
     }
   }
+}
+
+/// The frames the reader decoded and the handler has not taken yet. ``batches`` hands over
+/// everything that waits at once (waiting when nothing does), so frames that arrive while a
+/// transaction runs are taken together next.
+final class Inbox: Sendable {
+  /// How many frames may wait before the reader stops reading.
+  static let capacity = 256
+  private let pending = Locked<[RealtimeSession.Inbound]>([])
+  private let signals: AsyncStream<Void>
+  private let signal: AsyncStream<Void>.Continuation
+
+  init() {
+    (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+  }
+
+  /// The waiting frames in arrival order, a batch at a time; ends after ``finish()``. One
+  /// reader only.
+  var batches: some AsyncSequence<[RealtimeSession.Inbound], Never> {
+    signals.map { [pending] in
+      pending.withLock { items in
+        defer { items.removeAll(keepingCapacity: true) }
+        return items
+      }
+    }.filter { !$0.isEmpty }
+  }
+
+  /// How many frames wait.
+  var backlog: Int { pending.withLock(\.count) }
+
+  /// Queues a frame for the handler.
+  func push(_ item: RealtimeSession.Inbound) {
+    pending.withLock { $0.append(item) }
+    signal.yield()
+  }
+
+  /// Ends ``batches`` once what is queued is handed over.
+  func finish() { signal.finish() }
 }

@@ -116,6 +116,52 @@ enum Chat {
     }
   }
 
+  /// The viewer's earlier message of `clientID` (a retry), if any; a `conflict` when that id
+  /// was used in another room.
+  static func sent(
+    _ db: Database, clientID: String, by viewer: Viewer, in room: RoomRecord
+  ) throws -> SentMessage? {
+    guard
+      let existing = try MessageRecord.fetchOne(
+        db.cachedStatement(
+          sql: "SELECT * FROM chat_message WHERE sender_id = ? AND client_message_id = ?"),
+        arguments: [viewer.key, clientID])
+    else { return nil }
+    guard existing.roomId == room.key else {
+      throw DomainError.conflict(
+        "client_message_id \(clientID) was already used for a message in another room.")
+    }
+    return SentMessage(message: try message(db, existing), isNew: false)
+  }
+
+  /// Stores a new message at the room's next `seq`: the sender's read cursor moves to it and
+  /// the other members of a group get their `group_message` notification.
+  static func store(
+    _ text: String, clientID: String, in room: RoomRecord, by viewer: Viewer, _ db: Database,
+    _ moment: ServiceEngine.Moment
+  ) throws -> ChatMessage {
+    let seq = room.lastSeq + 1
+    try db.cachedStatement(sql: "UPDATE chat_room SET last_seq = ? WHERE id = ?")
+      .execute(arguments: [seq, room.key])
+    var message = MessageRecord(
+      roomId: room.key, seq: seq, clientMessageId: clientID, senderId: viewer.key, text: text,
+      createdAt: moment.millis)
+    try db.cachedStatement(
+      sql: """
+        INSERT INTO chat_message (room_id, seq, client_message_id, sender_id, text, created_at)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """
+    ).execute(arguments: [
+      message.roomId, message.seq, message.clientMessageId, message.senderId, message.text,
+      message.createdAt,
+    ])
+    message.id = db.lastInsertedRowID
+    // The sender's own message counts as read.
+    try moveReadCursor(db, room: room.key, user: viewer.key, to: seq)
+    try notifyGroupMembers(db, room, sender: viewer.key, now: moment.now)
+    return try Chat.message(db, message)
+  }
+
   static func moveReadCursor(_ db: Database, room: Int64, user: Int64, to seq: Int64) throws {
     try db.cachedStatement(
       sql: """
@@ -124,6 +170,23 @@ enum Chat {
           SET last_read_seq = MAX(last_read_seq, excluded.last_read_seq)
         """
     ).execute(arguments: [room, user, seq])
+  }
+}
+
+/// One message to send with ``ServiceEngine/sendMessages(_:as:)``.
+public struct MessageSend: Sendable, Hashable {
+  /// The text (1-1000 characters).
+  public var text: String
+  /// The room it goes to.
+  public var roomID: ChatRoom.ID
+  /// The sender's id of the message: a retry with the same id stores nothing new.
+  public var clientMessageID: UUID
+
+  /// A message to send.
+  public init(text: String, roomID: ChatRoom.ID, clientMessageID: UUID) {
+    self.text = text
+    self.roomID = roomID
+    self.clientMessageID = clientMessageID
   }
 }
 
@@ -224,47 +287,59 @@ extension ServiceEngine {
   public func sendMessage(
     _ text: String, to id: ChatRoom.ID, clientMessageID: UUID, as viewer: Viewer
   ) throws(DomainError) -> SentMessage {
-    let key = try PublicID.room.require(id.rawValue)
-    try viewer.requireNotBanned(at: now)
-    let text = try validated { () throws(ValidationError) in
-      try TextRule.chatMessage.validate(text)
-    }
-    let clientID = clientMessageID.uuidString.lowercased()
-    return try write { db, moment in
-      var room = try Chat.memberRoom(db, key, viewer: viewer)
-      if let existing = try MessageRecord.fetchOne(
-        db.cachedStatement(
-          sql: "SELECT * FROM chat_message WHERE sender_id = ? AND client_message_id = ?"),
-        arguments: [viewer.key, clientID])
-      {
-        guard existing.roomId == room.key else {
-          throw DomainError.conflict(
-            "client_message_id \(clientID) was already used for a message in another room.")
+    try sendMessages(
+      [MessageSend(text: text, roomID: id, clientMessageID: clientMessageID)], as: viewer)[0]
+      .get()
+  }
+
+  /// Sends several messages of the viewer in one transaction (a socket's burst of `send`
+  /// frames): one result per send, in order, each what
+  /// ``sendMessage(_:to:clientMessageID:as:)`` gives for it alone. A refused send (bad room,
+  /// not a member, invalid text, an id reused in another room) writes nothing and leaves the
+  /// others alone; a database failure fails every send and writes nothing.
+  public func sendMessages(
+    _ sends: [MessageSend], as viewer: Viewer
+  ) -> [Result<SentMessage, DomainError>] {
+    let now = self.now
+    // What needs no database, in the order `sendMessage` always checked it.
+    let checked = sends.map { send -> Result<(key: Int64, text: String), DomainError> in
+      Result { () throws(DomainError) in
+        let key = try PublicID.room.require(send.roomID.rawValue)
+        try viewer.requireNotBanned(at: now)
+        let text = try validated { () throws(ValidationError) in
+          try TextRule.chatMessage.validate(send.text)
         }
-        return SentMessage(message: try Chat.message(db, existing), isNew: false)
+        return (key, text)
       }
-      room.lastSeq += 1
-      try db.cachedStatement(sql: "UPDATE chat_room SET last_seq = ? WHERE id = ?")
-        .execute(arguments: [room.lastSeq, room.key])
-      var message = MessageRecord(
-        roomId: room.key, seq: room.lastSeq, clientMessageId: clientID, senderId: viewer.key,
-        text: text, createdAt: moment.millis)
-      try db.cachedStatement(
-        sql: """
-          INSERT INTO chat_message (room_id, seq, client_message_id, sender_id, text, created_at)
-          VALUES (?, ?, ?, ?, ?, ?)
-          """
-      ).execute(arguments: [
-        message.roomId, message.seq, message.clientMessageId, message.senderId, message.text,
-        message.createdAt,
-      ])
-      message.id = db.lastInsertedRowID
-      // The sender's own message counts as read.
-      try Chat.moveReadCursor(db, room: room.key, user: viewer.key, to: room.lastSeq)
-      try Chat.notifyGroupMembers(db, room, sender: viewer.key, now: moment.now)
-      let sent = try Chat.message(db, message)
-      chatEvents.publishOnCommit(db, .message(sent))
-      return SentMessage(message: sent, isNew: true)
+    }
+    do {
+      return try write { db, moment in
+        try zip(sends, checked).map { send, checked in
+          let valid: (key: Int64, text: String)
+          switch checked {
+          case .success(let value): valid = value
+          case .failure(let error): return .failure(error)
+          }
+          let clientID = send.clientMessageID.uuidString.lowercased()
+          // Every refusal comes before the send's first write, so a refused send leaves
+          // nothing behind without a savepoint; errors after it are the database's own.
+          let room: RoomRecord
+          do {
+            room = try Chat.memberRoom(db, valid.key, viewer: viewer)
+            if let existing = try Chat.sent(db, clientID: clientID, by: viewer, in: room) {
+              return .success(existing)
+            }
+          } catch let error as DomainError {
+            return .failure(error)
+          }
+          let sent = try Chat.store(
+            valid.text, clientID: clientID, in: room, by: viewer, db, moment)
+          chatEvents.publishOnCommit(db, .message(sent))
+          return .success(SentMessage(message: sent, isNew: true))
+        }
+      }
+    } catch {
+      return sends.map { _ in .failure(error) }
     }
   }
 
