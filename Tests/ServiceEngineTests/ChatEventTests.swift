@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import GRDB
 import Testing
 
 @testable import ServiceEngine
@@ -110,6 +111,25 @@ struct ChatEventTests {
     var published: [String] = []
     for await case .message(let message) in listener.events { published.append(message.text) }
     #expect(published == ["one", "two"])
+  }
+
+  @Test("moving a member's unread group_message notification reads one index entry, not a scan")
+  func notificationIndex() throws {
+    let r = try Self.room()
+    let plan = try r.engine.writer.read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          EXPLAIN QUERY PLAN UPDATE notification SET created_at = ?, actor_id = ?
+          WHERE user_id = ? AND kind = ? AND room_id = ? AND NOT is_read
+          """, arguments: [0, 1, 2, "group_message", "room_1"]
+      ).map { $0["detail"] as String }
+    }
+    #expect(
+      plan.contains {
+        $0.contains("notification_unread_by_room (user_id=? AND room_id=? AND kind=?)")
+      },
+      "\(plan)")
   }
 
   @Test("subscribing replays what came after the cursor and reports the last seq")

@@ -22,6 +22,16 @@ enum Schema {
         t.add(column: "request_hash", .text)
       }
     }
+    migrator.registerMigration("v3: unread notifications by room") { db in
+      // Every chat message moves each other member's unread `group_message` notification of
+      // the room (`Chat.notifyGroupMembers`): one index entry instead of a scan of all the
+      // member's notifications.
+      try db.execute(
+        sql: """
+          CREATE INDEX notification_unread_by_room ON notification(user_id, room_id, kind)
+          WHERE NOT is_read
+          """)
+    }
     return migrator
   }
 
