@@ -33,7 +33,7 @@ struct RealtimeTests {
   static func subscribe(
     _ probe: SocketProbe, _ room: String, afterSeq: Int64? = nil
   ) async throws -> Int64 {
-    await probe.send(.subscribe(roomID: room, afterSeq: afterSeq))
+    probe.send(.subscribe(roomID: room, afterSeq: afterSeq))
     while true {
       let frame = try await probe.frame()
       if case .subscribed(let subscribed, let lastSeq) = frame, subscribed == room {
@@ -61,7 +61,7 @@ struct RealtimeTests {
       #expect(plain.error?.code == "upgrade_required")
       #expect(plain.headers[.upgrade] == "websocket")
       let probe = try await SocketProbe.open(h.url, token: token)
-      await probe.send(.ping)
+      probe.send(.ping)
       #expect(try await probe.frame() == .pong)
       await probe.close()
     }
@@ -79,7 +79,7 @@ struct RealtimeTests {
       #expect(try await Self.subscribe(reader, r.room) == 0)
 
       let id = UUID()
-      await sender.send(.send(roomID: r.room, clientMessageID: id, text: "안녕하세요"))
+      sender.send(.send(roomID: r.room, clientMessageID: id, text: "안녕하세요"))
       var ack: ChatMessageDTO?
       var echoed: ChatMessageDTO?
       while ack == nil || echoed == nil {
@@ -97,11 +97,11 @@ struct RealtimeTests {
       #expect(try await reader.frame() == .message(try #require(ack)))
 
       // The same client_message_id again: the same message, nothing new broadcast.
-      await sender.send(.send(roomID: r.room, clientMessageID: id, text: "안녕하세요"))
+      sender.send(.send(roomID: r.room, clientMessageID: id, text: "안녕하세요"))
       #expect(
         try await sender.frame()
           == .ack(clientMessageID: id.uuidString.lowercased(), message: try #require(ack)))
-      await sender.send(.send(roomID: r.room, clientMessageID: UUID(), text: "second"))
+      sender.send(.send(roomID: r.room, clientMessageID: UUID(), text: "second"))
       guard case .message(let second) = try await reader.frame() else {
         Issue.record("expected the second message")
         return
@@ -137,7 +137,7 @@ struct RealtimeTests {
         #expect(sent.status == .created)
       }
       let probe = try await SocketProbe.open(h.url, token: r.member)
-      await probe.send(.subscribe(roomID: r.room, afterSeq: 2))
+      probe.send(.subscribe(roomID: r.room, afterSeq: 2))
       var seqs: [Int64] = []
       while true {
         let frame = try await probe.frame()
@@ -158,7 +158,7 @@ struct RealtimeTests {
       let r = try await Self.room(h)
       let outsider = try await h.member("Outsider")
       let probe = try await SocketProbe.open(h.url, token: outsider)
-      await probe.send(.subscribe(roomID: r.room, afterSeq: nil))
+      probe.send(.subscribe(roomID: r.room, afterSeq: nil))
       guard case .error(let forbidden) = try await probe.frame() else {
         Issue.record("expected an error")
         return
@@ -166,7 +166,7 @@ struct RealtimeTests {
       #expect(forbidden.code == "forbidden")
       #expect(forbidden.roomId == r.room)
       let id = UUID()
-      await probe.send(.send(roomID: r.room, clientMessageID: id, text: "let me in"))
+      probe.send(.send(roomID: r.room, clientMessageID: id, text: "let me in"))
       guard case .error(let refused) = try await probe.frame() else {
         Issue.record("expected an error")
         return
@@ -184,7 +184,7 @@ struct RealtimeTests {
         ),
       ]
       for (text, code, field) in cases {
-        await probe.send(text: text)
+        probe.send(text: text)
         guard case .error(let error) = try await probe.frame() else {
           Issue.record("expected an error for \(text)")
           continue
@@ -192,7 +192,7 @@ struct RealtimeTests {
         #expect(error.code == code, "\(text)")
         #expect(error.field == field, "\(text)")
       }
-      await probe.send(binary: [0x01, 0x02])
+      probe.send(binary: [0x01, 0x02])
       guard case .error(let binary) = try await probe.frame() else {
         Issue.record("expected an error for binary")
         return
@@ -200,13 +200,13 @@ struct RealtimeTests {
       #expect(binary.code == "unknown_frame")
       let member = try await SocketProbe.open(h.url, token: r.member)
       _ = try await Self.subscribe(member, r.room)
-      await member.send(.send(roomID: r.room, clientMessageID: UUID(), text: ""))
+      member.send(.send(roomID: r.room, clientMessageID: UUID(), text: ""))
       guard case .error(let empty) = try await member.frame() else {
         Issue.record("expected an error for empty text")
         return
       }
       #expect(empty.code == "validation_failed")
-      await probe.send(.ping)
+      probe.send(.ping)
       #expect(try await probe.frame() == .pong)
       await probe.close()
       await member.close()
@@ -221,12 +221,12 @@ struct RealtimeTests {
       let (first, second) = (UUID(), UUID())
       // Sent without waiting: the server takes what waits together (one transaction for a
       // run of sends) and must still answer frame by frame.
-      await probe.send(.send(roomID: r.room, clientMessageID: first, text: "one"))
-      await probe.send(.send(roomID: r.room, clientMessageID: first, text: "one"))
-      await probe.send(text: "not json")
-      await probe.send(.send(roomID: r.room, clientMessageID: UUID(), text: ""))
-      await probe.send(.send(roomID: r.room, clientMessageID: second, text: "two"))
-      await probe.send(.ping)
+      probe.send(.send(roomID: r.room, clientMessageID: first, text: "one"))
+      probe.send(.send(roomID: r.room, clientMessageID: first, text: "one"))
+      probe.send(text: "not json")
+      probe.send(.send(roomID: r.room, clientMessageID: UUID(), text: ""))
+      probe.send(.send(roomID: r.room, clientMessageID: second, text: "two"))
+      probe.send(.ping)
       var answers: [ServerFrame] = []
       for _ in 0..<6 { answers.append(try await probe.frame()) }
       guard case .ack(let id1, let one) = answers[0], case .ack(let id2, let again) = answers[1],
@@ -257,7 +257,7 @@ struct RealtimeTests {
       let probe = try await SocketProbe.open(h.url, token: r.owner)
       // More than the server's inbox holds (256 frames), sent without waiting for answers.
       for index in 0..<1_000 {
-        await probe.send(.send(roomID: r.room, clientMessageID: UUID(), text: "m\(index)"))
+        probe.send(.send(roomID: r.room, clientMessageID: UUID(), text: "m\(index)"))
       }
       var seqs: [Int64] = []
       for _ in 0..<1_000 {
@@ -278,7 +278,7 @@ struct RealtimeTests {
       let r = try await Self.room(h)
       let probe = try await SocketProbe.open(h.url, token: r.owner)
       let text = String(repeating: "a", count: RealtimeLimits.maxMessageBytes + 1)
-      await probe.send(.send(roomID: r.room, clientMessageID: UUID(), text: text))
+      probe.send(.send(roomID: r.room, clientMessageID: UUID(), text: text))
       guard case .error(let error) = try await probe.frame() else {
         Issue.record("expected an error")
         return
@@ -298,7 +298,7 @@ struct RealtimeTests {
     try await withServer(configuration) { h in
       let token = try await h.member("Flooder")
       let probe = try await SocketProbe.open(h.url, token: token)
-      for _ in 0..<6 { await probe.send(.ping) }
+      for _ in 0..<6 { probe.send(.ping) }
       for _ in 0..<5 { #expect(try await probe.frame() == .pong) }
       guard case .error(let error) = try await probe.frame() else {
         Issue.record("expected an error")
@@ -317,14 +317,14 @@ struct RealtimeTests {
       let reader = try await SocketProbe.open(h.url, token: r.member)
       _ = try await Self.subscribe(typer, r.room)
       _ = try await Self.subscribe(reader, r.room)
-      await typer.send(.typing(roomID: r.room))
+      typer.send(.typing(roomID: r.room))
       guard case .typing(let room, let user) = try await reader.frame() else {
         Issue.record("expected typing")
         return
       }
       #expect(room == r.room)
       #expect(user.nickname == "Owner")
-      await typer.send(.ping)
+      typer.send(.ping)
       #expect(try await typer.frame() == .pong)
       await typer.close()
       await reader.close()
@@ -341,7 +341,7 @@ struct RealtimeTests {
         try await h.send(.delete, "/groups/\(r.group.id)/membership", token: r.member).status
           == .noContent)
       #expect(try await probe.frame() == .unsubscribed(roomID: r.room))
-      await probe.send(.unsubscribe(roomID: r.room))
+      probe.send(.unsubscribe(roomID: r.room))
       #expect(try await probe.frame() == .unsubscribed(roomID: r.room))
       await probe.close()
     }
@@ -354,13 +354,13 @@ struct RealtimeTests {
     try await withServer(configuration) { h in
       let token = try await h.member("Chaos")
       let probe = try await SocketProbe.open(h.url, token: token)
-      await probe.send(.ping)
+      probe.send(.ping)
       #expect(try await probe.frame() == .pong)
       #expect(try await probe.frame() == .pong)
-      await probe.send(.ping)
+      probe.send(.ping)
       #expect(try await probe.frame() == .pong)
       #expect(try await probe.frame() == .pong)
-      await probe.send(.ping)
+      probe.send(.ping)
       #expect(try await probe.next() == .closed(code: nil))
     }
   }
@@ -386,7 +386,7 @@ struct RealtimeTests {
     let viewer = try server.engine.createUser(nickname: "Late", devToken: "late-token")
     let session = try server.engine.startSession(for: viewer)
     let probe = try await SocketProbe.open(url, token: session.accessToken)
-    await probe.send(.ping)
+    probe.send(.ping)
     #expect(try await probe.frame() == .pong)
     await server.stop()
     #expect(try await probe.next() == .closed(code: 1001))
