@@ -344,8 +344,9 @@ final class Inbox: Sendable {
   }
 
   /// The waiting frames in arrival order, a batch at a time; ends after ``finish()``. One
-  /// reader only.
-  var batches: some AsyncSequence<[RealtimeSession.Inbound], Never> {
+  /// reader only. (Spelled out because `some AsyncSequence<Element, Never>` needs macOS 15
+  /// and the package supports 14.)
+  var batches: AsyncFilterSequence<AsyncMapSequence<AsyncStream<Void>, [RealtimeSession.Inbound]>> {
     signals.map { [pending] in
       pending.withLock { items in
         defer { items.removeAll(keepingCapacity: true) }
