@@ -161,20 +161,16 @@ struct RealtimeSession: Sendable {
     turn: Locked<Void>
   ) async {
     for await batch in inbox.batches {
-      var index = batch.startIndex
-      while index < batch.endIndex {
-        // A run of sends becomes one engine call (one transaction).
-        var sends: [MessageSend] = []
-        while index < batch.endIndex, case .frame(.send(let room, let id, let text)) = batch[index]
-        {
+      // A run of sends is one engine call (one transaction), answered before what follows.
+      var sends: [MessageSend] = []
+      for item in batch {
+        if case .frame(.send(let room, let id, let text)) = item {
           sends.append(Self.request(room: room, id: id, text: text))
-          index += 1
-        }
-        if !sends.isEmpty {
-          send(sends, post: post)
           continue
         }
-        switch batch[index] {
+        if !sends.isEmpty { send(sends, post: post) }
+        sends = []
+        switch item {
         case .frame(let frame):
           handle(frame, listener: listener, post: post, turn: turn)
         case .refused(let error):
@@ -184,8 +180,8 @@ struct RealtimeSession: Sendable {
           post.yield(.close(close, reason: reason))
           return
         }
-        index += 1
       }
+      if !sends.isEmpty { send(sends, post: post) }
     }
   }
 
@@ -349,7 +345,7 @@ final class Inbox: Sendable {
   var batches: AsyncFilterSequence<AsyncMapSequence<AsyncStream<Void>, [RealtimeSession.Inbound]>> {
     signals.map { [pending] in
       pending.withLock { items in
-        defer { items.removeAll(keepingCapacity: true) }
+        defer { items = [] }
         return items
       }
     }.filter { !$0.isEmpty }

@@ -300,40 +300,27 @@ extension ServiceEngine {
   public func sendMessages(
     _ sends: [MessageSend], as viewer: Viewer
   ) -> [Result<SentMessage, DomainError>] {
-    let now = self.now
-    // What needs no database, in the order `sendMessage` always checked it.
-    let checked = sends.map { send -> Result<(key: Int64, text: String), DomainError> in
-      Result { () throws(DomainError) in
-        let key = try PublicID.room.require(send.roomID.rawValue)
-        try viewer.requireNotBanned(at: now)
-        let text = try validated { () throws(ValidationError) in
-          try TextRule.chatMessage.validate(send.text)
-        }
-        return (key, text)
-      }
-    }
     do {
       return try write { db, moment in
-        try zip(sends, checked).map { send, checked in
-          let valid: (key: Int64, text: String)
-          switch checked {
-          case .success(let value): valid = value
-          case .failure(let error): return .failure(error)
-          }
+        try sends.map { send in
           let clientID = send.clientMessageID.uuidString.lowercased()
           // Every refusal comes before the send's first write, so a refused send leaves
           // nothing behind without a savepoint; errors after it are the database's own.
-          let room: RoomRecord
+          let (room, text): (RoomRecord, String)
           do {
-            room = try Chat.memberRoom(db, valid.key, viewer: viewer)
+            let key = try PublicID.room.require(send.roomID.rawValue)
+            try viewer.requireNotBanned(at: moment.now)
+            text = try validated { () throws(ValidationError) in
+              try TextRule.chatMessage.validate(send.text)
+            }
+            room = try Chat.memberRoom(db, key, viewer: viewer)
             if let existing = try Chat.sent(db, clientID: clientID, by: viewer, in: room) {
               return .success(existing)
             }
           } catch let error as DomainError {
             return .failure(error)
           }
-          let sent = try Chat.store(
-            valid.text, clientID: clientID, in: room, by: viewer, db, moment)
+          let sent = try Chat.store(text, clientID: clientID, in: room, by: viewer, db, moment)
           chatEvents.publishOnCommit(db, .message(sent))
           return .success(SentMessage(message: sent, isNew: true))
         }
