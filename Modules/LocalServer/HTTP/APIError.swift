@@ -11,7 +11,7 @@ struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
   /// The HTTP status.
   var status: HTTPResponse.Status
   /// The machine-readable code of the contract (`validation_failed`, `not_found`, ...).
-  var code: String
+  var code: ErrorCodeDTO
   /// A sentence for people: what is wrong and what to do.
   var message: String
   /// The snake_case field at fault, for `validation_failed` and `nickname_taken`.
@@ -36,12 +36,12 @@ struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
 
   /// A value was refused; names the field.
   static func validation(field: String, _ message: String) -> APIError {
-    APIError(status: .badRequest, code: "validation_failed", message: message, field: field)
+    APIError(status: .badRequest, code: .validationFailed, message: message, field: field)
   }
 
   /// The body or a parameter could not be read at all.
   static func malformed(_ message: String) -> APIError {
-    APIError(status: .badRequest, code: "malformed_request", message: message, field: nil)
+    APIError(status: .badRequest, code: .malformedRequest, message: message)
   }
 
   // MARK: 401
@@ -50,19 +50,19 @@ struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
   static func unauthorized(
     _ message: String = "Sign in first: send a valid access token as Authorization: Bearer."
   ) -> APIError {
-    APIError(status: .unauthorized, code: "unauthorized", message: message, field: nil)
+    APIError(status: .unauthorized, code: .unauthorized, message: message)
   }
 
   /// The access token is past its expiry.
   static let tokenExpired = APIError(
-    status: .unauthorized, code: "token_expired",
-    message: "The access token has expired; refresh the session and retry.", field: nil)
+    status: .unauthorized, code: .tokenExpired,
+    message: "The access token has expired; refresh the session and retry.")
 
   // MARK: 403
 
   /// Not the owner, not an admin, not a member of the room.
   static func forbidden(_ message: String) -> APIError {
-    APIError(status: .forbidden, code: "forbidden", message: message, field: nil)
+    APIError(status: .forbidden, code: .forbidden, message: message)
   }
 
   /// The account is banned from writing.
@@ -73,27 +73,26 @@ struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
       } else {
         "Your account is banned; you can still read. Contact the moderators."
       }
-    return APIError(status: .forbidden, code: "banned", message: message, field: nil)
+    return APIError(status: .forbidden, code: .banned, message: message)
   }
 
   /// Others' answers stay hidden until the caller answered.
   static let answerRequired = APIError(
-    status: .forbidden, code: "answer_required",
-    message: "Answer this question first to see what others wrote.", field: nil)
+    status: .forbidden, code: .answerRequired,
+    message: "Answer this question first to see what others wrote.")
 
   // MARK: 404, 405
 
   /// Nothing there, or hidden from the caller.
   static func notFound(_ message: String) -> APIError {
-    APIError(status: .notFound, code: "not_found", message: message, field: nil)
+    APIError(status: .notFound, code: .notFound, message: message)
   }
 
   /// The path exists but not with this method.
   static func methodNotAllowed(_ method: String, path: String, allowed: [String]) -> APIError {
     var error = APIError(
-      status: .methodNotAllowed, code: "malformed_request",
-      message: "\(method) is not supported on \(path); use \(allowed.joined(separator: ", ")).",
-      field: nil)
+      status: .methodNotAllowed, code: .malformedRequest,
+      message: "\(method) is not supported on \(path); use \(allowed.joined(separator: ", ")).")
     error.headers[.allow] = allowed.joined(separator: ", ")
     return error
   }
@@ -102,7 +101,7 @@ struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
 
   /// The write collides with the current state.
   static func conflict(_ message: String) -> APIError {
-    APIError(status: .conflict, code: "conflict", message: message, field: nil)
+    APIError(status: .conflict, code: .conflict, message: message)
   }
 
   // MARK: 413, 429, 5xx
@@ -110,15 +109,15 @@ struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
   /// The body is larger than the server accepts.
   static func payloadTooLarge(limit: Int) -> APIError {
     APIError(
-      status: .contentTooLarge, code: "payload_too_large",
-      message: "The request body is larger than \(limit) bytes.", field: nil)
+      status: .contentTooLarge, code: .payloadTooLarge,
+      message: "The request body is larger than \(limit) bytes.")
   }
 
   /// Too many writes; `Retry-After` says when to try again.
   static func rateLimited(retryAfter seconds: Int) -> APIError {
     var error = APIError(
-      status: .tooManyRequests, code: "rate_limited",
-      message: "Too many requests; try again in \(seconds) seconds.", field: nil)
+      status: .tooManyRequests, code: .rateLimited,
+      message: "Too many requests; try again in \(seconds) seconds.")
     error.headers[.retryAfter] = String(seconds)
     return error
   }
@@ -126,9 +125,8 @@ struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
   /// A plain request to a WebSocket-only path (`/realtime`).
   static func upgradeRequired(_ path: String) -> APIError {
     var error = APIError(
-      status: .upgradeRequired, code: "upgrade_required",
-      message: "\(path) speaks WebSocket only: send a WebSocket handshake (Upgrade: websocket).",
-      field: nil)
+      status: .upgradeRequired, code: .upgradeRequired,
+      message: "\(path) speaks WebSocket only: send a WebSocket handshake (Upgrade: websocket).")
     error.headers[.upgrade] = "websocket"
     error.headers[.connection] = "Upgrade"
     return error
@@ -136,25 +134,25 @@ struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
 
   /// The server failed.
   static func internalError(_ message: String) -> APIError {
-    APIError(status: .internalServerError, code: "internal", message: message, field: nil)
+    APIError(status: .internalServerError, code: .internal, message: message)
   }
 
   /// An injected fault (dev mode) with the configured status.
   static func injected(status: Int) -> APIError {
-    let code: String =
+    let code: ErrorCodeDTO =
       switch status {
-      case 400: "malformed_request"
-      case 401: "unauthorized"
-      case 403: "forbidden"
-      case 404: "not_found"
-      case 409: "conflict"
-      case 413: "payload_too_large"
-      case 429: "rate_limited"
-      default: "internal"
+      case 400: .malformedRequest
+      case 401: .unauthorized
+      case 403: .forbidden
+      case 404: .notFound
+      case 409: .conflict
+      case 413: .payloadTooLarge
+      case 429: .rateLimited
+      default: .internal
       }
     var error = APIError(
       status: HTTPResponse.Status(code: status), code: code,
-      message: "Injected fault (dev mode): this request failed on purpose.", field: nil)
+      message: "Injected fault (dev mode): this request failed on purpose.")
     if status == 429 { error.headers[.retryAfter] = "1" }
     return error
   }
@@ -171,10 +169,10 @@ extension APIError {
       self = .validation(field: validation.field, validation.description)
     case .nicknameTaken:
       self = APIError(
-        status: .conflict, code: "nickname_taken", message: error.description, field: "nickname")
+        status: .conflict, code: .nicknameTaken, message: error.description, field: "nickname")
     case .alreadyReported:
       self = APIError(
-        status: .conflict, code: "already_reported", message: error.description, field: nil)
+        status: .conflict, code: .alreadyReported, message: error.description)
     case .banned:
       self = .banned(until: viewer?.bannedUntil)
     case .notFound:

@@ -1,3 +1,4 @@
+import DTO
 import Domain
 import Foundation
 import Hummingbird
@@ -56,8 +57,8 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
       return .malformed("The request could not be read.")
     default:
       return APIError(
-        status: error.status, code: error.status.code >= 500 ? "internal" : "malformed_request",
-        message: error.status.reasonPhrase, field: nil)
+        status: error.status, code: error.status.code >= 500 ? .internal : .malformedRequest,
+        message: error.status.reasonPhrase)
     }
   }
 }

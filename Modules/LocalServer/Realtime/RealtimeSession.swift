@@ -248,7 +248,8 @@ struct RealtimeSession: Sendable {
     let envelope = APIError(error, viewer: viewer)
     return .error(
       RealtimeErrorDTO(
-        code: envelope.code, message: envelope.message, field: envelope.field, roomId: room,
+        code: envelope.code.rawValue, message: envelope.message, field: envelope.field,
+        roomId: room,
         clientMessageId: clientMessageID?.uuidString.lowercased()))
   }
 
