@@ -46,18 +46,12 @@ public enum DomainError: Error, Hashable, Sendable, CustomStringConvertible {
     case .timeout: "The server took too long to answer. Try again."
     case .rateLimited(let retryAfter):
       if let retryAfter {
-        "You are doing that too often. Try again in \(Self.wholeSeconds(retryAfter)) s."
+        "You are doing that too often. Try again in \(retryAfter.wholeSecondsRoundedUp) s."
       } else {
         "You are doing that too often. Try again in a moment."
       }
     case .server(let message): "Something went wrong on the server: \(message)"
     }
-  }
-
-  /// Whole seconds, rounded up and at least 1, so a 500 ms wait never reads "0 s".
-  private static func wholeSeconds(_ duration: Duration) -> Int64 {
-    let (seconds, attoseconds) = duration.components
-    return max(1, attoseconds > 0 ? seconds + 1 : seconds)
   }
 }
 

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Logging
 import ServiceEngine
@@ -20,22 +21,9 @@ public struct ServerConfiguration: Sendable {
     case demo
   }
 
-  /// How many writes one caller may make per window before getting 429 `rate_limited`.
-  public struct RateLimit: Sendable, Hashable {
-    /// Writes allowed per window.
-    public var count: Int
-    /// The window length.
-    public var window: Duration
-
-    /// Creates a limit of `count` writes per `window`.
-    public init(count: Int, window: Duration) {
-      self.count = count
-      self.window = window
-    }
-
-    /// The service's default: 30 writes per 10 seconds.
-    public static let standard = RateLimit(count: 30, window: .seconds(10))
-  }
+  /// How many writes one caller may make per window before getting 429 `rate_limited`
+  /// (``RateLimiter/Limit/standard`` by default).
+  public typealias RateLimit = RateLimiter.Limit
 
   /// How many frames one WebSocket connection may send per window before it gets
   /// `too_many_frames` and close code 1008 (`nil`: no limit).
@@ -133,13 +121,5 @@ public final class ServerClock: Sendable {
   /// Jumps to `date` and stops there.
   public func set(to date: Date) {
     state.withLock { $0 = (fixed: date, offset: 0) }
-  }
-}
-
-extension Duration {
-  /// The duration in seconds, as Foundation counts time.
-  var timeInterval: TimeInterval {
-    let (seconds, attoseconds) = components
-    return Double(seconds) + Double(attoseconds) / 1e18
   }
 }

@@ -24,9 +24,7 @@ final class ServerCore: Sendable {
     socketFaults = SocketFaultInjector(
       faults: configuration.devMode ? configuration.socketFaults : SocketFaults(),
       seed: configuration.faultSeed)
-    rateLimiter = configuration.rateLimit.map {
-      RateLimiter(count: $0.count, window: $0.window.timeInterval)
-    }
+    rateLimiter = configuration.rateLimit.map(RateLimiter.init)
   }
 
   /// The server's "now".

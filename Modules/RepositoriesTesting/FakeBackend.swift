@@ -114,9 +114,7 @@ public final class FakeBackend: Sendable {
     set {
       transport.withLock {
         $0.rateLimit = newValue
-        $0.limiter = newValue.map {
-          RateLimiter(count: $0.maximumWrites, window: $0.windowSeconds)
-        }
+        $0.limiter = newValue.map(RateLimiter.init)
       }
     }
   }

@@ -1,25 +1,40 @@
 import Domain
 import Foundation
 
-/// The write limit: at most `count` writes per key (a user, or an address for signed-out
-/// callers) in a sliding `window`. The server applies it to every write; the fakes apply it
-/// when a test turns it on.
+/// The write limit: at most ``Limit/count`` writes per key (a user, or an address for
+/// signed-out callers) in a sliding ``Limit/window``. The server applies it to every write and
+/// to the frames of a socket; the fakes apply it when a test turns it on.
 public final class RateLimiter: Sendable {
-  /// How many writes a window allows.
-  public let count: Int
-  /// The window's length.
-  public let window: TimeInterval
+  /// How many writes (or frames) one caller may make per window.
+  public struct Limit: Sendable, Hashable {
+    /// How many a window allows; at least 1.
+    public var count: Int
+    /// The window's length.
+    public var window: Duration
+
+    /// A limit of `count` (at least 1) per `window`.
+    public init(count: Int, window: Duration) {
+      self.count = max(1, count)
+      self.window = window
+    }
+
+    /// The service's write limit: 30 writes per 10 seconds.
+    public static let standard = Limit(count: 30, window: .seconds(10))
+  }
+
+  /// The limit it enforces.
+  public let limit: Limit
   private let windows = Locked<[String: [Date]]>([:])
 
-  /// Creates a limiter; `count` is at least 1.
-  public init(count: Int, window: TimeInterval) {
-    self.count = max(1, count)
-    self.window = window
+  /// Creates a limiter for `limit`.
+  public init(_ limit: Limit) {
+    self.limit = limit
   }
 
   /// Admits one write of `key` at `now`, or throws `rateLimited` with the whole seconds until
   /// the oldest write leaves the window (at least 1).
   public func admit(_ key: String, at now: Date) throws(DomainError) {
+    let (count, window) = (max(1, limit.count), limit.window.timeInterval)
     let wait: Int? = windows.withLock { windows in
       var times = windows[key, default: []].filter {
         now.timeIntervalSince($0) < window && $0 <= now

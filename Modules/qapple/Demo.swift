@@ -43,7 +43,7 @@ struct Demo: AsyncParsableCommand {
     }
     let summary = try outcome.get()
     let elapsed = clock.now - started
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let seconds = elapsed.timeInterval
     StandardStreams.write(
       """
 

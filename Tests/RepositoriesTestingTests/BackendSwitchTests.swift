@@ -112,6 +112,13 @@ struct BackendSwitchTests {
     #expect(try await alice.board.fetchPosts(page: .first).items.isEmpty)
   }
 
+  @Test("the fake's default write limit is the server's")
+  func defaultRateLimit() {
+    #expect(FakeRateLimit() == .standard)
+    #expect(
+      FakeRateLimit(maximumWrites: 3, per: .seconds(5)) == .init(count: 3, window: .seconds(5)))
+  }
+
   @Test("the optional rate limit refuses writes over the window and says when to retry")
   func rateLimit() async throws {
     let (backend, alice, bob, _) = try makeCast()

@@ -21,7 +21,7 @@ struct SupportTests {
 
   @Test("the rate limiter counts per key inside the window")
   func rateLimiter() {
-    let limiter = RateLimiter(count: 2, window: 10)
+    let limiter = RateLimiter(.init(count: 2, window: .seconds(10)))
     let start = Date(timeIntervalSince1970: 1000)
     #expect(throws: Never.self) { try limiter.admit("a", at: start) }
     #expect(throws: Never.self) { try limiter.admit("a", at: start.addingTimeInterval(1)) }
@@ -30,5 +30,18 @@ struct SupportTests {
     }
     #expect(throws: Never.self) { try limiter.admit("b", at: start.addingTimeInterval(2)) }
     #expect(throws: Never.self) { try limiter.admit("a", at: start.addingTimeInterval(10)) }
+  }
+
+  @Test("a limit allows at least one; the standard is 30 per 10 seconds")
+  func limit() throws {
+    #expect(RateLimiter.Limit(count: 0, window: .seconds(1)).count == 1)
+    #expect(RateLimiter.Limit.standard == .init(count: 30, window: .seconds(10)))
+    let limiter = RateLimiter(.init(count: 1, window: .milliseconds(1_500)))
+    let start = Date(timeIntervalSince1970: 1000)
+    try limiter.admit("a", at: start)
+    // 1.5 s left, said as whole seconds rounded up.
+    #expect(throws: DomainError.rateLimited(retryAfter: .seconds(2))) {
+      try limiter.admit("a", at: start)
+    }
   }
 }

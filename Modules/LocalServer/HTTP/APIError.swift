@@ -186,8 +186,7 @@ extension APIError {
     case .signedOut:
       self = .unauthorized("The session is not valid; sign in again.")
     case .rateLimited(let retryAfter):
-      let (seconds, attoseconds) = (retryAfter ?? .seconds(1)).components
-      self = .rateLimited(retryAfter: Int(max(1, attoseconds > 0 ? seconds + 1 : seconds)))
+      self = .rateLimited(retryAfter: Int((retryAfter ?? .seconds(1)).wholeSecondsRoundedUp))
     case .offline, .timeout, .server:
       self = .internalError("The server failed; try again later.")
     }

@@ -92,7 +92,7 @@ struct RealtimeSession: Sendable {
   }
 
   private func read(_ inbound: WebSocketInboundStream, into inbox: Inbox) async {
-    let limiter = frameLimit.map { RateLimiter(count: $0.count, window: $0.window.timeInterval) }
+    let limiter = frameLimit.map(RateLimiter.init)
     var message: [UInt8] = []
     var isText = true
     do {
