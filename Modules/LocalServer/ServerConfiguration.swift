@@ -41,9 +41,9 @@ public struct ServerConfiguration: Sendable {
   public var seed: Seed
   /// Enables fault injection and the `/_dev/*` endpoints; off, `/_dev/*` answers 404.
   public var devMode: Bool
-  /// How long an access token works (default 15 minutes).
+  /// How long an access token works (by default the engine's: 15 minutes).
   public var accessTokenLifetime: Duration
-  /// How long an unused refresh token works (default 30 days).
+  /// How long an unused refresh token works (by default the engine's: 30 days).
   public var refreshTokenLifetime: Duration
   /// The write rate limit per user (or per address for public writes); `nil` turns it off.
   public var rateLimit: RateLimit?
@@ -65,8 +65,8 @@ public struct ServerConfiguration: Sendable {
     database: Database = .inMemory,
     seed: Seed = .none,
     devMode: Bool = false,
-    accessTokenLifetime: Duration = .seconds(15 * 60),
-    refreshTokenLifetime: Duration = .seconds(30 * 24 * 3600),
+    accessTokenLifetime: Duration = .seconds(ServiceEngine.Configuration().accessTokenLifetime),
+    refreshTokenLifetime: Duration = .seconds(ServiceEngine.Configuration().refreshTokenLifetime),
     rateLimit: RateLimit? = .standard,
     maxBodySize: Int = 1 << 20,
     logLevel: Logger.Level = .info,

@@ -36,14 +36,17 @@ struct QappleServerCommand: AsyncParsableCommand {
   @Flag(help: "Enable fault injection and the /_dev endpoints.")
   var dev = false
 
+  /// The server's own defaults, which the options start from.
+  private static let defaults = ServerConfiguration()
+
   @Option(help: "Access-token lifetime in seconds.")
-  var accessTokenLifetime = 900
+  var accessTokenLifetime = Int(Self.defaults.accessTokenLifetime.components.seconds)
 
   @Option(help: "Write rate limit as COUNT/SECONDS (e.g. 30/10), or \"off\".")
-  var rateLimit = "30/10"
+  var rateLimit = Self.text(of: Self.defaults.rateLimit)
 
   @Option(help: "The largest request body in bytes.")
-  var maxBodySize = 1 << 20
+  var maxBodySize = Self.defaults.maxBodySize
 
   @Option(
     name: .customLong("fault"),
@@ -61,13 +64,13 @@ struct QappleServerCommand: AsyncParsableCommand {
 
   @Option(
     help: "Frames one WebSocket may send per window as COUNT/SECONDS (e.g. 200/10), or \"off\".")
-  var realtimeFrameLimit = "200/10"
+  var realtimeFrameLimit = Self.text(of: Self.defaults.realtimeFrameLimit)
 
   @Option(help: "The seed of the fault dice, so runs repeat.")
-  var faultSeed: UInt64 = 0x5EED
+  var faultSeed = Self.defaults.faultSeed
 
   @Option(help: "trace, debug, info, notice, warning, error or critical.")
-  var logLevel = "info"
+  var logLevel = Self.defaults.logLevel.rawValue
 
   func validate() throws {
     guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535.") }
@@ -132,6 +135,11 @@ struct QappleServerCommand: AsyncParsableCommand {
 
   private func parsedRateLimit() throws -> ServerConfiguration.RateLimit? {
     try parsedRateLimit(rateLimit, option: "--rate-limit")
+  }
+
+  /// A limit as its option takes it: `COUNT/SECONDS`, or `off` for none.
+  private static func text(of limit: ServerConfiguration.RateLimit?) -> String {
+    limit.map { "\($0.count)/\($0.window.components.seconds)" } ?? "off"
   }
 
   /// `COUNT/SECONDS` or `off`.
