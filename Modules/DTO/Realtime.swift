@@ -32,7 +32,8 @@ public enum RealtimeFrameError: Error, Hashable, Sendable, CustomStringConvertib
 /// A frame a client sends to the server.
 public enum ClientFrame: Hashable, Sendable {
   /// Start receiving a room's messages; with `afterSeq`, the server first replays what came
-  /// after it (up to ``RealtimeLimits/replayLimit``), then answers `subscribed`.
+  /// after it (up to the service's replay limit, 200), then answers `subscribed`; the client
+  /// fills anything beyond that over REST.
   case subscribe(roomID: String, afterSeq: Int64?)
   /// Stop receiving a room's messages.
   case unsubscribe(roomID: String)
@@ -224,8 +225,6 @@ public enum RealtimeLimits {
   /// The largest text message the server reads (64 KiB); a larger one is answered with
   /// `frame_too_large` and close code 1009.
   public static let maxMessageBytes = 64 * 1024
-  /// How many messages a `subscribe` with `after_seq` replays before `subscribed`.
-  public static let replayLimit = 200
   /// The path of the socket.
   public static let path = "/realtime"
 }

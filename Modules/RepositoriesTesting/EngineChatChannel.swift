@@ -22,9 +22,6 @@ final class EngineChatChannel: ChatChannel {
     var isClosed = false
   }
 
-  /// The server's replay limit (`DTO.RealtimeLimits.replayLimit`).
-  static let replayLimit = 200
-
   init(backend: FakeBackend, client: FakeClient.ID) {
     self.backend = backend
     self.client = client
@@ -61,7 +58,7 @@ final class EngineChatChannel: ChatChannel {
     do {
       let start = try backend.perform(client) { viewer in
         try backend.engine.subscribe(
-          listener, to: room, afterSeq: afterSeq, replayLimit: Self.replayLimit, as: viewer)
+          listener, to: room, afterSeq: afterSeq, as: viewer)
       }
       for message in start.replay { queue.push(.messages([message])) }
       queue.push(.subscribed(room: room, lastSeq: start.lastSeq))

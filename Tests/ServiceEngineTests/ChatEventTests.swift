@@ -61,6 +61,21 @@ struct ChatEventTests {
     #expect(seqs == [1, 2, 3, 4, 5])
   }
 
+  @Test(
+    "by default a subscription replays the service's limit of missed messages, the oldest first")
+  func defaultReplayLimit() throws {
+    let r = try Self.room()
+    let sends = (1...(ServiceEngine.replayLimit + 5)).map {
+      MessageSend(text: "m\($0)", roomID: r.room, clientMessageID: UUID())
+    }
+    #expect(r.engine.sendMessages(sends, as: r.owner).allSatisfy { (try? $0.get()) != nil })
+    let start = try r.engine.subscribe(
+      r.engine.chatListener(as: r.member), to: r.room, afterSeq: 0, as: r.member)
+    #expect(ServiceEngine.replayLimit == 200)
+    #expect(start.lastSeq == 205)
+    #expect(start.replay.map(\.seq) == (1...200).map { Int64($0) })
+  }
+
   @Test("a batch of sends: one result each, in order; a refused send writes nothing, the rest land")
   func batchOfSends() async throws {
     let r = try Self.room()

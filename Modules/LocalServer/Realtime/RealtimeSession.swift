@@ -220,7 +220,7 @@ struct RealtimeSession: Sendable {
         do throws(DomainError) {
           let start = try engine.subscribe(
             listener, to: ChatRoom.ID(rawValue: room), afterSeq: afterSeq,
-            replayLimit: RealtimeLimits.replayLimit, as: viewer)
+            as: viewer)
           for message in start.replay { post.yield(.frame(.message(ChatMessageDTO(message)))) }
           post.yield(.frame(.subscribed(roomID: room, lastSeq: start.lastSeq)))
         } catch {

@@ -137,6 +137,10 @@ final class ChatEventHub: Sendable {
 }
 
 extension ServiceEngine {
+  /// How many stored messages a subscription with `afterSeq` replays at most (the realtime
+  /// protocol's `subscribe`); a client that missed more fills the rest over REST.
+  public static let replayLimit = 200
+
   /// A new listener for `viewer`; it receives nothing until ``subscribe(_:to:afterSeq:replayLimit:as:)``.
   ///
   /// - Parameter bufferLimit: how many undelivered events it may hold before it is cut off.
@@ -147,10 +151,11 @@ extension ServiceEngine {
 
   /// Subscribes `listener` to a room the viewer belongs to: from now on every committed
   /// message of the room reaches it. Returns the room's last `seq` at that moment and the
-  /// stored messages after `afterSeq` (at most `replayLimit`), so nothing falls between the
-  /// stored history and the live feed.
+  /// stored messages after `afterSeq` (at most `replayLimit`, ``replayLimit`` by default), so
+  /// nothing falls between the stored history and the live feed.
   public func subscribe(
-    _ listener: ChatListener, to id: ChatRoom.ID, afterSeq: Int64?, replayLimit: Int,
+    _ listener: ChatListener, to id: ChatRoom.ID, afterSeq: Int64?,
+    replayLimit: Int = ServiceEngine.replayLimit,
     as viewer: Viewer
   ) throws(DomainError) -> ChatSubscription {
     let key = try PublicID.room.require(id.rawValue)
