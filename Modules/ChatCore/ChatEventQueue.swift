@@ -8,7 +8,7 @@ import Foundation
 public final class ChatEventQueue: Sendable {
   /// The queued events; read by one engine. Ends after ``finish()`` once drained.
   public let events: AsyncStream<ChatChannelEvent>
-  private let state = LockedQueue()
+  private let state = Locked(PendingEvents())
   private let signal: AsyncStream<Void>.Continuation
 
   /// An empty queue.
@@ -20,10 +20,11 @@ public final class ChatEventQueue: Sendable {
     let waiting = SignalIterator(signals.makeAsyncIterator())
     events = AsyncStream {
       while true {
-        switch state.next() {
+        switch state.withLock({ $0.next() }) {
         case .event(let event): return event
         case .finished: return nil
-        case .empty: if await waiting.next() == nil { return state.next().event }
+        case .empty:
+          if await waiting.next() == nil { return state.withLock { $0.next() }.event }
         }
       }
     }
@@ -31,19 +32,19 @@ public final class ChatEventQueue: Sendable {
 
   /// Queues `event`.
   public func push(_ event: ChatChannelEvent) {
-    state.push(event)
+    state.withLock { $0.queue.append(event) }
     signal.yield()
   }
 
   /// Ends ``events`` after what is queued.
   public func finish() {
-    state.finish()
+    state.withLock { $0.isFinished = true }
     signal.finish()
   }
 }
 
-/// The queue's state under a lock.
-private final class LockedQueue: @unchecked Sendable {
+/// The queued events and how far the reader got (kept under a lock).
+private struct PendingEvents {
   enum Next {
     case event(ChatChannelEvent)
     case empty
@@ -52,39 +53,27 @@ private final class LockedQueue: @unchecked Sendable {
     var event: ChatChannelEvent? { if case .event(let event) = self { event } else { nil } }
   }
 
-  // Guarded by `lock`.
-  private let lock = NSLock()
-  private var queue: [ChatChannelEvent] = []
-  private var head = 0
-  private var isFinished = false
-
-  func push(_ event: ChatChannelEvent) {
-    lock.withLock { queue.append(event) }
-  }
-
-  func finish() {
-    lock.withLock { isFinished = true }
-  }
+  var queue: [ChatChannelEvent] = []
+  var head = 0
+  var isFinished = false
 
   /// The next event, a run of messages merged into one.
-  func next() -> Next {
-    lock.withLock {
-      guard head < queue.count else {
-        queue.removeAll(keepingCapacity: true)
-        head = 0
-        return isFinished ? .finished : .empty
-      }
-      guard case .messages(var merged) = queue[head] else {
-        defer { head += 1 }
-        return .event(queue[head])
-      }
-      head += 1
-      while head < queue.count, case .messages(let more) = queue[head] {
-        merged += more
-        head += 1
-      }
-      return .event(.messages(merged))
+  mutating func next() -> Next {
+    guard head < queue.count else {
+      queue.removeAll(keepingCapacity: true)
+      head = 0
+      return isFinished ? .finished : .empty
     }
+    guard case .messages(var merged) = queue[head] else {
+      defer { head += 1 }
+      return .event(queue[head])
+    }
+    head += 1
+    while head < queue.count, case .messages(let more) = queue[head] {
+      merged += more
+      head += 1
+    }
+    return .event(.messages(merged))
   }
 }
 

@@ -120,14 +120,14 @@ public final class LiveBackend: Sendable {
 }
 
 /// Lets the API client reach the session controller that is created after it.
-final class SessionLink: @unchecked Sendable {
-  // Guarded by `lock`; set once during `LiveBackend.init`.
-  private let lock = NSLock()
-  private weak var stored: SessionController?
+final class SessionLink: Sendable {
+  private struct Weak { weak var controller: SessionController? }
+  /// Set once during `LiveBackend.init`.
+  private let stored = Locked(Weak())
 
   var controller: SessionController? {
-    get { lock.withLock { stored } }
-    set { lock.withLock { stored = newValue } }
+    get { stored.withLock(\.controller) }
+    set { stored.withLock { $0.controller = newValue } }
   }
 }
 

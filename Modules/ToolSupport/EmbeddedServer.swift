@@ -107,11 +107,9 @@ public final class EmbeddedServer: Sendable {
 }
 
 /// Receives the embedded server's log entries from every handler copy.
-final class ServerLogSink: @unchecked Sendable {
-  // Guarded by `lock`.
-  private let lock = NSLock()
-  private var codes: [String: String] = [:]
-  private var stopping = false
+final class ServerLogSink: Sendable {
+  private let codes = Locked<[String: String]>([:])
+  private let stopping = Locked(false)
   let echoesEmailCodes: Bool
   let level: Logger.Level
 
@@ -122,18 +120,18 @@ final class ServerLogSink: @unchecked Sendable {
 
   /// Set when `stop()` begins: the cancellation it causes is expected, not worth a line.
   var isStopping: Bool {
-    get { lock.withLock { stopping } }
-    set { lock.withLock { stopping = newValue } }
+    get { stopping.withLock { $0 } }
+    set { stopping.withLock { $0 = newValue } }
   }
 
   func code(for email: String) -> String? {
-    lock.withLock { codes[email] }
+    codes.withLock { $0[email] }
   }
 
   func receive(_ event: LogEvent, metadata: Logger.Metadata, label: String) {
     // The dev server "mails" a sign-up code by logging it with `email` and `code` metadata.
     if case .string(let email)? = metadata["email"], case .string(let code)? = metadata["code"] {
-      lock.withLock { codes[email] = code }
+      codes.withLock { $0[email] = code }
       if echoesEmailCodes {
         StandardStreams.writeError(
           "qapple: e-mail code for \(email): \(code) (the local server logs codes instead of "

@@ -53,16 +53,18 @@ struct Call: Sendable {
     return value
   }
 
-  /// `cursor` and `limit` of a list operation (limit 1...100, default 20); the engine checks
-  /// that the cursor is one it issued.
+  /// `cursor` and `limit` of a list operation (limit 1...``PageRequest/maximumLimit``, by
+  /// default ``PageRequest/defaultLimit``); the engine checks that the cursor is one it issued.
   func pageRequest() throws(APIError) -> PageRequest {
     var limit = PageRequest.defaultLimit
     if let text = query("limit") {
+      let range = 1...PageRequest.maximumLimit
       guard let value = Int(text) else {
-        throw APIError.validation(field: "limit", "limit must be an integer between 1 and 100.")
+        throw APIError.validation(
+          field: "limit", "limit must be an integer between 1 and \(range.upperBound).")
       }
-      guard (1...PageRequest.maximumLimit).contains(value) else {
-        throw APIError.validation(.outOfRange(field: "limit", range: 1...100, actual: value))
+      guard range.contains(value) else {
+        throw APIError.validation(.outOfRange(field: "limit", range: range, actual: value))
       }
       limit = value
     }

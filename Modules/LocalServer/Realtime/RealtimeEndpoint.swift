@@ -1,4 +1,5 @@
 import DTO
+import Domain
 import Foundation
 import HTTPTypes
 import Hummingbird

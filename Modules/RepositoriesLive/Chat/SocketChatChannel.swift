@@ -152,17 +152,15 @@ public final class SocketChatChannel: ChatChannel {
 }
 
 /// Tasks to cancel together.
-final class TaskBag: @unchecked Sendable {
-  // Guarded by `lock`.
-  private let lock = NSLock()
-  private var tasks: [Task<Void, Never>] = []
+final class TaskBag: Sendable {
+  private let tasks = Locked<[Task<Void, Never>]>([])
 
   func add(_ task: Task<Void, Never>) {
-    lock.withLock { tasks.append(task) }
+    tasks.withLock { $0.append(task) }
   }
 
   func cancelAll() {
-    let all = lock.withLock {
+    let all = tasks.withLock { tasks in
       defer { tasks = [] }
       return tasks
     }
