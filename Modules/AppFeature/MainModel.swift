@@ -16,7 +16,8 @@ import Repositories
 /// Screens ask for navigation with a ``Domain/DeepLink`` (their `onNavigate`), and this model
 /// turns the link into state: inside the app the route is pushed on the tab the user is in;
 /// from outside (``open(_:)``: a URL or a push) the link's own tab is selected and its stack is
-/// replaced. No model here looks at what a screen does otherwise.
+/// replaced. Beyond that, only what a screen changed that a tab root lists is passed on (a
+/// deleted post, a joined or left group).
 @MainActor @Observable
 public final class MainModel {
   /// The tabs, in display order.
@@ -159,6 +160,8 @@ public final class MainModel {
         guard let self, let model else { return }
         self.pop(.group(model), from: tab)
       }
+      // Joined or left: the groups list shows the new membership.
+      model.onMembershipChanged = { [weak self] in self?.groups.groupChanged($0) }
       return .group(model)
     case .chatRoom(let id):
       return .chatRoom(withDependencies(from: self) { ChatRoomModel(roomID: id) })

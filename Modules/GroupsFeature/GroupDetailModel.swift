@@ -49,6 +49,9 @@ public final class GroupDetailModel: Identifiable {
   @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
   /// Asks the presenter to close the screen (the group was deleted).
   @ObservationIgnored public var onDismiss: @MainActor () -> Void = {}
+  /// Tells the presenter the user joined or left the group (the group as it is now), so the
+  /// lists that show it can follow.
+  @ObservationIgnored public var onMembershipChanged: @MainActor (StudyGroup) -> Void = { _ in }
 
   @ObservationIgnored @Dependency(\.studyGroupRepository) private var groups
   @ObservationIgnored @Dependency(\.profileRepository) private var profiles
@@ -236,6 +239,7 @@ public final class GroupDetailModel: Identifiable {
     defer { isUpdatingMembership = false }
     do {
       try await change()
+      if let group { onMembershipChanged(group) }
       try await reloadMembers()
       await analytics.track(event, at: date.now)
     } catch {

@@ -120,6 +120,13 @@ public final class GroupsModel {
     destination = .createGroup(sheet)
   }
 
+  /// A group changed elsewhere (its screen: the user joined or left it): its row shows it as
+  /// it is now.
+  public func groupChanged(_ group: StudyGroup) {
+    guard let index = groups.firstIndex(where: { $0.id == group.id }) else { return }
+    groups[index] = group
+  }
+
   /// The sheet was dismissed.
   public func destinationDismissed() {
     destination = nil

@@ -56,13 +56,9 @@ public final class NotificationsModel {
   }
 
   /// Reads the unread count again (for the badge; the app calls it when it becomes active);
-  /// a failure keeps the old count and is shown.
+  /// a failure keeps the last known count and leaves ``failure`` (the inbox's) alone.
   public func refreshUnreadCount() async {
-    do {
-      unreadCount = try await repository.fetchUnreadCount()
-    } catch {
-      failure = DomainError(error)
-    }
+    if let count = await currentUnreadCount() { unreadCount = count }
   }
 
   /// The row of `notification` appeared; the last one loads the next page.
@@ -136,16 +132,23 @@ public final class NotificationsModel {
     defer { if current == generation { isReloading = false } }
     do {
       let page = try await repository.fetchNotifications(.first)
-      let count = try await repository.fetchUnreadCount()
+      let count = await currentUnreadCount()
       guard current == generation else { return }
       notifications = page.items
       nextCursor = page.nextCursor
-      unreadCount = count
+      if let count { unreadCount = count }
       hasLoaded = true
     } catch {
       guard current == generation else { return }
       failure = DomainError(error)
     }
+  }
+
+  /// The unread count as the service says now, or `nil` when it cannot be read. A badge is
+  /// not worth an error of its own: the caller keeps the last known count, ``failure`` stays
+  /// the inbox's, and the next refresh reads the count again.
+  private func currentUnreadCount() async -> Int? {
+    try? await repository.fetchUnreadCount()
   }
 
   private func markRead(_ notification: AppNotification.ID) async {

@@ -10,7 +10,9 @@ import Repositories
 /// question.
 ///
 /// The write sheet's draft lives as long as this model: closing the sheet and opening it again
-/// brings the text back; only a submitted answer ends it.
+/// brings the text back; only a submitted answer ends it. A submit the service refuses as a
+/// conflict (already answered, e.g. on another device) reloads the question and its answers
+/// behind the sheet, which keeps the failure and the draft.
 @MainActor @Observable
 public final class QuestionDetailModel {
   /// What the screen shows.
@@ -105,6 +107,8 @@ public final class QuestionDetailModel {
     let sheet = withDependencies(from: self) { WriteAnswerModel(question: question) }
     sheet.onClose = { [weak self] in self?.destination = nil }
     sheet.onSubmitted = { [weak self] answer in await self?.answerSubmitted(answer) }
+    // The screen behind the sheet is stale (e.g. answered on another device): show what is now.
+    sheet.onConflict = { [weak self] in await self?.load() }
     draft = sheet
     destination = .writeAnswer(sheet)
   }

@@ -35,6 +35,10 @@ public final class WriteAnswerModel: Identifiable {
   /// Called when the server accepted the answer (awaited before the submit ends, so the
   /// presenter can show the unlocked answers).
   @ObservationIgnored public var onSubmitted: @MainActor (Answer) async -> Void = { _ in }
+  /// Called when the service refused the answer as conflicting with its current state (e.g.
+  /// the user already answered on another device), awaited before the submit ends, so the
+  /// presenter can reload what it shows; the failure stays on the sheet, the draft in it.
+  @ObservationIgnored public var onConflict: @MainActor () async -> Void = {}
   /// Called when the user closed the sheet without submitting (the draft stays in this model).
   @ObservationIgnored public var onClose: @MainActor () -> Void = {}
 
@@ -94,7 +98,9 @@ public final class WriteAnswerModel: Identifiable {
       answer = try await questions.submitAnswer(question.id, content)
     } catch {
       isSubmitting = false
-      failure = DomainError(error)
+      let failure = DomainError(error)
+      self.failure = failure
+      if case .conflict = failure { await onConflict() }
       return
     }
     isSubmitting = false

@@ -148,7 +148,9 @@ struct Questions: AsyncParsableCommand {
       discussion: """
         RFC 4180 quoting (quotes, commas and newlines inside quotes), UTF-8 with or without a \
         BOM. Good rows are imported; each refused row is listed with its line number, and the \
-        command then exits with status 1.
+        command then exits with status 1. A file that cannot be read as a whole is not sent \
+        (status 2); an account that is not an admin is refused first (status 3), whatever the \
+        file holds.
         """)
 
     @Argument(help: "The CSV file.", completion: .file(extensions: ["csv"]))
@@ -188,7 +190,7 @@ struct Questions: AsyncParsableCommand {
   }
 
   /// Imports `csv` through the import screen's model: the preview first (a file it refuses
-  /// whole is an error and nothing is sent), then the import.
+  /// whole is an error and the file is not sent), then the import.
   @MainActor
   static func importFile(
     _ csv: Data, named name: String, _ connection: ToolConnection
@@ -196,7 +198,12 @@ struct Questions: AsyncParsableCommand {
     let importer = AdminScreens.model(connection) { QuestionImportModel() }
     await importer.task()
     importer.fileChosen(csv, named: name)
-    if case .refused(_, let error) = importer.step { throw DomainError.validation(error) }
+    if case .refused(_, let error) = importer.step {
+      // The permission comes before the file, as on the server: a member (or no session) is
+      // refused whatever the file holds. The service decides, through its lightest admin read.
+      _ = try await connection.repositories.admin.fetchQuestions(nil, PageRequest(limit: 1))
+      throw DomainError.validation(error)
+    }
     await importer.importButtonTapped()
     if let failure = importer.failure { throw failure }
     switch importer.step {

@@ -287,6 +287,40 @@ struct AppFeatureTests {
     #expect(main[path: .profile].isEmpty, "tapping the selected tab pops to its root")
   }
 
+  @Test func joiningOrLeavingAGroupShowsInTheGroupsList() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let bob = try backend.signedUpClient(nickname: "bob")
+    let group = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Swift Study"))
+    let (app, task) = await app(as: bob)
+    defer { task.cancel() }
+    let main = try await main(of: app)
+
+    main.tabTapped(.groups)
+    await main.groups.task()
+    #expect(main.groups.groups.map(\.isMember) == [false])
+    // Opens the group from the list, lets `change` act on its screen, and goes back.
+    func onGroupScreen(_ change: (GroupDetailModel) async -> Void) async {
+      main.groups.groupTapped(group.id)
+      guard case .group(let detail) = main[path: .groups].only else {
+        Issue.record("groups path: \(main[path: .groups])")
+        return
+      }
+      await detail.task()
+      await change(detail)
+      #expect(detail.failure == nil)
+      main.tabTapped(.groups)
+      #expect(main[path: .groups].isEmpty)
+    }
+
+    // Back on the list, without a refresh, the new membership shows.
+    await onGroupScreen { await $0.joinButtonTapped() }
+    #expect(main.groups.groups.map(\.isMember) == [true])
+    #expect(main.groups.groups.map(\.memberCount) == [2])
+    await onGroupScreen { await $0.leaveButtonTapped() }
+    #expect(main.groups.groups.map(\.isMember) == [false])
+    #expect(main.groups.groups.map(\.memberCount) == [1])
+  }
+
 }
 
 extension Array {

@@ -230,6 +230,45 @@ struct GroupsFeatureTests {
     #expect(events.first?.properties == ["screen": "group_detail"])
   }
 
+  @Test func joiningAndLeavingReachTheListThroughTheCallback() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    let other = try await createGroup("Algorithms", by: alice)
+    let groups = bob.model(clock: clock) { GroupsModel() }
+    await groups.task()
+    let detail = bob.model(clock: clock) { GroupDetailModel(groupID: group.id) }
+    var changed: [StudyGroup] = []
+    detail.onMembershipChanged = {
+      changed.append($0)
+      groups.groupChanged($0)
+    }
+    await detail.task()
+    func row(_ id: StudyGroup.ID) -> StudyGroup? { groups.groups.first { $0.id == id } }
+
+    await detail.joinButtonTapped()
+    #expect(changed.map(\.isMember) == [true])
+    #expect(row(group.id)?.isMember == true)
+    #expect(row(group.id)?.memberCount == 2)
+    #expect(row(other.id)?.isMember == false)
+    // The list is what a fresh load shows.
+    #expect(groups.groups == (try await bob.studyGroups.fetchGroups(nil, .first).items))
+
+    await detail.leaveButtonTapped()
+    #expect(changed.map(\.isMember) == [true, false])
+    #expect(row(group.id)?.isMember == false)
+    #expect(row(group.id)?.memberCount == 1)
+    #expect(groups.groups == (try await bob.studyGroups.fetchGroups(nil, .first).items))
+
+    // A refused change tells nobody.
+    backend.isOffline = true
+    await detail.joinButtonTapped()
+    #expect(detail.failure == .offline)
+    #expect(changed.count == 2)
+    backend.isOffline = false
+    // A group the list does not show stays out of it.
+    groups.groupChanged(try await createGroup("Not listed", by: alice))
+    #expect(Set(groups.groups.map(\.id)) == [group.id, other.id])
+  }
+
   @Test func aFailedJoinIsShownAndChangesNothing() async throws {
     let group = try await createGroup("Swift Study", by: alice)
     let detail = bob.model(clock: clock) { GroupDetailModel(groupID: group.id) }

@@ -188,10 +188,51 @@ struct NotificationsFeatureTests {
     backend.isOffline = true
     await badge.refreshUnreadCount()
     #expect(badge.unreadCount == 2)
-    #expect(badge.failure == .offline)
+    // A badge hiccup is not the inbox's failure.
+    #expect(badge.failure == nil)
     backend.isOffline = false
     // The badge alone sends no screen view.
     #expect(try await alice.uploadedEvents().isEmpty)
+  }
+
+  @Test func aBadgeFailureKeepsTheLastCountAndNeverFailsTheInbox() async throws {
+    _ = try await bobComments(2)
+    let badgeFails = LockIsolated(true)
+    let inbox = inbox(as: alice) {
+      let count = $0.notificationRepository.fetchUnreadCount
+      $0.notificationRepository.fetchUnreadCount = {
+        if badgeFails.value { throw DomainError.timeout }
+        return try await count()
+      }
+    }
+    // The list loads although its badge cannot be read.
+    await inbox.task()
+    #expect(inbox.notifications.count == 2)
+    #expect(inbox.hasLoaded)
+    #expect(inbox.failure == nil)
+    #expect(inbox.unreadCount == 0)
+    badgeFails.setValue(false)
+    await inbox.refreshUnreadCount()
+    #expect(inbox.unreadCount == 2)
+
+    badgeFails.setValue(true)
+    _ = try await bobComments(1)
+    await inbox.refreshUnreadCount()
+    #expect(inbox.unreadCount == 2)
+    #expect(inbox.failure == nil)
+    await inbox.refreshPulled()
+    #expect(inbox.notifications.count == 3)
+    #expect(inbox.unreadCount == 2)
+    #expect(inbox.failure == nil)
+    // The list's own failure is still shown.
+    backend.isOffline = true
+    await inbox.refreshPulled()
+    #expect(inbox.failure == .offline)
+    #expect(inbox.notifications.count == 3)
+    backend.isOffline = false
+    badgeFails.setValue(false)
+    await inbox.refreshUnreadCount()
+    #expect(inbox.unreadCount == 3)
   }
 
   @Test func aFailedRefreshKeepsTheInbox() async throws {

@@ -64,6 +64,28 @@ struct QuestionDetailModelTests {
     #expect(detail.answers.answers.count == 3)
   }
 
+  @Test func aConflictingAnswerReloadsTheQuestionFromItsLink() async throws {
+    let detail = bear.model { QuestionDetailModel(questionID: seeded.questions[0]) }
+    await detail.task()
+    detail.writeAnswerButtonTapped()
+    let sheet = try #require(detail.destination?.writeAnswer)
+    sheet.textChanged("늦게 보낸 답")
+    // Answered meanwhile on another device.
+    let other = try backend.client(forNickname: Fixtures.codingBear)
+    let mine = try await other.questions.submitAnswer(seeded.questions[0], "먼저 보낸 답")
+    await sheet.submitButtonTapped()
+    guard case .conflict = sheet.failure else {
+      Issue.record("expected a conflict, got \(String(describing: sheet.failure))")
+      return
+    }
+    #expect(detail.question?.myAnswer?.id == mine.id)
+    #expect(detail.question?.answerCount == 3)
+    #expect(!detail.canWriteAnswer)
+    #expect(detail.failure == nil)
+    #expect(!detail.answers.isLocked)
+    #expect(detail.answers.answers.filter(\.isMine).map(\.id) == [mine.id])
+  }
+
   @Test func aQuestionNotPublishedOrUnknownIsNotFound() async throws {
     for id in [seeded.questions[4], "q_missing"] {
       let detail = bear.model { QuestionDetailModel(questionID: id) }

@@ -147,9 +147,9 @@ struct TodayModelTests {
     #expect(detail.answers.isLocked == false)
   }
 
-  @Test func answeringOnAnotherDeviceFirstIsAConflict() async throws {
+  @Test func answeringOnAnotherDeviceFirstIsAConflictThatReloadsTheQuestion() async throws {
     let (_, phone) = try await loadedToday(as: bear)
-    let (_, tablet) = try await loadedToday(
+    let (today, tablet) = try await loadedToday(
       as: try backend.client(forNickname: Fixtures.codingBear))
     phone.writeAnswerButtonTapped()
     tablet.writeAnswerButtonTapped()
@@ -164,6 +164,17 @@ struct TodayModelTests {
       return
     }
     #expect(try await bear.questions.fetchToday().myAnswer?.content == "폰에서 쓴 답")
+    // The tablet's screen shows the answer written on the phone, no longer stale.
+    #expect(today.today === tablet)
+    #expect(tablet.question?.myAnswer?.content == "폰에서 쓴 답")
+    #expect(!tablet.canWriteAnswer)
+    #expect(!tablet.answers.isLocked)
+    #expect(tablet.answers.answers.filter(\.isMine).map(\.content) == ["폰에서 쓴 답"])
+    // The sheet still says why and keeps the text until it is closed.
+    #expect(try writeSheet(of: tablet) === second)
+    #expect(second.text == "태블릿에서 쓴 답")
+    second.closeButtonTapped()
+    #expect(tablet.destination == nil)
   }
 
   @Test func aBannedMemberIsToldWhyTheAnswerWasRefused() async throws {

@@ -149,6 +149,38 @@ struct ToolsProcessTests {
     #expect(stats.stdout.isEmpty)
   }
 
+  @Test func aMemberImportingQuestionsExitsThreeWhateverTheFileHolds() async throws {
+    let files = ToolProcess.temporaryHome()
+    try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: files) }
+    let malformed = files.appendingPathComponent("malformed.csv")
+    try Data("date,text\n2031-05-01,Wrong header row\n".utf8).write(to: malformed)
+    let good = files.appendingPathComponent("good.csv")
+    try Data("publish_date,content\n2031-05-01,What would you build next?\n".utf8)
+      .write(to: good)
+
+    #expect(try await tools.run("qapple-admin", "signin", "--token", "demo-4").status == 0)
+    for file in [malformed, good] {
+      let run = try await tools.run("qapple-admin", "questions", "import", file.path)
+      #expect(run.status == 3, "\(run)")
+      #expect(run.errorLines.count == 1, "\(run)")
+      #expect(run.errorLines.first?.hasPrefix("error: forbidden") == true, "\(run)")
+      #expect(run.stdout.isEmpty)
+    }
+    #expect(try await tools.run("qapple-admin", "signout").status == 0)
+    let signedOut = try await tools.run("qapple-admin", "questions", "import", malformed.path)
+    #expect(signedOut.status == 3, "\(signedOut)")
+    #expect(signedOut.errorLines.first?.hasPrefix("error: not signed in") == true, "\(signedOut)")
+
+    // An admin's malformed file stays a usage error, refused before it is sent.
+    #expect(try await tools.run("qapple-admin", "signin", "--token", "admin").status == 0)
+    let run = try await tools.run("qapple-admin", "questions", "import", malformed.path)
+    #expect(run.status == 2, "\(run)")
+    #expect(run.errorLines.count == 1, "\(run)")
+    #expect(run.stderr.contains("publish_date,content"), "\(run)")
+    #expect(run.stdout.isEmpty)
+  }
+
   @Test func anOfflineServerExitsSixInOneLine() async throws {
     let run = try await tools.run(
       "qapple", "signin", "--token", "demo-1", "--server", "http://127.0.0.1:1")
