@@ -158,7 +158,9 @@ public final class MainModel {
       model.onNavigate = navigate
       model.onDismiss = { [weak self, weak model] in
         guard let self, let model else { return }
+        // The group was deleted: off the stack, and out of the groups list.
         self.pop(.group(model), from: tab)
+        self.groups.groupDeleted(id)
       }
       // Joined or left: the groups list shows the new membership.
       model.onMembershipChanged = { [weak self] in self?.groups.groupChanged($0) }

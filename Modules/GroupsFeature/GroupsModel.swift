@@ -127,6 +127,11 @@ public final class GroupsModel {
     groups[index] = group
   }
 
+  /// A group was deleted elsewhere (its owner deleted it on its screen): its row goes.
+  public func groupDeleted(_ id: StudyGroup.ID) {
+    groups.removeAll { $0.id == id }
+  }
+
   /// The sheet was dismissed.
   public func destinationDismissed() {
     destination = nil

@@ -321,6 +321,30 @@ struct AppFeatureTests {
     #expect(main.groups.groups.map(\.memberCount) == [1])
   }
 
+  @Test func aDeletedGroupLeavesTheGroupsList() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let kept = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Algorithms"))
+    let group = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Swift Study"))
+    let (app, task) = await app(as: alice)
+    defer { task.cancel() }
+    let main = try await main(of: app)
+
+    main.tabTapped(.groups)
+    await main.groups.task()
+    #expect(Set(main.groups.groups.map(\.id)) == [kept.id, group.id])
+    main.groups.groupTapped(group.id)
+    guard case .group(let detail) = main[path: .groups].only else {
+      Issue.record("groups path: \(main[path: .groups])")
+      return
+    }
+    await detail.task()
+    detail.deleteButtonTapped()
+    await detail.deletionConfirmed()
+    #expect(detail.failure == nil)
+    // Off the stack and, without a refresh, out of the list.
+    #expect(main[path: .groups].isEmpty)
+    #expect(main.groups.groups.map(\.id) == [kept.id])
+  }
 }
 
 extension Array {

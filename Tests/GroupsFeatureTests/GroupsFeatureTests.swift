@@ -269,6 +269,24 @@ struct GroupsFeatureTests {
     #expect(Set(groups.groups.map(\.id)) == [group.id, other.id])
   }
 
+  @Test func deletingTheGroupRemovesItsRowThroughTheDismissCallback() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    let other = try await createGroup("Algorithms", by: alice)
+    let groups = alice.model(clock: clock) { GroupsModel() }
+    await groups.task()
+    let detail = alice.model(clock: clock) { GroupDetailModel(groupID: group.id) }
+    detail.onDismiss = { groups.groupDeleted(group.id) }
+    await detail.task()
+    detail.deleteButtonTapped()
+    await detail.deletionConfirmed()
+    #expect(detail.failure == nil)
+    #expect(groups.groups.map(\.id) == [other.id])
+    #expect(groups.groups == (try await alice.studyGroups.fetchGroups(nil, .first).items))
+    // A group the list does not show changes nothing.
+    groups.groupDeleted("g_404")
+    #expect(groups.groups.map(\.id) == [other.id])
+  }
+
   @Test func aFailedJoinIsShownAndChangesNothing() async throws {
     let group = try await createGroup("Swift Study", by: alice)
     let detail = bob.model(clock: clock) { GroupDetailModel(groupID: group.id) }
