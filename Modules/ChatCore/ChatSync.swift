@@ -76,6 +76,8 @@ public actor ChatSync {
 
   /// How many readers keep each room open.
   private var openRooms: [ChatRoom.ID: Int] = [:]
+  /// The rooms each reader of ``rooms()`` keeps open (the rooms it lists), by reader.
+  private var listReaders: [UUID: Set<ChatRoom.ID>] = [:]
   /// Rooms the engine unsubscribed from and whose `unsubscribed` answer has not come yet: that
   /// answer must not close the room again if a reader opened it meanwhile.
   private var unsubscribing: [ChatRoom.ID: Int] = [:]
@@ -173,22 +175,32 @@ public actor ChatSync {
 
   /// The room list now and after every change, after refreshing it from the server (when that
   /// fails the stored list is shown and the error logged: the list works offline).
+  ///
+  /// While the stream is read, every room it lists is kept in sync like an open room, so each
+  /// room's newest message and unread count stay live, not only those of rooms a screen shows.
   public nonisolated func rooms() -> AsyncThrowingStream<[ChatRoom], any Error> {
     let values = store.observeRooms()
+    let reader = UUID()
     return whileRunning(values) {
       do {
         try await self.refreshRooms()
       } catch {
         self.options.logger.info("Refreshing the room list failed: \(error)")
       }
+    } each: { rooms in
+      await self.keepListed(rooms.map(\.id), for: reader)
+    } ending: {
+      await self.stopKeepingListed(for: reader)
     }
   }
 
-  /// Forwards `values` after `starting` has run, until the reader stops (then `ending` runs)
-  /// or the engine stops (the user signed out).
+  /// Forwards `values` after `starting` has run, handing each one to `each` once it is
+  /// forwarded, until the reader stops or the engine stops (the user signed out); then
+  /// `ending` runs, after `starting` and the last `each` are over.
   private nonisolated func whileRunning<Element: Sendable>(
     _ values: AsyncThrowingStream<Element, any Error>,
     starting: @escaping @Sendable () async -> Void,
+    each: @escaping @Sendable (Element) async -> Void = { _ in },
     ending: @escaping @Sendable () async -> Void = {}
   ) -> AsyncThrowingStream<Element, any Error> {
     let stopped = states.subscribe()
@@ -196,7 +208,10 @@ public actor ChatSync {
       let forwarding = Task {
         await starting()
         do {
-          for try await value in values { continuation.yield(value) }
+          for try await value in values {
+            continuation.yield(value)
+            await each(value)
+          }
           continuation.finish()
         } catch {
           continuation.finish(throwing: error)
@@ -209,7 +224,10 @@ public actor ChatSync {
       continuation.onTermination = { _ in
         forwarding.cancel()
         watching.cancel()
-        Task { await ending() }
+        Task {
+          _ = await forwarding.result
+          await ending()
+        }
       }
     }
   }
@@ -232,19 +250,33 @@ public actor ChatSync {
   /// Keeps `room` in sync until as many ``close(_:)`` calls: subscribes (when connected) and
   /// catches up.
   public func open(_ room: ChatRoom.ID) async {
-    openRooms[room, default: 0] += 1
-    guard openRooms[room] == 1, isConnected else { return }
-    await subscribe(room)
+    if retain(room) { await resubscribe(room) }
   }
 
   /// Balances one ``open(_:)``; the last one stops keeping `room` in sync.
   public func close(_ room: ChatRoom.ID) async {
-    guard let readers = openRooms[room] else { return }
+    if release(room) { await unsubscribe(room) }
+  }
+
+  /// Counts one more reader of `room`; `true` for the first.
+  private func retain(_ room: ChatRoom.ID) -> Bool {
+    openRooms[room, default: 0] += 1
+    return openRooms[room] == 1
+  }
+
+  /// Counts one reader of `room` less; `true` for the last.
+  private func release(_ room: ChatRoom.ID) -> Bool {
+    guard let readers = openRooms[room] else { return false }
     guard readers <= 1 else {
       openRooms[room] = readers - 1
-      return
+      return false
     }
     openRooms[room] = nil
+    return true
+  }
+
+  /// Ends the subscription of a room nobody keeps open any more.
+  private func unsubscribe(_ room: ChatRoom.ID) async {
     guard isConnected else { return }
     do {
       unsubscribing[room, default: 0] += 1
@@ -252,6 +284,25 @@ public actor ChatSync {
     } catch {
       answered(room)
     }
+  }
+
+  /// Keeps exactly the rooms of `listed` open for the room-list reader `reader`: opens the new
+  /// ones, closes those no longer listed. The counts change before anything is awaited, so a
+  /// reader that ends meanwhile closes exactly what it opened.
+  private func keepListed(_ listed: [ChatRoom.ID], for reader: UUID) async {
+    let kept = listReaders[reader] ?? []
+    let listed = Set(listed)
+    listReaders[reader] = listed
+    let opened = listed.subtracting(kept).filter(retain)
+    let closed = kept.subtracting(listed).filter(release)
+    for room in opened { await resubscribe(room) }
+    for room in closed { await unsubscribe(room) }
+  }
+
+  /// The room-list reader `reader` ended: closes every room it kept open.
+  private func stopKeepingListed(for reader: UUID) async {
+    guard let kept = listReaders.removeValue(forKey: reader) else { return }
+    for room in kept.filter(release) { await unsubscribe(room) }
   }
 
   /// Stores `text` as a pending message of `room` and returns it at once; the outbox sends it.

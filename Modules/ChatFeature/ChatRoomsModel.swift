@@ -8,9 +8,10 @@ import Repositories
 /// engine's store, and the state of the real-time link ("Connecting...", "Offline").
 ///
 /// The list is read while ``task()`` runs (a view runs it while it is shown): the store's rooms
-/// at once, refreshed from the server, then every change (messages sent or read in an open room,
-/// the read cursor moved). The store knows the messages of rooms it synced only, so the newest
-/// message the server listed for each room fills in where the store's is older or missing.
+/// at once, refreshed from the server, then every change (messages sent, received or read in
+/// any listed room: the engine keeps each of them in sync while the list is read; the read
+/// cursor moved). Until a room has caught up (or while offline) the newest message the server
+/// listed for it fills in where the store's is older or missing.
 /// Tapping a room asks the app to open it through ``onNavigate``.
 @MainActor @Observable
 public final class ChatRoomsModel {

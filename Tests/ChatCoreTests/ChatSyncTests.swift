@@ -168,6 +168,37 @@ struct ChatSyncEngineTests {
     #expect(try await rig.channel.next { $0.unsubscribe } == .unsubscribe(Self.room))
   }
 
+  @Test("the room list keeps every listed room in sync while it is read, sharing subscriptions")
+  func roomListKeepsRoomsLive() async throws {
+    let rig = try Rig()
+    await rig.server.add(1, by: Self.peer)
+    await rig.connected()
+    let lists = Locked<[[ChatRoom]]>([])
+    let list = Task {
+      for try await rooms in rig.sync.rooms() { lists.withLock { $0.append(rooms) } }
+    }
+    // Listed, so subscribed and caught up like an open room.
+    #expect(try await rig.channel.next { $0.subscribe } == .subscribe(Self.room, afterSeq: 0))
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 1))
+    try await eventually { try rig.store.syncCursor(of: Self.room) == 1 }
+    // A live message of the room reaches the list: its newest message and unread count.
+    await rig.server.add(1, by: Self.peer)
+    rig.channel.emit(.messages([await rig.server.message(2)]))
+    try await eventually {
+      let room = lists.withLock { $0.last?.first }
+      return room?.lastMessage?.seq == 2 && room?.unreadCount == 2
+    }
+    // A screen of the room shares the subscription; the list ending keeps it for the screen.
+    let screen = Task { for try await _ in rig.sync.messages(in: Self.room, limit: 10) {} }
+    try await Task.sleep(for: .milliseconds(20))
+    list.cancel()
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(rig.channel.calls.filter(\.isSubscription).count == 1)
+    #expect(!rig.channel.calls.contains(.unsubscribe(Self.room)))
+    screen.cancel()
+    #expect(try await rig.channel.next { $0.unsubscribe } == .unsubscribe(Self.room))
+  }
+
   @Test("the answer to our own unsubscribe keeps a room reopened meanwhile; an unasked one ends it")
   func unsubscribedAnswers() async throws {
     let rig = try Rig()

@@ -377,6 +377,22 @@ struct ChatFeatureTests {
     #expect(names.first?.properties == ["screen": "chat_rooms"])
   }
 
+  @Test func theRoomListIsLiveForRoomsNoScreenShows() async throws {
+    let list = bob.model(clock: clock) { ChatRoomsModel() }
+    let listTask = Task { await list.task() }
+    defer { listTask.cancel() }
+    guard await eventually("the room is listed", { !list.rooms.isEmpty }) else { return }
+    #expect(await eventually("the link is up", { list.connectionBanner == nil }))
+    // No screen of the room is open: the message still reaches its row and the badge.
+    _ = try await serverMessage("Anyone awake?", from: alice)
+    #expect(
+      await eventually("the row shows the new message, unread") {
+        let row = list.rooms.first { $0.id == roomID }
+        return row?.lastMessage?.text == "Anyone awake?" && row?.unreadCount == 1
+      })
+    #expect(list.unreadCount == 1)
+  }
+
   @Test func theRoomListShowsWhenTheLinkIsDown() async throws {
     let list = bob.model(clock: clock) { ChatRoomsModel() }
     let task = Task { await list.task() }

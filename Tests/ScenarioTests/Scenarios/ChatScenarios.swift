@@ -45,8 +45,8 @@ enum ChatScenarios {
       return junTyping.values.contains { $0.id == minaID }
     }
 
-    // The room list: unread counts from the store (the server's for a room never opened), a
-    // read cursor that moves.
+    // The room list: unread counts from the store (every listed room is kept in sync while the
+    // list is read), a read cursor that moves.
     let junID = try await jun.profile.fetchMe().id
     let direct = try await mina.chat.openDirectRoom(junID)
     _ = try await mina.chat.sendMessage("Lunch?", direct.id, UUID())
@@ -61,6 +61,12 @@ enum ChatScenarios {
     }
     #expect(
       try await jun.chat.fetchRooms(.first).items.first { $0.id == room.id }?.lastReadSeq == 2)
+    // The list is live for rooms no screen shows: a new direct message updates its row.
+    _ = try await mina.chat.sendMessage("Still hungry?", direct.id, UUID())
+    try await junRooms.wait("the direct room's row shows the new message") {
+      let row = $0.first { $0.id == direct.id }
+      return row?.lastMessage?.text == "Still hungry?" && row?.unreadCount == 2
+    }
 
     // A send the server refuses fails with the reason; retry and delete.
     let refused = try await outsider.chat.send(text: "Let me in", to: room.id)
