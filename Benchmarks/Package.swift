@@ -27,6 +27,7 @@ let package = Package(
         .product(name: "Repositories", package: "Qapple"),
         .product(name: "RepositoriesLive", package: "Qapple"),
         .product(name: "NetworkKit", package: "Qapple"),
+        .product(name: "DTO", package: "Qapple"),
         .product(name: "LocalServer", package: "Qapple"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),

@@ -87,23 +87,9 @@ struct DeliveryRig {
   let room: ChatRoom.ID
 
   static func start() async throws -> DeliveryRig {
-    var quiet = Logger(label: "bench")
-    quiet.logLevel = .critical
-    let server = try QappleServer(
-      configuration: ServerConfiguration(
-        seed: .demo, rateLimit: nil, logLevel: .critical, realtimeFrameLimit: nil))
-    let url = try await server.start()
-    func member(_ token: String) async throws -> (LiveBackend, User) {
-      var configuration = LiveConfiguration(
-        baseURL: url, credentialStore: MemoryCredentials(), logger: quiet)
-      configuration.networkLogLevel = .trace
-      let backend = LiveBackend(configuration: configuration)
-      guard case .signedIn(let session) = try await backend.repositories.auth.signIn(.dev, token)
-      else { throw BenchmarkError("P6: the demo account \(token) is missing") }
-      return (backend, session.user)
-    }
-    let (senderBackend, _) = try await member("demo-1")
-    let (receiverBackend, receiverUser) = try await member("demo-2")
+    let (server, url) = try await startBenchmarkServer()
+    let (senderBackend, _) = try await signedIn("demo-1", at: url)
+    let (receiverBackend, receiverUser) = try await signedIn("demo-2", at: url)
     let group = try await senderBackend.repositories.studyGroups.createGroup(
       StudyGroupDraft(name: "P6 bench"))
     _ = try await receiverBackend.repositories.studyGroups.joinGroup(group.id)
@@ -118,7 +104,7 @@ struct DeliveryRig {
     let receiver = ChatSync(
       store: store, me: receiverUser.summary, channel: timing,
       server: receiverBackend.repositories.chat,
-      options: ChatSyncOptions(logger: quiet, retryDelay: { _ in .milliseconds(100) }))
+      options: ChatSyncOptions(logger: quietLogger, retryDelay: { _ in .milliseconds(100) }))
     await receiver.start()
     await receiver.open(room.id)
     await sender.open()
@@ -175,6 +161,32 @@ struct DeliveryRig {
     await sender.close()
     await server.stop()
   }
+}
+
+/// A logger that says nothing below critical.
+let quietLogger: Logger = {
+  var logger = Logger(label: "bench")
+  logger.logLevel = .critical
+  return logger
+}()
+
+/// An in-process server with the demo community, no rate limits, listening on loopback.
+func startBenchmarkServer() async throws -> (QappleServer, URL) {
+  let server = try QappleServer(
+    configuration: ServerConfiguration(
+      seed: .demo, rateLimit: nil, logLevel: .critical, realtimeFrameLimit: nil))
+  return (server, try await server.start())
+}
+
+/// A live client of `url` signed in with the demo dev token `token`.
+func signedIn(_ token: String, at url: URL) async throws -> (LiveBackend, User) {
+  var configuration = LiveConfiguration(
+    baseURL: url, credentialStore: MemoryCredentials(), logger: quietLogger)
+  configuration.networkLogLevel = .trace
+  let backend = LiveBackend(configuration: configuration)
+  guard case .signedIn(let session) = try await backend.repositories.auth.signIn(.dev, token)
+  else { throw BenchmarkError("the demo account \(token) is missing") }
+  return (backend, session.user)
 }
 
 struct BenchmarkError: Error, CustomStringConvertible {

@@ -19,6 +19,8 @@ let RUSAGE_SELF_WHO = RUSAGE_SELF
 // - P7: peak memory while storing 100,000 messages into an empty store, page by page as a
 //   sync does, stays <= 64 MB (measured in a child process of its own);
 // - P6 (Delivery.swift): delivery through server and client engine on loopback.
+// `ChatBenchmarks fanout` (FanOut.swift, no goal) measures one sender's messages fanned out to
+// nine sockets of a group room.
 // Each timing is the median of several runs; every number is printed next to its goal.
 
 let room = ChatRoom.ID(rawValue: "room_bench")
@@ -204,6 +206,10 @@ func p7() throws -> Bool {
 
 if CommandLine.arguments.dropFirst().first == "p7-child" {
   p7Child()
+  exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "fanout" {
+  try await fanOut()
   exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "p6" {
