@@ -15,6 +15,8 @@ final class ServerCore: Sendable {
   let socketFaults: SocketFaultInjector
   /// The open `/realtime` sockets, so shutdown can close them.
   let sockets = SocketRegistry()
+  /// Chat messages' `message` frames, encoded once for all their subscribers.
+  let messageFrames = MessageFrames()
 
   init(configuration: ServerConfiguration, engine: ServiceEngine, logger: Logger) {
     self.configuration = configuration

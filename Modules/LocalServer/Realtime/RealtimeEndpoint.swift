@@ -95,7 +95,8 @@ extension QappleServer {
         authorization: head.headerFields[.authorization], engine: core.engine)
     else { return .dontUpgrade }
     let session = RealtimeSession(
-      engine: core.engine, viewer: viewer, frameLimit: core.configuration.realtimeFrameLimit,
+      engine: core.engine, frames: core.messageFrames, viewer: viewer,
+      frameLimit: core.configuration.realtimeFrameLimit,
       faults: core.configuration.devMode ? core.socketFaults : nil, logger: core.logger,
       drop: drop)
     return .upgrade([:]) { inbound, outbound, _ in

@@ -42,10 +42,14 @@ struct RealtimeSession: Sendable {
   /// What the writer sends next.
   enum Outgoing: Sendable {
     case frame(ServerFrame)
+    /// A frame encoded already (a chat message's, shared by every subscriber: ``MessageFrames``).
+    case encoded(String)
     case close(SocketClose, reason: String)
   }
 
   let engine: ServiceEngine
+  /// The encoded `message` frames every session of the server shares.
+  let frames: MessageFrames
   let viewer: Viewer
   let frameLimit: ServerConfiguration.RateLimit?
   let faults: SocketFaultInjector?
@@ -221,7 +225,7 @@ struct RealtimeSession: Sendable {
           let start = try engine.subscribe(
             listener, to: ChatRoom.ID(rawValue: room), afterSeq: afterSeq,
             as: viewer)
-          for message in start.replay { post.yield(.frame(.message(ChatMessageDTO(message)))) }
+          for message in start.replay { post.yield(.encoded(frames.text(of: message))) }
           post.yield(.frame(.subscribed(roomID: room, lastSeq: start.lastSeq)))
         } catch {
           post.yield(.frame(refusal(error, room: room)))
@@ -263,7 +267,7 @@ struct RealtimeSession: Sendable {
         turn.withLock { _ in
           switch event {
           case .message(let message):
-            post.yield(.frame(.message(ChatMessageDTO(message))))
+            post.yield(.encoded(frames.text(of: message)))
           case .typing(let room, let user) where user.id != viewer.id:
             post.yield(.frame(.typing(roomID: room.rawValue, user: UserSummaryDTO(user))))
           case .typing:
@@ -294,30 +298,31 @@ struct RealtimeSession: Sendable {
     var heldBack: String?
     do {
       for await item in mailbox {
+        let text: String
         switch item {
-        case .frame(let frame):
-          sent += 1
-          let decision = faults?.decide(sent: sent) ?? .init()
-          if decision.delay > .zero { try await Task.sleep(for: decision.delay) }
-          if decision.drop {
-            await drop()
-            return
-          }
-          let text = frame.text
-          if decision.holdBack, heldBack == nil {
-            heldBack = text
-            continue
-          }
-          try await outbound.write(.text(text))
-          if decision.duplicate { try await outbound.write(.text(text)) }
-          if let held = heldBack {
-            heldBack = nil
-            try await outbound.write(.text(held))
-          }
+        case .frame(let frame): text = frame.text
+        case .encoded(let encoded): text = encoded
         case .close(let close, let reason):
           if let held = heldBack { try await outbound.write(.text(held)) }
           try await outbound.close(.init(codeNumber: Int(close.code)), reason: reason)
           return
+        }
+        sent += 1
+        let decision = faults?.decide(sent: sent) ?? .init()
+        if decision.delay > .zero { try await Task.sleep(for: decision.delay) }
+        if decision.drop {
+          await drop()
+          return
+        }
+        if decision.holdBack, heldBack == nil {
+          heldBack = text
+          continue
+        }
+        try await outbound.write(.text(text))
+        if decision.duplicate { try await outbound.write(.text(text)) }
+        if let held = heldBack {
+          heldBack = nil
+          try await outbound.write(.text(held))
         }
       }
     } catch {
