@@ -85,6 +85,8 @@ struct DeliveryRig {
   let receiver: ChatSync
   let timing: TimingChannel
   let room: ChatRoom.ID
+  /// Reads the sender's events (its acks), so they do not pile up for the whole run.
+  let draining: Task<Void, Never>
 
   static func start() async throws -> DeliveryRig {
     let (server, url) = try await startBenchmarkServer()
@@ -99,6 +101,8 @@ struct DeliveryRig {
     else { throw BenchmarkError("P6: the group has no room") }
 
     let sender = SocketChatChannel(backend: senderBackend)
+    let senderEvents = sender.events
+    let draining = Task { for await _ in senderEvents {} }
     let timing = TimingChannel(SocketChatChannel(backend: receiverBackend))
     let store = try ChatStore(at: .inMemory, owner: receiverUser.id)
     let receiver = ChatSync(
@@ -113,7 +117,8 @@ struct DeliveryRig {
     while receiver.connectionState != .connected { try await Task.sleep(for: .milliseconds(5)) }
     try await Task.sleep(for: .milliseconds(200))
     return DeliveryRig(
-      server: server, sender: sender, receiver: receiver, timing: timing, room: room.id)
+      server: server, sender: sender, receiver: receiver, timing: timing, room: room.id,
+      draining: draining)
   }
 
   /// Sends `count` messages at `rate` per second (paced against the start, so a late send
@@ -159,6 +164,7 @@ struct DeliveryRig {
   func stop() async {
     await receiver.stop()
     await sender.close()
+    draining.cancel()
     await server.stop()
   }
 }

@@ -71,6 +71,9 @@ func fanOut() async throws {
     try await socket.send(.text(ClientFrame.subscribe(roomID: room.rawValue, afterSeq: nil).text))
   }
   let sender = SocketChatChannel(backend: senderBackend)
+  // Its acks are read and dropped, so they do not pile up.
+  let senderEvents = sender.events
+  let draining = Task { for await _ in senderEvents {} }
   await sender.open()
   for await state in sender.connection.stateChanges() where state == .connected { break }
   try await Task.sleep(for: .milliseconds(200))
@@ -111,5 +114,6 @@ func fanOut() async throws {
     counting.cancel()
   }
   await sender.close()
+  draining.cancel()
   await server.stop()
 }
