@@ -76,8 +76,13 @@ public actor ChatSync {
 
   /// How many readers keep each room open.
   private var openRooms: [ChatRoom.ID: Int] = [:]
-  /// The rooms each reader of ``rooms()`` keeps open (the rooms it lists), by reader.
+  /// The rooms each reader of ``rooms()`` keeps open (the first rooms it lists), by reader.
   private var listReaders: [UUID: Set<ChatRoom.ID>] = [:]
+
+  /// How many rooms of the list (the most recently active first) a reader of ``rooms()`` keeps
+  /// in sync: a screenful and more, while the subscribe and unsubscribe frames of a list that
+  /// appears and goes stay far below the server's frame limit (200 per 10 s by default).
+  public static let liveListLimit = 20
   /// Rooms the engine unsubscribed from and whose `unsubscribed` answer has not come yet: that
   /// answer must not close the room again if a reader opened it meanwhile.
   private var unsubscribing: [ChatRoom.ID: Int] = [:]
@@ -176,8 +181,9 @@ public actor ChatSync {
   /// The room list now and after every change, after refreshing it from the server (when that
   /// fails the stored list is shown and the error logged: the list works offline).
   ///
-  /// While the stream is read, every room it lists is kept in sync like an open room, so each
-  /// room's newest message and unread count stay live, not only those of rooms a screen shows.
+  /// While the stream is read, the rooms it lists first (up to ``liveListLimit``) are kept in
+  /// sync like open rooms, so their newest message and unread count stay live, not only those
+  /// of rooms a screen shows; rows further down show what the server listed.
   public nonisolated func rooms() -> AsyncThrowingStream<[ChatRoom], any Error> {
     let values = store.observeRooms()
     let reader = UUID()
@@ -275,9 +281,10 @@ public actor ChatSync {
     return true
   }
 
-  /// Ends the subscription of a room nobody keeps open any more.
+  /// Ends the subscription of a room nobody keeps open any more (unless a reader opened it
+  /// again while an earlier unsubscribe of the same batch was awaited).
   private func unsubscribe(_ room: ChatRoom.ID) async {
-    guard isConnected else { return }
+    guard isConnected, openRooms[room] == nil else { return }
     do {
       unsubscribing[room, default: 0] += 1
       try await channel.unsubscribe(from: room)
@@ -286,12 +293,12 @@ public actor ChatSync {
     }
   }
 
-  /// Keeps exactly the rooms of `listed` open for the room-list reader `reader`: opens the new
-  /// ones, closes those no longer listed. The counts change before anything is awaited, so a
-  /// reader that ends meanwhile closes exactly what it opened.
+  /// Keeps exactly the first ``liveListLimit`` rooms of `listed` open for the room-list reader
+  /// `reader`: opens the new ones, closes those no longer among them. The counts change before
+  /// anything is awaited, so a reader that ends meanwhile closes exactly what it opened.
   private func keepListed(_ listed: [ChatRoom.ID], for reader: UUID) async {
     let kept = listReaders[reader] ?? []
-    let listed = Set(listed)
+    let listed = Set(listed.prefix(Self.liveListLimit))
     listReaders[reader] = listed
     let opened = listed.subtracting(kept).filter(retain)
     let closed = kept.subtracting(listed).filter(release)
@@ -376,8 +383,12 @@ public actor ChatSync {
         typists.publish((room, user))
       case .unsubscribed(let room):
         // The answer to our own unsubscribe changes nothing; unasked, the server ended the
-        // subscription (the user left the room): nobody can keep it open.
-        if !answered(room) { openRooms[room] = nil }
+        // subscription (the user left the room): nobody can keep it open, the list included
+        // (should the room be listed again, after a rejoin, the list opens it anew).
+        if !answered(room) {
+          openRooms[room] = nil
+          for reader in listReaders.keys { listReaders[reader]?.remove(room) }
+        }
       case .refused(let clientMessageID, let error):
         try refused(clientMessageID, error)
       }

@@ -9,9 +9,10 @@ import Repositories
 ///
 /// The list is read while ``task()`` runs (a view runs it while it is shown): the store's rooms
 /// at once, refreshed from the server, then every change (messages sent, received or read in
-/// any listed room: the engine keeps each of them in sync while the list is read; the read
-/// cursor moved). Until a room has caught up (or while offline) the newest message the server
-/// listed for it fills in where the store's is older or missing.
+/// an open room or one of the first 20 listed, which the engine keeps in sync while the list
+/// is read; the read cursor moved). Where a room has not caught up (further down the list,
+/// offline) the newest message the server listed for it fills in where the store's is older or
+/// missing.
 /// Tapping a room asks the app to open it through ``onNavigate``.
 @MainActor @Observable
 public final class ChatRoomsModel {

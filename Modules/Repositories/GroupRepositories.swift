@@ -69,8 +69,9 @@ public struct ChatRepository: Sendable {
     @Sendable (_ in: ChatRoom.ID, _ limit: Int) -> AsyncThrowingStream<[ChatMessage], any Error> =
       { _, _ in AsyncThrowingStream { $0.finish() } }
   /// The room list with each room's newest message and unread count, now and after every
-  /// change; reading it refreshes the list from the server first, and while it is read every
-  /// listed room is kept in sync (so every row is live, not only those of open rooms).
+  /// change; reading it refreshes the list from the server first, and while it is read the
+  /// first rooms listed (20, the most recently active) are kept in sync, so their rows are
+  /// live, not only those of open rooms.
   public var rooms: @Sendable () -> AsyncThrowingStream<[ChatRoom], any Error> = {
     AsyncThrowingStream { $0.finish() }
   }

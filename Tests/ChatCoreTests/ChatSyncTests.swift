@@ -199,6 +199,47 @@ struct ChatSyncEngineTests {
     #expect(try await rig.channel.next { $0.unsubscribe } == .unsubscribe(Self.room))
   }
 
+  @Test("the room list keeps only its first rooms in sync, however many it lists")
+  func roomListLimit() async throws {
+    let rig = try Rig()
+    await rig.server.listRooms(ChatSync.liveListLimit + 5)
+    await rig.connected()
+    let list = Task { for try await _ in rig.sync.rooms() {} }
+    try await eventually {
+      rig.channel.calls.filter(\.isSubscription).count == ChatSync.liveListLimit
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    let subscribed = Set(
+      rig.channel.calls.compactMap { call -> ChatRoom.ID? in
+        if case .subscribe(let room, _) = call { room } else { nil }
+      })
+    #expect(
+      subscribed == Set((1...ChatSync.liveListLimit).map { ChatRoom.ID(rawValue: "r_\($0)") }))
+    list.cancel()
+    try await eventually {
+      rig.channel.calls.filter { $0.unsubscribe != nil }.count == ChatSync.liveListLimit
+    }
+  }
+
+  @Test("a room the server ended leaves the list's count: a screen opening it again keeps it")
+  func endedRoomLeavesTheList() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    let list = Task { for try await _ in rig.sync.rooms() {} }
+    _ = try await rig.channel.next { $0.subscribe }
+    // Unasked (the user left the room, then came back): a screen opens it again.
+    rig.channel.emit(.unsubscribed(room: Self.room))
+    try await Task.sleep(for: .milliseconds(20))
+    await rig.sync.open(Self.room)
+    _ = try await rig.channel.next { $0.subscribe }
+    // The list ending does not take the screen's count with it.
+    list.cancel()
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(!rig.channel.calls.contains(.unsubscribe(Self.room)))
+    await rig.sync.close(Self.room)
+    #expect(try await rig.channel.next { $0.unsubscribe } == .unsubscribe(Self.room))
+  }
+
   @Test("the answer to our own unsubscribe keeps a room reopened meanwhile; an unasked one ends it")
   func unsubscribedAnswers() async throws {
     let rig = try Rig()

@@ -88,6 +88,19 @@ actor ServerModel {
   private(set) var fetches: [Int64] = []
   /// How many messages came through `sendMessage`.
   private(set) var restSends = 0
+  /// The rooms `fetchRooms` lists, in order.
+  private(set) var rooms = [
+    ChatRoom(id: ChatSyncEngineTests.room, kind: .group("g_1"), title: "Room")
+  ]
+
+  /// Lists `count` rooms, `r_1` ... `r_<count>`.
+  func listRooms(_ count: Int) {
+    rooms = (1...count).map {
+      ChatRoom(
+        id: ChatRoom.ID(rawValue: "r_\($0)"), kind: .group(StudyGroup.ID(rawValue: "g_\($0)")),
+        title: "Room \($0)")
+    }
+  }
 
   /// Appends `count` messages by `sender`.
   func add(_ count: Int, by sender: UserSummary) {
@@ -126,9 +139,7 @@ actor ServerModel {
   /// The server calls of a chat repository over this model.
   nonisolated var repository: ChatRepository {
     var chat = ChatRepository()
-    chat.fetchRooms = { _ in
-      Page(items: [ChatRoom(id: ChatSyncEngineTests.room, kind: .group("g_1"), title: "Room")])
-    }
+    chat.fetchRooms = { _ in Page(items: await self.rooms) }
     chat.fetchMessages = { _, after, before, limit in
       await self.fetch(after: after, before: before, limit: limit)
     }
