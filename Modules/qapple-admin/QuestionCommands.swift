@@ -150,7 +150,7 @@ struct Questions: AsyncParsableCommand {
         BOM. Good rows are imported; each refused row is listed with its line number, and the \
         command then exits with status 1. A file that cannot be read as a whole is not sent \
         (status 2); an account that is not an admin is refused first (status 3), whatever the \
-        file holds.
+        file holds (when the server cannot be reached to ask, the status is 2).
         """)
 
     @Argument(help: "The CSV file.", completion: .file(extensions: ["csv"]))
@@ -200,8 +200,13 @@ struct Questions: AsyncParsableCommand {
     importer.fileChosen(csv, named: name)
     if case .refused(_, let error) = importer.step {
       // The permission comes before the file, as on the server: a member (or no session) is
-      // refused whatever the file holds. The service decides, through its lightest admin read.
-      _ = try await connection.repositories.admin.fetchQuestions(nil, PageRequest(limit: 1))
+      // refused whatever the file holds. The service decides, through its lightest admin read;
+      // when it cannot say (offline, a server failure), the file's own refusal stands.
+      do {
+        _ = try await connection.repositories.admin.fetchQuestions(nil, PageRequest(limit: 1))
+      } catch let refusal as DomainError where refusal == .forbidden || refusal == .signedOut {
+        throw refusal
+      } catch {}
       throw DomainError.validation(error)
     }
     await importer.importButtonTapped()

@@ -181,6 +181,26 @@ struct ToolsProcessTests {
     #expect(run.stdout.isEmpty)
   }
 
+  @Test func anAdminsMalformedFileStaysAUsageErrorWhenTheServerIsDown() async throws {
+    let server = try await ToolProcess.startServer(["--seed", "demo"])
+    let address = server.url.absoluteString
+    let files = ToolProcess.temporaryHome()
+    try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: files) }
+    let malformed = files.appendingPathComponent("malformed.csv")
+    try Data("date,text\n2031-05-01,Wrong header row\n".utf8).write(to: malformed)
+    let signIn = try await tools.run(
+      "qapple-admin", "signin", "--token", "admin", "--server", address)
+    #expect(signIn.status == 0, "\(signIn)")
+    server.stop()
+    // The session is there but the server cannot say who is asking: the file's refusal stands.
+    let run = try await tools.run(
+      "qapple-admin", "questions", "import", malformed.path, "--server", address)
+    #expect(run.status == 2, "\(run)")
+    #expect(run.errorLines.count == 1, "\(run)")
+    #expect(run.stderr.contains("publish_date,content"), "\(run)")
+  }
+
   @Test func anOfflineServerExitsSixInOneLine() async throws {
     let run = try await tools.run(
       "qapple", "signin", "--token", "demo-1", "--server", "http://127.0.0.1:1")

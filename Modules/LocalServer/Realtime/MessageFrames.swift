@@ -5,6 +5,8 @@ import Foundation
 /// The `message` frame of each recently published chat message, encoded once for every socket
 /// subscribed to its room: a message to a group with N members online is turned into JSON once
 /// instead of N times (the frame is the same for everyone; nothing in it depends on the reader).
+/// Only live messages use it: a replay loads its messages now and encodes them afresh, so a
+/// renamed sender shows with the new name there.
 final class MessageFrames: Sendable {
   /// How many recent messages keep their encoded frame.
   static let capacity = 1_024

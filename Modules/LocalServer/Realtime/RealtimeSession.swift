@@ -225,7 +225,9 @@ struct RealtimeSession: Sendable {
           let start = try engine.subscribe(
             listener, to: ChatRoom.ID(rawValue: room), afterSeq: afterSeq,
             as: viewer)
-          for message in start.replay { post.yield(.encoded(frames.text(of: message))) }
+          // Replays are encoded afresh: loaded now, they carry today's names, which a frame
+          // cached when the message was sent may not.
+          for message in start.replay { post.yield(.frame(.message(ChatMessageDTO(message)))) }
           post.yield(.frame(.subscribed(roomID: room, lastSeq: start.lastSeq)))
         } catch {
           post.yield(.frame(refusal(error, room: room)))
