@@ -127,7 +127,14 @@ public final class GroupDetailModel: Identifiable {
   public func leaveButtonTapped() async {
     await updateMembership(event: "group_left") {
       try await self.groups.leaveGroup(self.groupID)
-      self.group = try await self.groups.fetchGroup(self.groupID)
+      // Left: shown at once, then as the service has it when that can be read (a failed read
+      // must not hide a leave that happened).
+      if var left = self.group {
+        left.isMember = false
+        left.memberCount = max(0, left.memberCount - 1)
+        self.group = left
+      }
+      if let fresh = try? await self.groups.fetchGroup(self.groupID) { self.group = fresh }
     }
   }
 
@@ -239,9 +246,16 @@ public final class GroupDetailModel: Identifiable {
     defer { isUpdatingMembership = false }
     do {
       try await change()
-      if let group { onMembershipChanged(group) }
+    } catch {
+      failure = DomainError(error)
+      return
+    }
+    // The change happened: the list and the analytics hear of it even if the members list
+    // cannot be read again just now.
+    if let group { onMembershipChanged(group) }
+    await analytics.track(event, at: date.now)
+    do {
       try await reloadMembers()
-      await analytics.track(event, at: date.now)
     } catch {
       failure = DomainError(error)
     }

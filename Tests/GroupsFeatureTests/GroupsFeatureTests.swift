@@ -287,6 +287,42 @@ struct GroupsFeatureTests {
     #expect(groups.groups.map(\.id) == [other.id])
   }
 
+  @Test func aLeaveWhoseFollowUpReadsFailStillShowsAndReachesTheList() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    _ = try await bob.studyGroups.joinGroup(group.id)
+    let groups = bob.model(clock: clock) { GroupsModel() }
+    await groups.task()
+    let readsFail = Locked(false)
+    let detail = bob.model(clock: clock) {
+      let repository = $0.studyGroupRepository
+      $0.studyGroupRepository.fetchGroup = { id in
+        if readsFail.withLock({ $0 }) { throw DomainError.offline }
+        return try await repository.fetchGroup(id)
+      }
+      $0.studyGroupRepository.fetchMembers = { id, page in
+        if readsFail.withLock({ $0 }) { throw DomainError.offline }
+        return try await repository.fetchMembers(id, page)
+      }
+    } _: {
+      GroupDetailModel(groupID: group.id)
+    }
+    detail.onMembershipChanged = { groups.groupChanged($0) }
+    await detail.task()
+    #expect(detail.group?.isMember == true)
+
+    readsFail.withLock { $0 = true }
+    await detail.leaveButtonTapped()
+    // The leave happened: the screen and the list show it; the failed read is said.
+    #expect(detail.group?.isMember == false)
+    #expect(detail.group?.memberCount == 1)
+    #expect(detail.failure == .offline)
+    let row = groups.groups.first { $0.id == group.id }
+    #expect(row?.isMember == false)
+    #expect(row?.memberCount == 1)
+    #expect(row == (try await bob.studyGroups.fetchGroup(group.id)))
+    #expect(try await bob.uploadedEvents().map(\.name).contains("group_left"))
+  }
+
   @Test func aFailedJoinIsShownAndChangesNothing() async throws {
     let group = try await createGroup("Swift Study", by: alice)
     let detail = bob.model(clock: clock) { GroupDetailModel(groupID: group.id) }
