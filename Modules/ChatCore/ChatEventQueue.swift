@@ -8,78 +8,61 @@ import Foundation
 public final class ChatEventQueue: Sendable {
   /// The queued events; read by one engine. Ends after ``finish()`` once drained.
   public let events: AsyncStream<ChatChannelEvent>
-  private let state = Locked(PendingEvents())
-  private let signal: AsyncStream<Void>.Continuation
+  private let queue = BatchQueue<ChatChannelEvent>()
 
   /// An empty queue.
   public init() {
-    let (signals, signal) = AsyncStream.makeStream(
-      of: Void.self, bufferingPolicy: .bufferingNewest(1))
-    self.signal = signal
-    let state = state
-    let waiting = SignalIterator(signals.makeAsyncIterator())
-    events = AsyncStream {
-      while true {
-        switch state.withLock({ $0.next() }) {
-        case .event(let event): return event
-        case .finished: return nil
-        case .empty:
-          if await waiting.next() == nil { return state.withLock { $0.next() }.event }
-        }
-      }
-    }
+    let reader = MergingReader(queue.batches.makeAsyncIterator())
+    events = AsyncStream { await reader.next() }
   }
 
   /// Queues `event`.
   public func push(_ event: ChatChannelEvent) {
-    state.withLock { $0.queue.append(event) }
-    signal.yield()
+    queue.push(event)
   }
 
   /// Ends ``events`` after what is queued.
   public func finish() {
-    state.withLock { $0.isFinished = true }
-    signal.finish()
+    queue.finish()
   }
 }
 
-/// The queued events and how far the reader got (kept under a lock).
-private struct PendingEvents {
-  enum Next {
-    case event(ChatChannelEvent)
-    case empty
-    case finished
+/// Hands the queue's batches to the one reader of ``ChatEventQueue/events`` an event at a time,
+/// each run of consecutive messages merged into one event.
+private final class MergingReader: @unchecked Sendable {
+  private var batches: BatchQueue<ChatChannelEvent>.Batches.AsyncIterator
+  /// The merged events of the current batch, in order; `position` is the one to hand out.
+  private var ready: [ChatChannelEvent] = []
+  private var position = 0
 
-    var event: ChatChannelEvent? { if case .event(let event) = self { event } else { nil } }
+  init(_ batches: BatchQueue<ChatChannelEvent>.Batches.AsyncIterator) {
+    self.batches = batches
   }
 
-  var queue: [ChatChannelEvent] = []
-  var head = 0
-  var isFinished = false
-
-  /// The next event, a run of messages merged into one.
-  mutating func next() -> Next {
-    guard head < queue.count else {
-      queue.removeAll(keepingCapacity: true)
-      head = 0
-      return isFinished ? .finished : .empty
+  func next() async -> ChatChannelEvent? {
+    while position == ready.count {
+      guard let batch = await batches.next() else { return nil }
+      ready = Self.merged(batch)
+      position = 0
     }
-    guard case .messages(var merged) = queue[head] else {
-      defer { head += 1 }
-      return .event(queue[head])
-    }
-    head += 1
-    while head < queue.count, case .messages(let more) = queue[head] {
-      merged += more
-      head += 1
-    }
-    return .event(.messages(merged))
+    defer { position += 1 }
+    return ready[position]
   }
-}
 
-/// The signal stream's iterator, advanced by the one reader of ``ChatEventQueue/events``.
-private final class SignalIterator: @unchecked Sendable {
-  private var iterator: AsyncStream<Void>.Iterator
-  init(_ iterator: AsyncStream<Void>.Iterator) { self.iterator = iterator }
-  func next() async -> Void? { await iterator.next() }
+  /// `events` with every run of consecutive `.messages` events merged into one.
+  private static func merged(_ events: [ChatChannelEvent]) -> [ChatChannelEvent] {
+    var merged: [ChatChannelEvent] = []
+    var run: [ChatMessage] = []
+    for event in events {
+      if case .messages(let more) = event {
+        run += more
+        continue
+      }
+      if !run.isEmpty { merged.append(.messages(run)) }
+      run = []
+      merged.append(event)
+    }
+    if !run.isEmpty { merged.append(.messages(run)) }
+    return merged
+  }
 }

@@ -35,6 +35,18 @@ struct AppFeatureTests {
     return try #require(app.main, "not signed in: \(app.phase)")
   }
 
+  /// Taps `group` on the groups list and returns its screen, loaded; `nil` (an issue recorded)
+  /// when the screen was not pushed.
+  func openGroup(_ group: StudyGroup.ID, in main: MainModel) async -> GroupDetailModel? {
+    main.groups.groupTapped(group)
+    guard case .group(let detail) = main[path: .groups].only else {
+      Issue.record("groups path: \(main[path: .groups])")
+      return nil
+    }
+    await detail.task()
+    return detail
+  }
+
   @Test func theSessionStreamDrivesThePhases() async throws {
     try backend.createUser(nickname: "alice")
     let client = backend.makeClient()
@@ -300,12 +312,7 @@ struct AppFeatureTests {
     #expect(main.groups.groups.map(\.isMember) == [false])
     // Opens the group from the list, lets `change` act on its screen, and goes back.
     func onGroupScreen(_ change: (GroupDetailModel) async -> Void) async {
-      main.groups.groupTapped(group.id)
-      guard case .group(let detail) = main[path: .groups].only else {
-        Issue.record("groups path: \(main[path: .groups])")
-        return
-      }
-      await detail.task()
+      guard let detail = await openGroup(group.id, in: main) else { return }
       await change(detail)
       #expect(detail.failure == nil)
       main.tabTapped(.groups)
@@ -332,12 +339,7 @@ struct AppFeatureTests {
     main.tabTapped(.groups)
     await main.groups.task()
     #expect(Set(main.groups.groups.map(\.id)) == [kept.id, group.id])
-    main.groups.groupTapped(group.id)
-    guard case .group(let detail) = main[path: .groups].only else {
-      Issue.record("groups path: \(main[path: .groups])")
-      return
-    }
-    await detail.task()
+    guard let detail = await openGroup(group.id, in: main) else { return }
     detail.deleteButtonTapped()
     await detail.deletionConfirmed()
     #expect(detail.failure == nil)

@@ -32,7 +32,8 @@ enum SocketClose: Sendable, Equatable {
 /// One client's socket on `/realtime`: reads its frames, runs them on the engine as its user,
 /// and writes answers and the live events of its subscribed rooms (`Docs/Realtime.md`).
 ///
-/// The reader checks and decodes frames and hands them to the handler through an inbox; the
+/// The reader checks and decodes frames and hands them to the handler through an inbox (a
+/// `Domain.BatchQueue`); the
 /// handler takes every frame that waits at once and runs a run of `send`s as one transaction
 /// (so decoding overlaps the database, and a burst costs one commit). The handler (answers),
 /// the event forwarder (live messages, typing, ended memberships) and the writer share one
@@ -46,6 +47,9 @@ struct RealtimeSession: Sendable {
     case encoded(String)
     case close(SocketClose, reason: String)
   }
+
+  /// How many decoded frames may wait for the handler before the reader stops reading.
+  static let inboxCapacity = 256
 
   let engine: ServiceEngine
   /// The encoded `message` frames every session of the server shares.
@@ -68,7 +72,7 @@ struct RealtimeSession: Sendable {
     // Subscribing and forwarding events take turns, so a room's replay and `subscribed` are
     // written before any live message of that room.
     let turn = Locked(())
-    let inbox = Inbox()
+    let inbox = BatchQueue<Inbound>()
     register { close, reason in post.yield(.close(close, reason: reason)) }
     await withTaskGroup(of: Void.self) { group in
       group.addTask { await write(mailbox, to: outbound) }
@@ -95,7 +99,7 @@ struct RealtimeSession: Sendable {
     case close(RealtimeErrorDTO, SocketClose, reason: String)
   }
 
-  private func read(_ inbound: WebSocketInboundStream, into inbox: Inbox) async {
+  private func read(_ inbound: WebSocketInboundStream, into inbox: BatchQueue<Inbound>) async {
     let limiter = frameLimit.map(RateLimiter.init)
     var message: [UInt8] = []
     var isText = true
@@ -149,7 +153,7 @@ struct RealtimeSession: Sendable {
         }
         // Backpressure: a client that sends faster than the handler stores waits here (and
         // then in TCP) instead of growing the inbox.
-        while inbox.backlog >= Inbox.capacity { try await Task.sleep(for: .milliseconds(1)) }
+        while inbox.backlog >= Self.inboxCapacity { try await Task.sleep(for: .milliseconds(1)) }
       }
     } catch {
       // The socket failed (reset, protocol error): nothing to answer, the session ends.
@@ -161,7 +165,7 @@ struct RealtimeSession: Sendable {
 
   /// Runs what the reader hands over until it is done; stops at a close.
   private func handle(
-    _ inbox: Inbox, listener: ChatListener, post: AsyncStream<Outgoing>.Continuation,
+    _ inbox: BatchQueue<Inbound>, listener: ChatListener, post: AsyncStream<Outgoing>.Continuation,
     turn: Locked<Void>
   ) async {
     for await batch in inbox.batches {
@@ -331,43 +335,4 @@ struct RealtimeSession: Sendable {
       logger.debug("Realtime write failed: \(error)")
     }
   }
-}
-
-/// The frames the reader decoded and the handler has not taken yet. ``batches`` hands over
-/// everything that waits at once (waiting when nothing does), so frames that arrive while a
-/// transaction runs are taken together next.
-final class Inbox: Sendable {
-  /// How many frames may wait before the reader stops reading.
-  static let capacity = 256
-  private let pending = Locked<[RealtimeSession.Inbound]>([])
-  private let signals: AsyncStream<Void>
-  private let signal: AsyncStream<Void>.Continuation
-
-  init() {
-    (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-  }
-
-  /// The waiting frames in arrival order, a batch at a time; ends after ``finish()``. One
-  /// reader only. (Spelled out because `some AsyncSequence<Element, Never>` needs macOS 15
-  /// and the package supports 14.)
-  var batches: AsyncFilterSequence<AsyncMapSequence<AsyncStream<Void>, [RealtimeSession.Inbound]>> {
-    signals.map { [pending] in
-      pending.withLock { items in
-        defer { items = [] }
-        return items
-      }
-    }.filter { !$0.isEmpty }
-  }
-
-  /// How many frames wait.
-  var backlog: Int { pending.withLock(\.count) }
-
-  /// Queues a frame for the handler.
-  func push(_ item: RealtimeSession.Inbound) {
-    pending.withLock { $0.append(item) }
-    signal.yield()
-  }
-
-  /// Ends ``batches`` once what is queued is handed over.
-  func finish() { signal.finish() }
 }
