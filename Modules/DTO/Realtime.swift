@@ -100,7 +100,8 @@ public enum ClientFrame: Hashable, Sendable {
 /// follows is a close.
 public struct RealtimeErrorDTO: Codable, Hashable, Sendable {
   /// The error code: a REST code (`forbidden`, `banned`, `validation_failed`, `not_found`,
-  /// `rate_limited`, `conflict`, `malformed_request`) or a socket one (`unknown_frame`,
+  /// `rate_limited`, `conflict`, `malformed_request`, `unauthorized` for a withdrawn account)
+  /// or a socket one (`unknown_frame`,
   /// `frame_too_large`, `too_many_frames`, `slow_consumer`).
   public var code: String
   /// A developer-facing explanation.

@@ -117,8 +117,9 @@ final class EngineChatChannel: ChatChannel {
         case .membershipEnded(let room, _): queue.push(.unsubscribed(room: room))
         }
       }
-      // Cut off (it fell too far behind) rather than closed: reconnect, like a socket would.
-      if listener.didOverflow { self?.reconnect() }
+      // Ended by the service rather than closed: reconnect, like a socket would. After an
+      // overflow that catches up; after a withdrawal the client is signed out and stays down.
+      if listener.ending != nil { self?.reconnect() }
     }
     let replaced = link.withLock { link -> Link? in
       guard !link.isClosed else { return nil }

@@ -347,6 +347,41 @@ struct RealtimeTests {
     }
   }
 
+  @Test("a ban reaches an open socket's sends; a withdrawal closes the account's sockets, 1008")
+  func banAndWithdrawal() async throws {
+    try await withServer { h in
+      let r = try await Self.room(h)
+      let probe = try await SocketProbe.open(h.url, token: r.member)
+      _ = try await Self.subscribe(probe, r.room)
+      let member = try await h.expect(.ok, UserDTO.self, .get, "/me", token: r.member)
+      _ = try await h.expect(
+        .ok, AdminUserDTO.self, .put, "/admin/users/\(member.id)/ban", token: try await h.admin(),
+        json: BanUserRequest(reason: "Spam"))
+      let id = UUID()
+      probe.send(.send(roomID: r.room, clientMessageID: id, text: "after the ban"))
+      guard case .error(let refused) = try await probe.frame() else {
+        Issue.record("expected an error")
+        return
+      }
+      #expect(refused.code == "banned")
+      #expect(refused.clientMessageId == id.uuidString.lowercased())
+
+      let owner = try await SocketProbe.open(h.url, token: r.owner)
+      _ = try await Self.subscribe(owner, r.room)
+      #expect(try await h.send(.delete, "/me", token: r.owner).status == .noContent)
+      guard case .error(let ended) = try await owner.frame() else {
+        Issue.record("expected an error")
+        return
+      }
+      #expect(ended.code == "unauthorized")
+      #expect(try await owner.next() == .closed(code: 1008))
+      // The member's socket is another account's: it stays up.
+      probe.send(.ping)
+      #expect(try await probe.frame() == .pong)
+      await probe.close()
+    }
+  }
+
   @Test("socket faults (dev mode): duplicated frames, then a drop after N frames")
   func faults() async throws {
     var configuration = ServerConfiguration.testing(devMode: true)

@@ -176,6 +176,57 @@ struct ChatEventTests {
       try r.engine.subscribe(
         listener, to: ChatRoom.ID(rawValue: "nope"), afterSeq: nil, replayLimit: 0, as: r.owner)
     }
+    // Another spelling of the room's number names nothing: events carry the issued id, so a
+    // listener subscribed under another spelling would never hear of the room.
+    let padded = ChatRoom.ID(rawValue: r.room.rawValue.replacingOccurrences(of: "_", with: "_0"))
+    #expect(throws: DomainError.notFound) {
+      try r.engine.subscribe(listener, to: padded, afterSeq: nil, replayLimit: 0, as: r.owner)
+    }
+    #expect(listener.rooms.isEmpty)
+  }
+
+  @Test("a viewer kept since a socket's handshake is checked again: a ban stops its sends")
+  func banAfterHandshake() throws {
+    let r = try Self.room()
+    let admin = try r.engine.createUser(nickname: "Sora", role: .admin)
+    let stale = r.member
+    _ = try r.engine.banUser(stale.id, reason: "spam", until: nil, as: admin)
+    #expect(throws: DomainError.banned) {
+      try r.engine.sendMessage("still here", to: r.room, clientMessageID: UUID(), as: stale)
+    }
+    #expect(throws: DomainError.banned) { try r.engine.typing(in: r.room, as: stale) }
+    #expect(
+      try r.engine.messages(in: r.room, afterSeq: 0, beforeSeq: nil, limit: 10, as: r.owner)
+        .isEmpty)
+  }
+
+  @Test("withdrawal ends the account's listeners; its kept viewer can no longer chat")
+  func withdrawalEndsListeners() async throws {
+    let r = try Self.room()
+    let listener = r.engine.chatListener(as: r.owner)
+    _ = try r.engine.subscribe(listener, to: r.room, afterSeq: nil, replayLimit: 0, as: r.owner)
+    let others = r.engine.chatListener(as: r.member)
+    _ = try r.engine.subscribe(others, to: r.room, afterSeq: nil, replayLimit: 0, as: r.member)
+    try r.engine.withdraw(as: r.owner)
+    for await _ in listener.events {}
+    #expect(listener.ending == .accountClosed)
+    #expect(!listener.didOverflow)
+    #expect(others.ending == nil)
+    #expect(throws: DomainError.signedOut) {
+      try r.engine.sendMessage("gone", to: r.room, clientMessageID: UUID(), as: r.owner)
+    }
+    #expect(throws: DomainError.signedOut) {
+      try r.engine.subscribe(
+        r.engine.chatListener(as: r.owner), to: r.room, afterSeq: nil, replayLimit: 0,
+        as: r.owner)
+    }
+    #expect(throws: DomainError.signedOut) { try r.engine.typing(in: r.room, as: r.owner) }
+    // The group lives on: its other member still chats and listens.
+    _ = try r.engine.sendMessage("still here", to: r.room, clientMessageID: UUID(), as: r.member)
+    others.close()
+    var texts: [String] = []
+    for await case .message(let message) in others.events { texts.append(message.text) }
+    #expect(texts == ["still here"])
   }
 
   @Test("leaving the group ends the subscription; other rooms' events never arrive")

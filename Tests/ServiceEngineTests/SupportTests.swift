@@ -16,6 +16,9 @@ struct SupportTests {
     #expect(PublicID.post.key("c_12") == nil)
     #expect(PublicID.post.key("p_") == nil)
     #expect(PublicID.post.key("p_+1") == nil)
+    #expect(PublicID.post.key("p_012") == nil)
+    #expect(PublicID.post.key("p_0") == nil)
+    #expect(PublicID.post.key("p_99999999999999999999") == nil)
     #expect(PublicID.room(3) == "room_3")
   }
 

@@ -283,7 +283,8 @@ struct RealtimeSession: Sendable {
           }
         }
       }
-      if listener.didOverflow {
+      switch listener.ending {
+      case .overflow:
         post.yield(
           .frame(
             .error(
@@ -291,6 +292,16 @@ struct RealtimeSession: Sendable {
                 code: "slow_consumer",
                 message: "This connection fell too far behind; reconnect and catch up."))))
         post.yield(.close(.tryAgainLater, reason: "slow consumer"))
+      case .accountClosed:
+        post.yield(
+          .frame(
+            .error(
+              RealtimeErrorDTO(
+                code: ErrorCodeDTO.unauthorized.rawValue,
+                message: "This account was withdrawn; the connection ends."))))
+        post.yield(.close(.policyViolation, reason: "account withdrawn"))
+      case nil:
+        break
       }
     }
   }

@@ -302,7 +302,8 @@ extension ServiceEngine {
   ) -> [Result<SentMessage, DomainError>] {
     do {
       return try write { db, moment in
-        try sends.map { send in
+        let viewer = try Users.current(db, viewer)
+        return try sends.map { send in
           let clientID = send.clientMessageID.uuidString.lowercased()
           // Every refusal comes before the send's first write, so a refused send leaves
           // nothing behind without a savepoint; errors after it are the database's own.

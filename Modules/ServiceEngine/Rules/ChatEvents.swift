@@ -36,9 +36,19 @@ public struct ChatSubscription: Sendable, Hashable {
 ///
 /// A listener that falls more than its buffer behind is cut off (``didOverflow`` becomes
 /// `true` and ``events`` ends) instead of holding the whole backlog in memory; its owner
-/// reconnects and catches up from the store.
+/// reconnects and catches up from the store. The listeners of an account that is withdrawn
+/// end too (``ending`` is ``Ending/accountClosed``).
 public final class ChatListener: Sendable {
-  /// The events of the subscribed rooms; ends on ``close()`` or an overflow.
+  /// Why the service ended a listener's feed.
+  public enum Ending: Sendable, Hashable {
+    /// It fell more than its buffer behind; reconnect and catch up.
+    case overflow
+    /// Its account was withdrawn; it may not listen any more.
+    case accountClosed
+  }
+
+  /// The events of the subscribed rooms; ends on ``close()``, an overflow or the account's
+  /// withdrawal.
   public let events: AsyncStream<ChatEvent>
   /// The user the listener belongs to.
   public let user: User.ID
@@ -49,7 +59,7 @@ public final class ChatListener: Sendable {
 
   private struct State {
     var rooms: Set<ChatRoom.ID> = []
-    var overflowed = false
+    var ending: Ending?
   }
 
   init(id: Int, user: User.ID, bufferLimit: Int, hub: ChatEventHub) {
@@ -63,8 +73,11 @@ public final class ChatListener: Sendable {
   /// The rooms whose events reach this listener.
   public var rooms: Set<ChatRoom.ID> { state.withLock { $0.rooms } }
 
+  /// Why the service ended the feed; `nil` while it runs or after a plain ``close()``.
+  public var ending: Ending? { state.withLock { $0.ending } }
+
   /// `true` once the listener fell more than its buffer behind and was cut off.
-  public var didOverflow: Bool { state.withLock { $0.overflowed } }
+  public var didOverflow: Bool { ending == .overflow }
 
   /// Stops the events of one room (unsubscribing twice changes nothing).
   public func unsubscribe(from room: ChatRoom.ID) {
@@ -93,11 +106,16 @@ public final class ChatListener: Sendable {
     }
     guard wanted else { return true }
     if case .dropped = continuation.yield(event) {
-      state.withLock { $0.overflowed = true }
-      continuation.finish()
+      end(.overflow)
       return false
     }
     return true
+  }
+
+  /// Ends the feed for `reason` (the hub has let go of the listener or is about to).
+  func end(_ reason: Ending) {
+    state.withLock { $0.ending = reason }
+    continuation.finish()
   }
 }
 
@@ -129,6 +147,16 @@ final class ChatEventHub: Sendable {
     }
   }
 
+  /// Ends every listener of `user` for `reason`.
+  func end(_ user: User.ID, _ reason: ChatListener.Ending) {
+    listeners.withLock { state in
+      for (id, listener) in state.all where listener.user == user {
+        state.all.removeValue(forKey: id)
+        listener.end(reason)
+      }
+    }
+  }
+
   /// Publishes `event` when the current transaction commits (the outermost one, when it runs
   /// in a savepoint), on the writer's queue, so events follow commit order.
   func publishOnCommit(_ db: Database, _ event: ChatEvent) {
@@ -145,8 +173,7 @@ extension ServiceEngine {
   ///
   /// - Parameter bufferLimit: how many undelivered events it may hold before it is cut off.
   public func chatListener(as viewer: Viewer, bufferLimit: Int = 10_000) -> ChatListener {
-    chatEvents.listener(
-      for: User.ID(rawValue: PublicID.user(viewer.key)), bufferLimit: max(1, bufferLimit))
+    chatEvents.listener(for: viewer.id, bufferLimit: max(1, bufferLimit))
   }
 
   /// Subscribes `listener` to a room the viewer belongs to: from now on every committed
@@ -165,7 +192,7 @@ extension ServiceEngine {
     // In a write transaction: serialized with every commit (and so with every publication),
     // the room is added before any later message is published and after every earlier one.
     return try write { db, _ in
-      let room = try Chat.memberRoom(db, key, viewer: viewer)
+      let room = try Chat.memberRoom(db, key, viewer: try Users.current(db, viewer))
       listener.add(id)
       var replay: [ChatMessage] = []
       if let afterSeq, replayLimit > 0 {
@@ -185,8 +212,9 @@ extension ServiceEngine {
   /// Tells the other subscribers of a room that the viewer is typing (nothing is stored).
   public func typing(in id: ChatRoom.ID, as viewer: Viewer) throws(DomainError) {
     let key = try PublicID.room.require(id.rawValue)
-    try viewer.requireNotBanned(at: now)
-    let user = try read { db, _ in
+    let user = try read { db, moment in
+      let viewer = try Users.current(db, viewer)
+      try viewer.requireNotBanned(at: moment.now)
       _ = try Chat.memberRoom(db, key, viewer: viewer)
       return try Users.summary(db, viewer.key)
     }

@@ -81,9 +81,13 @@ enum Notifications {
         db,
         sql: """
           SELECT COUNT(*) FROM notification WHERE user_id = ? AND actor_id = ? AND kind = ?
-            AND post_id IS ? AND comment_id IS ?
+            AND post_id IS ? AND comment_id IS ? AND question_id IS ? AND group_id IS ?
+            AND room_id IS ?
           """,
-        arguments: [user, actor, draft.kind, draft.postId, draft.commentId]) ?? 0
+        arguments: [
+          user, actor, draft.kind, draft.postId, draft.commentId, draft.questionId, draft.groupId,
+          draft.roomId,
+        ]) ?? 0
     guard sent == 0 else { return }
     try notify(db, user, of: event, actor: actor, now: now)
   }

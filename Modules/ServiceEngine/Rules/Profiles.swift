@@ -97,9 +97,11 @@ extension ServiceEngine {
   }
 
   /// Deletes the account: content stays (shown as "(withdrawn)"), the nickname and provider
-  /// account are freed, every token is revoked, memberships of others' groups end.
+  /// account are freed, every token is revoked, memberships of others' groups end, and the
+  /// account's chat listeners end (``ChatListener/Ending/accountClosed``).
   public func withdraw(as viewer: Viewer) throws(DomainError) {
     try write { db, moment in
+      db.afterNextTransaction { [chatEvents] _ in chatEvents.end(viewer.id, .accountClosed) }
       var user = try Users.live(db, viewer.key)
       user.withdrawnAt = moment.millis
       user.nicknameKey = nil

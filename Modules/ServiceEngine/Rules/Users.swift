@@ -17,6 +17,16 @@ enum Users {
     try live(db, try PublicID.user.require(id.rawValue))
   }
 
+  /// The viewer as the store has them now. A socket's viewer is loaded once, at its handshake,
+  /// so chat operations take bans and withdrawals since then from here; a withdrawn account is
+  /// signed out.
+  static func current(_ db: Database, _ viewer: Viewer) throws -> Viewer {
+    guard let user = try UserRecord.fetchOne(db, key: viewer.key), !user.isWithdrawn else {
+      throw DomainError.signedOut
+    }
+    return Viewer(user)
+  }
+
   /// The user with `key`, withdrawn or not.
   static func any(_ db: Database, _ key: Int64) throws -> UserRecord? {
     try UserRecord.fetchOne(db, key: key)

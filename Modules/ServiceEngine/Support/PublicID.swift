@@ -20,12 +20,12 @@ enum PublicID: String, Sendable, CaseIterable {
   /// The public id of row `key`.
   func callAsFunction(_ key: Int64) -> String { rawValue + String(key) }
 
-  /// The row key of a public id of this kind, or `nil` when `text` is not one.
+  /// The row key of a public id of this kind, or `nil` when `text` is not one. Only the form
+  /// the server issues is one: `room_03` or `p_+1` name nothing, so every id of a row is
+  /// spelled one way (live chat matches rooms by their id).
   func key(_ text: String) -> Int64? {
-    guard text.hasPrefix(rawValue) else { return nil }
-    let digits = text.dropFirst(rawValue.count)
-    guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-      let value = Int64(digits), value > 0
+    guard text.hasPrefix(rawValue), let value = Int64(text.dropFirst(rawValue.count)),
+      value > 0, self(value) == text
     else { return nil }
     return value
   }

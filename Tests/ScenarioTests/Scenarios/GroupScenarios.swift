@@ -6,7 +6,7 @@ import Testing
 /// Study groups: owner, members, joining and leaving.
 enum GroupScenarios {
   /// Invitations: a member invites an outsider, who gets one `group_invite` notification
-  /// (inviting again adds none); inviting a member is a conflict, oneself a validation error,
+  /// (inviting again adds none, an invitation to another group does); inviting a member is a conflict, oneself a validation error,
   /// and an outsider cannot invite. Messages in the room notify the other members once.
   static func invitations(_ backend: any ScenarioBackend) async throws {
     let alice = try await backend.makeMember(nickname: "alice")
@@ -22,6 +22,13 @@ enum GroupScenarios {
     let inbox = try await bob.notifications.fetchNotifications(.first)
     #expect(inbox.items.map(\.kind) == [.groupInvite(group.id)])
     #expect(inbox.items.first?.message == "You were invited to the study group Invites.")
+    // An invitation to another group is news again, even from the same member.
+    let second = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Second"))
+    try await alice.studyGroups.invite(bobID, second.id)
+    #expect(
+      try await bob.notifications.fetchNotifications(.first).items.map(\.kind) == [
+        .groupInvite(second.id), .groupInvite(group.id),
+      ])
 
     await #expect(throws: DomainError.forbidden) {
       try await carol.studyGroups.invite(bobID, group.id)
@@ -43,7 +50,10 @@ enum GroupScenarios {
       _ = try await alice.chat.sendMessage(text, room.id, UUID())
     }
     let bobInbox = try await bob.notifications.fetchNotifications(.first).items
-    #expect(bobInbox.map(\.kind) == [.groupMessage(room.id), .groupInvite(group.id)])
+    #expect(
+      bobInbox.map(\.kind) == [
+        .groupMessage(room.id), .groupInvite(second.id), .groupInvite(group.id),
+      ])
     #expect(try await alice.notifications.fetchNotifications(.first).items.isEmpty)
   }
 
