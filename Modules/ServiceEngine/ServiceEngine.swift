@@ -98,10 +98,8 @@ public final class ServiceEngine: Sendable {
       // GRDB closes the writer before the readers, so SQLite's own checkpoint-on-close does
       // not run and the -wal file would stay behind.
       try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
-      try pool.close()
-    } else if let queue = writer as? DatabaseQueue {
-      try queue.close()
     }
+    try writer.close()
   }
 
   // MARK: Running rules
@@ -178,6 +176,9 @@ public final class ServiceEngine: Sendable {
       throw error
     } catch let error as ValidationError {
       throw .validation(error)
+    } catch is RecordError {
+      // `find(_:key:)` of a row that is not there.
+      throw .notFound
     } catch {
       throw .server("The service's database failed: \(error)")
     }

@@ -5,16 +5,11 @@ import GRDB
 // Domain's enumerations as database values: rules compare enums, and each stored spelling is
 // written once, here or as the enum's raw value.
 
-extension ReportStatus: DatabaseValueConvertible {}
-extension ReportStatus: Codable {}
-extension ReportResolution: DatabaseValueConvertible {}
-extension ReportResolution: Codable {}
-extension ReportTarget.Kind: DatabaseValueConvertible {}
-extension ReportTarget.Kind: Codable {}
-extension ReportReason.Code: DatabaseValueConvertible {}
-extension ReportReason.Code: Codable {}
-extension NotificationKind.Code: DatabaseValueConvertible {}
-extension NotificationKind.Code: Codable {}
+extension ReportStatus: DatabaseValueConvertible, Codable {}
+extension ReportResolution: DatabaseValueConvertible, Codable {}
+extension ReportTarget.Kind: DatabaseValueConvertible, Codable {}
+extension ReportReason.Code: DatabaseValueConvertible, Codable {}
+extension NotificationKind.Code: DatabaseValueConvertible, Codable {}
 
 /// Stored as `member` / `admin`; another stored text reads back as `.unknown`.
 extension UserRole: DatabaseValueConvertible, Codable {

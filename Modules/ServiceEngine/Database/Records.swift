@@ -54,11 +54,8 @@ struct UserRecord: RowIDRecord, Sendable {
   /// The name shown on the user's content: the nickname, or "(withdrawn)".
   var displayName: String { isWithdrawn ? Self.withdrawnName : nickname }
 
-  func isBanned(at now: Date) -> Bool {
-    guard banned else { return false }
-    guard let bannedUntil else { return true }
-    return Millis.date(bannedUntil) > now
-  }
+  /// Whether the ban (if any) is still running at `now` (``Viewer/isBanned(at:)``).
+  func isBanned(at now: Date) -> Bool { Viewer(self).isBanned(at: now) }
 
   /// The case-insensitive uniqueness key of a nickname.
   static func key(forNickname nickname: String) -> String { nickname.lowercased() }

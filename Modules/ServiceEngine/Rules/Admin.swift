@@ -31,13 +31,6 @@ enum Admin {
     }
   }
 
-  static func question(_ db: Database, _ key: Int64) throws -> QuestionRecord {
-    guard let question = try QuestionRecord.fetchOne(db, key: key) else {
-      throw DomainError.notFound
-    }
-    return question
-  }
-
   /// A published question with answers is history: it cannot change or go.
   static func ensureEditable(_ db: Database, _ question: QuestionRecord, today: CalendarDay) throws
   {
@@ -102,7 +95,7 @@ extension ServiceEngine {
     _ draft: QuestionDraft, as viewer: Viewer
   ) throws(DomainError) -> ScheduledQuestion {
     try viewer.requireAdmin()
-    let draft = try validated { () throws(ValidationError) in try draft.validated() }
+    let draft = try validated(try draft.validated())
     return try write { db, moment in try Admin.create(db, draft, moment: moment) }
   }
 
@@ -113,10 +106,10 @@ extension ServiceEngine {
     try viewer.requireAdmin()
     let key = try PublicID.question.require(id.rawValue)
     let content = try content.map { text throws(DomainError) in
-      try validated { () throws(ValidationError) in try TextRule.question.validate(text) }
+      try validated(try TextRule.question.validate(text))
     }
     return try write { db, moment in
-      var question = try Admin.question(db, key)
+      var question = try QuestionRecord.find(db, key: key)
       try Admin.ensureEditable(db, question, today: moment.today)
       if let publishDate {
         try Admin.ensureDayFree(db, publishDate, except: key)
@@ -133,7 +126,7 @@ extension ServiceEngine {
     try viewer.requireAdmin()
     let key = try PublicID.question.require(id.rawValue)
     try write { db, moment in
-      let question = try Admin.question(db, key)
+      let question = try QuestionRecord.find(db, key: key)
       try Admin.ensureEditable(db, question, today: moment.today)
       try question.delete(db)
     }
@@ -150,12 +143,12 @@ extension ServiceEngine {
   {
     try viewer.requireAdmin()
     // Field `request`: the upload as a whole is unreadable (HTTP's `malformed_request`).
-    let file = try validated { () throws(ValidationError) in try QuestionImportFile(parsing: data) }
+    let file = try validated(try QuestionImportFile(parsing: data))
     var imported = 0
     var errors: [QuestionImportResult.LineError] = []
     for line in file.lines {
       do throws(DomainError) {
-        let draft = try validated { () throws(ValidationError) in try line.draft.get() }
+        let draft = try validated(try line.draft.get())
         _ = try write { db, moment in try Admin.create(db, draft, moment: moment) }
         imported += 1
       } catch {
@@ -179,10 +172,9 @@ extension ServiceEngine {
         sql += " AND qapple_contains(nickname, ?)"
         arguments += [filter]
       }
-      paging.append(to: &sql, &arguments, column: "joined_at")
-      let rows = try UserRecord.fetchAll(db, sql: sql, arguments: arguments)
-      return try paging.page(
-        rows, sortKey: { Cursor(key: $0.joinedAt, id: $0.key) },
+      return try paging.fetch(
+        UserRecord.init(row:), db, sql: sql, arguments, column: "joined_at",
+        sortKey: { Cursor(key: $0.joinedAt, id: $0.key) },
         item: { try Admin.adminUser(db, $0, now: moment.now) })
     }
   }
@@ -194,8 +186,7 @@ extension ServiceEngine {
   ) throws(DomainError) -> AdminUser {
     try viewer.requireAdmin()
     let key = try PublicID.user.require(id.rawValue)
-    let reason = try validated { () throws(ValidationError) in try TextRule.banReason.validate(text)
-    }
+    let reason = try validated(try TextRule.banReason.validate(text))
     if let until, until <= now {
       throw .validation(.invalidFormat(field: "until", expected: "a time in the future"))
     }

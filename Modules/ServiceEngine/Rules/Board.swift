@@ -128,9 +128,7 @@ extension ServiceEngine {
     matching query: String? = nil, _ request: PageRequest, as viewer: Viewer
   ) throws(DomainError) -> Page<BoardPost> {
     let query = try query.map { text throws(DomainError) in
-      try validated { () throws(ValidationError) in
-        try TextRule(field: "q", length: 1...100).validate(text)
-      }
+      try validated(try TextRule(field: "q", length: 1...100).validate(text))
     }
     let paging = try Paging(request)
     return try read { db, _ in
@@ -140,10 +138,9 @@ extension ServiceEngine {
         sql += " AND qapple_contains(p.content, ?)"
         arguments += [query]
       }
-      paging.append(to: &sql, &arguments, table: "p")
-      let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-      return paging.page(
-        rows, sortKey: { Cursor(key: $0["created_at"], id: $0["id"]) },
+      return try paging.fetch(
+        { $0 }, db, sql: sql, arguments, table: "p",
+        sortKey: { Cursor(key: $0["created_at"], id: $0["id"]) },
         item: { Board.post($0, viewer: viewer) })
     }
   }
@@ -157,9 +154,7 @@ extension ServiceEngine {
   /// Publishes a post (1-1000 characters).
   public func createPost(_ draft: PostDraft, as viewer: Viewer) throws(DomainError) -> BoardPost {
     try viewer.requireNotBanned(at: now)
-    let content = try validated { () throws(ValidationError) in
-      try TextRule.post.validate(draft.content)
-    }
+    let content = try validated(try TextRule.post.validate(draft.content))
     return try write { db, moment in
       var post = PostRecord(
         authorId: viewer.key, content: content, isAnonymous: draft.isAnonymous,
@@ -212,12 +207,9 @@ extension ServiceEngine {
     let paging = try Paging(request)
     return try read { db, _ in
       _ = try Board.visiblePost(db, key)
-      var sql = Board.commentSelect + " AND c.post_id = ?"
-      var arguments: StatementArguments = [viewer.key, key]
-      paging.append(to: &sql, &arguments, table: "c", descending: false)
-      let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-      return paging.page(
-        rows, sortKey: { Cursor(key: $0["created_at"], id: $0["id"]) },
+      return try paging.fetch(
+        { $0 }, db, sql: Board.commentSelect + " AND c.post_id = ?", [viewer.key, key],
+        table: "c", descending: false, sortKey: { Cursor(key: $0["created_at"], id: $0["id"]) },
         item: { Board.comment($0, viewer: viewer) })
     }
   }
@@ -229,9 +221,7 @@ extension ServiceEngine {
   ) throws(DomainError) -> Comment {
     let key = try PublicID.post.require(id.rawValue)
     try viewer.requireNotBanned(at: now)
-    let content = try validated { () throws(ValidationError) in
-      try TextRule.comment.validate(draft.content)
-    }
+    let content = try validated(try TextRule.comment.validate(draft.content))
     return try write { db, moment in
       let post = try Board.visiblePost(db, key)
       if draft.isAnonymous {

@@ -27,12 +27,7 @@ enum Chat {
   }
 
   static func isMember(_ db: Database, _ room: RoomRecord, userID: Int64) throws -> Bool {
-    if let group = room.groupId {
-      return try Int.fetchOne(
-        db.cachedStatement(
-          sql: "SELECT COUNT(*) FROM group_member WHERE group_id = ? AND user_id = ?"),
-        arguments: [group, userID]) ?? 0 > 0
-    }
+    if let group = room.groupId { return try Groups.isMember(db, group: group, user: userID) }
     return room.userA == userID || room.userB == userID
   }
 
@@ -41,6 +36,20 @@ enum Chat {
     let room = try room(db, key)
     guard try isMember(db, room, userID: viewer.key) else { throw DomainError.forbidden }
     return room
+  }
+
+  /// The visible messages of `room` after `seq`, oldest first, at most `limit`.
+  static func messages(
+    _ db: Database, in room: Int64, after seq: Int64, limit: Int
+  ) throws -> [ChatMessage] {
+    try MessageRecord.fetchAll(
+      db,
+      sql: """
+        SELECT * FROM chat_message WHERE room_id = ? AND seq > ? AND NOT hidden
+        ORDER BY seq LIMIT ?
+        """,
+      arguments: [room, seq, limit]
+    ).map { try Chat.message(db, $0) }
   }
 
   static func message(_ db: Database, _ record: MessageRecord) throws -> ChatMessage {
@@ -207,16 +216,14 @@ extension ServiceEngine {
   {
     let paging = try Paging(request)
     return try read { db, _ in
-      var sql = """
+      let sql = """
         SELECT * FROM chat_room WHERE
           (group_id IN (SELECT group_id FROM group_member WHERE user_id = ?)
            OR user_a = ? OR user_b = ?)
         """
-      var arguments: StatementArguments = [viewer.key, viewer.key, viewer.key]
-      paging.append(to: &sql, &arguments)
-      let rows = try RoomRecord.fetchAll(db, sql: sql, arguments: arguments)
-      return try paging.page(
-        rows, sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
+      return try paging.fetch(
+        RoomRecord.init(row:), db, sql: sql, [viewer.key, viewer.key, viewer.key],
+        sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
         item: { try Chat.room(db, $0, viewer: viewer) })
     }
   }
@@ -258,25 +265,17 @@ extension ServiceEngine {
     }
     return try read { db, _ in
       let room = try Chat.memberRoom(db, key, viewer: viewer)
-      let rows: [MessageRecord]
       if let afterSeq {
-        rows = try MessageRecord.fetchAll(
-          db,
-          sql: """
-            SELECT * FROM chat_message WHERE room_id = ? AND seq > ? AND NOT hidden
-            ORDER BY seq LIMIT ?
-            """,
-          arguments: [room.key, afterSeq, limit])
-      } else {
-        rows = try MessageRecord.fetchAll(
-          db,
-          sql: """
-            SELECT * FROM chat_message WHERE room_id = ? AND seq < ? AND NOT hidden
-            ORDER BY seq DESC LIMIT ?
-            """,
-          arguments: [room.key, beforeSeq ?? Int64.max, limit]
-        ).reversed()
+        return try Chat.messages(db, in: room.key, after: afterSeq, limit: limit)
       }
+      let rows: [MessageRecord] = try MessageRecord.fetchAll(
+        db,
+        sql: """
+          SELECT * FROM chat_message WHERE room_id = ? AND seq < ? AND NOT hidden
+          ORDER BY seq DESC LIMIT ?
+          """,
+        arguments: [room.key, beforeSeq ?? Int64.max, limit]
+      ).reversed()
       return try rows.map { try Chat.message(db, $0) }
     }
   }
@@ -311,9 +310,7 @@ extension ServiceEngine {
           do {
             let key = try PublicID.room.require(send.roomID.rawValue)
             try viewer.requireNotBanned(at: moment.now)
-            text = try validated { () throws(ValidationError) in
-              try TextRule.chatMessage.validate(send.text)
-            }
+            text = try validated(try TextRule.chatMessage.validate(send.text))
             room = try Chat.memberRoom(db, key, viewer: viewer)
             if let existing = try Chat.sent(db, clientID: clientID, by: viewer, in: room) {
               return .success(existing)

@@ -196,14 +196,7 @@ extension ServiceEngine {
       listener.add(id)
       var replay: [ChatMessage] = []
       if let afterSeq, replayLimit > 0 {
-        replay = try MessageRecord.fetchAll(
-          db,
-          sql: """
-            SELECT * FROM chat_message WHERE room_id = ? AND seq > ? AND NOT hidden
-            ORDER BY seq LIMIT ?
-            """,
-          arguments: [room.key, afterSeq, replayLimit]
-        ).map { try Chat.message(db, $0) }
+        replay = try Chat.messages(db, in: room.key, after: afterSeq, limit: replayLimit)
       }
       return ChatSubscription(lastSeq: room.lastSeq, replay: replay)
     }

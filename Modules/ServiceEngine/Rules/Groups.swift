@@ -9,14 +9,19 @@ enum Groups {
       try Int.fetchOne(
         db, sql: "SELECT COUNT(*) FROM group_member WHERE group_id = ?", arguments: [record.key])
       ?? 0
-    let isMember =
-      try Int.fetchOne(
-        db, sql: "SELECT COUNT(*) FROM group_member WHERE group_id = ? AND user_id = ?",
-        arguments: [record.key, viewer.key]) ?? 0
     return StudyGroup(
       id: StudyGroup.ID(rawValue: PublicID.group(record.key)), name: record.name,
       description: record.description, owner: try Users.summary(db, record.ownerId),
-      memberCount: members, isMember: isMember > 0, createdAt: Millis.date(record.createdAt))
+      memberCount: members, isMember: try isMember(db, group: record.key, user: viewer.key),
+      createdAt: Millis.date(record.createdAt))
+  }
+
+  /// Whether `user` belongs to `group` (every chat send asks, hence the cached statement).
+  static func isMember(_ db: Database, group: Int64, user: Int64) throws -> Bool {
+    try Int.fetchOne(
+      db.cachedStatement(
+        sql: "SELECT COUNT(*) FROM group_member WHERE group_id = ? AND user_id = ?"),
+      arguments: [group, user]) ?? 0 > 0
   }
 
   /// Tells live chat listeners that `users` (every member when `nil`) leave the group's room,
@@ -41,14 +46,9 @@ enum Groups {
     }
   }
 
-  static func record(_ db: Database, _ key: Int64) throws -> GroupRecord {
-    guard let group = try GroupRecord.fetchOne(db, key: key) else { throw DomainError.notFound }
-    return group
-  }
-
   /// The owner's group, or `forbidden` for anyone else.
   static func owned(_ db: Database, _ key: Int64, by viewer: Viewer) throws -> GroupRecord {
-    let group = try record(db, key)
+    let group = try GroupRecord.find(db, key: key)
     guard group.ownerId == viewer.key else { throw DomainError.forbidden }
     return group
   }
@@ -71,10 +71,9 @@ extension ServiceEngine {
         sql += " AND (qapple_contains(name, ?) OR qapple_contains(description, ?))"
         arguments += [filter, filter]
       }
-      paging.append(to: &sql, &arguments)
-      let rows = try GroupRecord.fetchAll(db, sql: sql, arguments: arguments)
-      return try paging.page(
-        rows, sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
+      return try paging.fetch(
+        GroupRecord.init(row:), db, sql: sql, arguments,
+        sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
         item: { try Groups.group(db, $0, viewer: viewer) })
     }
   }
@@ -82,7 +81,9 @@ extension ServiceEngine {
   /// One group.
   public func group(_ id: StudyGroup.ID, as viewer: Viewer) throws(DomainError) -> StudyGroup {
     let key = try PublicID.group.require(id.rawValue)
-    return try read { db, _ in try Groups.group(db, try Groups.record(db, key), viewer: viewer) }
+    return try read { db, _ in
+      try Groups.group(db, try GroupRecord.find(db, key: key), viewer: viewer)
+    }
   }
 
   /// Creates a group owned by the viewer, with its chat room.
@@ -90,7 +91,7 @@ extension ServiceEngine {
     _ draft: StudyGroupDraft, as viewer: Viewer
   ) throws(DomainError) -> StudyGroup {
     try viewer.requireNotBanned(at: now)
-    let draft = try validated { () throws(ValidationError) in try draft.validated() }
+    let draft = try validated(try draft.validated())
     return try write { db, moment in
       var group = GroupRecord(
         name: draft.name, description: draft.description, ownerId: viewer.key,
@@ -112,10 +113,10 @@ extension ServiceEngine {
     let key = try PublicID.group.require(id.rawValue)
     try viewer.requireNotBanned(at: now)
     let name = try name.map { text throws(DomainError) in
-      try validated { () throws(ValidationError) in try TextRule.groupName.validate(text) }
+      try validated(try TextRule.groupName.validate(text))
     }
     let description = try description.map { text throws(DomainError) in
-      try validated { () throws(ValidationError) in try TextRule.groupDescription.validate(text) }
+      try validated(try TextRule.groupDescription.validate(text))
     }
     return try write { db, _ in
       var group = try Groups.owned(db, key, by: viewer)
@@ -142,7 +143,7 @@ extension ServiceEngine {
     let key = try PublicID.group.require(id.rawValue)
     try viewer.requireNotBanned(at: now)
     return try write { db, moment in
-      let group = try Groups.record(db, key)
+      let group = try GroupRecord.find(db, key: key)
       try db.execute(
         sql: """
           INSERT OR IGNORE INTO group_member (group_id, user_id, role, joined_at)
@@ -157,7 +158,7 @@ extension ServiceEngine {
   public func leaveGroup(_ id: StudyGroup.ID, as viewer: Viewer) throws(DomainError) {
     let key = try PublicID.group.require(id.rawValue)
     try write { db, _ in
-      let group = try Groups.record(db, key)
+      let group = try GroupRecord.find(db, key: key)
       guard group.ownerId != viewer.key else {
         throw DomainError.conflict("The owner cannot leave the group; delete it instead.")
       }
@@ -187,15 +188,12 @@ extension ServiceEngine {
       throw .validation(.invalidFormat(field: "user_id", expected: "another user (not yourself)"))
     }
     try write { db, moment in
-      let group = try Groups.record(db, key)
-      func isMember(_ user: Int64) throws -> Bool {
-        try Int.fetchOne(
-          db, sql: "SELECT COUNT(*) FROM group_member WHERE group_id = ? AND user_id = ?",
-          arguments: [key, user]) ?? 0 > 0
+      let group = try GroupRecord.find(db, key: key)
+      guard try Groups.isMember(db, group: key, user: viewer.key) else {
+        throw DomainError.forbidden
       }
-      guard try isMember(viewer.key) else { throw DomainError.forbidden }
       _ = try Users.live(db, userKey)
-      guard try !isMember(userKey) else {
+      guard try !Groups.isMember(db, group: key, user: userKey) else {
         throw DomainError.conflict("That user is already a member of the group.")
       }
       try Notifications.notifyOnce(
@@ -211,13 +209,11 @@ extension ServiceEngine {
     let key = try PublicID.group.require(id.rawValue)
     let paging = try Paging(request)
     return try read { db, _ in
-      _ = try Groups.record(db, key)
-      var sql = "SELECT user_id, role, joined_at FROM group_member WHERE group_id = ?"
-      var arguments: StatementArguments = [key]
-      paging.append(to: &sql, &arguments, column: "joined_at", id: "user_id", descending: false)
-      let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-      return try paging.page(
-        rows, sortKey: { Cursor(key: $0["joined_at"], id: $0["user_id"]) },
+      _ = try GroupRecord.find(db, key: key)
+      return try paging.fetch(
+        { $0 }, db, sql: "SELECT user_id, role, joined_at FROM group_member WHERE group_id = ?",
+        [key], column: "joined_at", id: "user_id", descending: false,
+        sortKey: { Cursor(key: $0["joined_at"], id: $0["user_id"]) },
         item: { row in
           GroupMember(
             user: try Users.summary(db, row["user_id"]),

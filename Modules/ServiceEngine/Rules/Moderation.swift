@@ -110,13 +110,6 @@ enum Moderation {
       firstReportedAt: Millis.date(record.firstReportedAt),
       lastReportedAt: Millis.date(record.lastReportedAt))
   }
-
-  static func caseRecord(_ db: Database, _ key: Int64) throws -> ReportCaseRecord {
-    guard let record = try ReportCaseRecord.fetchOne(db, key: key) else {
-      throw DomainError.notFound
-    }
-    return record
-  }
 }
 
 extension ServiceEngine {
@@ -131,9 +124,7 @@ extension ServiceEngine {
     var detail: String?
     let text = rawDetail?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
     if reason == .other || !text.isEmpty {
-      detail = try validated { () throws(ValidationError) in
-        try TextRule.reportDetail.validate(rawDetail ?? "")
-      }
+      detail = try validated(try TextRule.reportDetail.validate(rawDetail ?? ""))
     }
     return try write { db, moment in
       guard let target = try Moderation.target(db, reported),
@@ -195,12 +186,10 @@ extension ServiceEngine {
   {
     let paging = try Paging(request)
     return try read { db, _ in
-      var sql = "SELECT * FROM report WHERE reporter_id = ?"
-      var arguments: StatementArguments = [viewer.key]
-      paging.append(to: &sql, &arguments)
-      let rows = try ReportRecord.fetchAll(db, sql: sql, arguments: arguments)
-      return paging.page(
-        rows, sortKey: { Cursor(key: $0.createdAt, id: $0.key) }, item: Moderation.report)
+      try paging.fetch(
+        ReportRecord.init(row:), db, sql: "SELECT * FROM report WHERE reporter_id = ?",
+        [viewer.key],
+        sortKey: { Cursor(key: $0.createdAt, id: $0.key) }, item: Moderation.report)
     }
   }
 
@@ -222,10 +211,9 @@ extension ServiceEngine {
         sql += " AND status = ?"
         arguments += [status]
       }
-      paging.append(to: &sql, &arguments, column: "first_reported_at")
-      let rows = try ReportCaseRecord.fetchAll(db, sql: sql, arguments: arguments)
-      return try paging.page(
-        rows, sortKey: { Cursor(key: $0.firstReportedAt, id: $0.key) },
+      return try paging.fetch(
+        ReportCaseRecord.init(row:), db, sql: sql, arguments, column: "first_reported_at",
+        sortKey: { Cursor(key: $0.firstReportedAt, id: $0.key) },
         item: { try Moderation.reportCase(db, $0) })
     }
   }
@@ -237,7 +225,7 @@ extension ServiceEngine {
     try viewer.requireAdmin()
     let key = try PublicID.reportCase.require(id.rawValue)
     return try read { db, _ in
-      let record = try Moderation.caseRecord(db, key)
+      let record = try ReportCaseRecord.find(db, key: key)
       let reports = try ReportRecord.fetchAll(
         db, sql: "SELECT * FROM report WHERE case_id = ? ORDER BY created_at, id",
         arguments: [key])
@@ -259,7 +247,7 @@ extension ServiceEngine {
       throw .validation(.tooLong(field: "note", maximum: 500, actual: text.count))
     }
     return try write { [note] db, moment in
-      var record = try Moderation.caseRecord(db, key)
+      var record = try ReportCaseRecord.find(db, key: key)
       guard record.status == .open else {
         throw DomainError.conflict("This case is already resolved.")
       }

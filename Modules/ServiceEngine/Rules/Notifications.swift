@@ -131,12 +131,9 @@ extension ServiceEngine {
   ) throws(DomainError) -> Page<AppNotification> {
     let paging = try Paging(request)
     return try read { db, _ in
-      var sql = "SELECT * FROM notification WHERE user_id = ?"
-      var arguments: StatementArguments = [viewer.key]
-      paging.append(to: &sql, &arguments)
-      let rows = try NotificationRecord.fetchAll(db, sql: sql, arguments: arguments)
-      return paging.page(
-        rows, sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
+      try paging.fetch(
+        NotificationRecord.init(row:), db, sql: "SELECT * FROM notification WHERE user_id = ?",
+        [viewer.key], sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
         item: Notifications.notification)
     }
   }

@@ -55,12 +55,12 @@ extension ServiceEngine {
     return user
   }
 
-  /// A user as stored, withdrawn or not (`nil` when there is no such row); for tests and tools.
+  /// A live user, or `nil` when there is none (withdrawn, or no such row); for tests and tools.
   public func storedUser(_ id: User.ID) throws(DomainError) -> User? {
-    guard let key = PublicID.user.key(id.rawValue) else { return nil }
-    return try read { db, moment in
-      guard let user = try Users.any(db, key), !user.isWithdrawn else { return nil }
-      return try Users.user(db, user, now: moment.now)
+    do {
+      return try user(id)
+    } catch .notFound {
+      return nil
     }
   }
 
@@ -77,7 +77,7 @@ extension ServiceEngine {
   {
     try viewer.requireNotBanned(at: now)
     let nickname = try change.nickname.map { text throws(DomainError) in
-      try validated { () throws(ValidationError) in try Nickname(validating: text) }
+      try validated(try Nickname(validating: text))
     }
     var cohort: String?? = nil
     if let requested = change.cohort { cohort = .some(try Users.validCohort(requested)) }

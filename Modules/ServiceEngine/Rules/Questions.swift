@@ -69,12 +69,10 @@ enum Questions {
     _ db: Database, where condition: String, _ arguments: StatementArguments, _ paging: Paging,
     item: (QuestionRecord) throws -> Item
   ) throws -> Page<Item> {
-    var sql = "SELECT * FROM question WHERE \(condition)"
-    var arguments = arguments
-    paging.append(to: &sql, &arguments, column: dayNumberSQL)
-    let rows = try QuestionRecord.fetchAll(db, sql: sql, arguments: arguments)
-    return try paging.page(
-      rows, sortKey: { Cursor(key: dayNumber($0.publishDate), id: $0.key) }, item: item)
+    try paging.fetch(
+      QuestionRecord.init(row:), db, sql: "SELECT * FROM question WHERE \(condition)", arguments,
+      column: dayNumberSQL, sortKey: { Cursor(key: dayNumber($0.publishDate), id: $0.key) },
+      item: item)
   }
 
   /// Answers newest first, from `where` (a condition on `answer`).
@@ -82,12 +80,10 @@ enum Questions {
     _ db: Database, where condition: String, _ arguments: StatementArguments, _ paging: Paging,
     viewer: Viewer
   ) throws -> Page<Answer> {
-    var sql = "SELECT * FROM answer WHERE deleted_at IS NULL AND NOT hidden AND \(condition)"
-    var arguments = arguments
-    paging.append(to: &sql, &arguments)
-    let rows = try AnswerRecord.fetchAll(db, sql: sql, arguments: arguments)
-    return try paging.page(
-      rows, sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
+    try paging.fetch(
+      AnswerRecord.init(row:), db,
+      sql: "SELECT * FROM answer WHERE deleted_at IS NULL AND NOT hidden AND \(condition)",
+      arguments, sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
       item: { try answer(db, $0, viewer: viewer) })
   }
 }
@@ -161,7 +157,7 @@ extension ServiceEngine {
   ) throws(DomainError) -> Answer {
     let key = try PublicID.question.require(id.rawValue)
     try viewer.requireNotBanned(at: now)
-    let content = try validated { () throws(ValidationError) in try TextRule.answer.validate(text) }
+    let content = try validated(try TextRule.answer.validate(text))
     return try write { db, moment in
       let question = try Questions.published(db, key, today: moment.today)
       guard try !Questions.hasAnswered(db, question: question.key, user: viewer.key) else {

@@ -73,7 +73,7 @@ extension ServiceEngine {
   public func requestEmailCode(
     signUpToken: String, email text: String
   ) throws(DomainError) -> SentEmailCode {
-    let email = try validated { () throws(ValidationError) in try EmailAddress(validating: text) }
+    let email = try validated(try EmailAddress(validating: text))
     let code = secrets.sixDigits()
     return try write { db, moment in
       var record = try SignUpFlow.liveSignUp(db, token: signUpToken, now: moment.now)
@@ -93,12 +93,8 @@ extension ServiceEngine {
   public func verifyEmailCode(
     signUpToken: String, email emailText: String, code codeText: String
   ) throws(DomainError) -> EmailVerificationToken {
-    let email = try validated { () throws(ValidationError) in
-      try EmailAddress(validating: emailText)
-    }
-    let code = try validated { () throws(ValidationError) in
-      try VerificationCode(validating: codeText)
-    }
+    let email = try validated(try EmailAddress(validating: emailText))
+    let code = try validated(try VerificationCode(validating: codeText))
     // Wrong attempts must be counted even though the answer is an error, so the outcome is
     // returned from the transaction (a throw would roll the count back).
     let outcome: Result<String, DomainError> = try write { db, moment in
@@ -143,9 +139,7 @@ extension ServiceEngine {
       guard let verified = record.verificationToken, verified == verificationToken,
         let email = record.verifiedEmail
       else { throw DomainError.signedOut }
-      let nickname = try validated { () throws(ValidationError) in
-        try Nickname(validating: text)
-      }
+      let nickname = try validated(try Nickname(validating: text))
       let terms = agreedTermsVersion.trimmingCharacters(in: .whitespacesAndNewlines)
       guard !terms.isEmpty else {
         throw DomainError.validation(
@@ -188,7 +182,7 @@ extension ServiceEngine {
     nickname text: String, role: UserRole = .member, cohort: String? = nil,
     devToken: String? = nil, joinedAt: Date? = nil
   ) throws(DomainError) -> Viewer {
-    let nickname = try validated { () throws(ValidationError) in try Nickname(validating: text) }
+    let nickname = try validated(try Nickname(validating: text))
     let cohort = try Users.validCohort(cohort)
     return try write { db, moment in
       guard try !Users.isTaken(db, nickname: nickname.rawValue) else {

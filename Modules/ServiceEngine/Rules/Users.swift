@@ -54,11 +54,6 @@ enum Users {
       isBanned: user.isBanned(at: now))
   }
 
-  /// `{id, nickname}`; withdrawn users show as "(withdrawn)".
-  static func summary(_ user: UserRecord) -> UserSummary {
-    UserSummary(id: User.ID(rawValue: PublicID.user(user.key)), nickname: user.displayName)
-  }
-
   /// The summary of the user with `key` (a placeholder when the row is gone).
   static func summary(_ db: Database, _ key: Int64) throws -> UserSummary {
     // Two columns, not the whole record: every chat message sent or listed asks for one
@@ -85,7 +80,9 @@ enum Users {
 }
 
 /// Runs a Domain check inside a rule, turning its `ValidationError` into `DomainError`.
-func validated<T>(_ body: () throws(ValidationError) -> T) throws(DomainError) -> T {
+func validated<T>(
+  _ body: @autoclosure () throws(ValidationError) -> T
+) throws(DomainError) -> T {
   do {
     return try body()
   } catch {

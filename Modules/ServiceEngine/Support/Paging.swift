@@ -63,9 +63,23 @@ struct Paging: Sendable {
     return Page(items: try kept.map(item), nextCursor: next)
   }
 
-  /// Adds the keyset condition and order of a list on `(column, id)`, newest (largest) first
-  /// or oldest first.
-  func append(
+  /// Runs the list query `sql` (its conditions; no order or limit) as this page: adds the
+  /// keyset condition and order on `(column, id)`, newest (largest) first or oldest first,
+  /// fetches one row more than the page, reads each with `decode` (a record's `init(row:)`,
+  /// or `{ $0 }` for rows) and cuts the page.
+  func fetch<Record, Item: Sendable>(
+    _ decode: (Row) throws -> Record, _ db: Database, sql: String,
+    _ arguments: StatementArguments, column: String = "created_at", id: String = "id",
+    table: String? = nil, descending: Bool = true, sortKey: (Record) -> Cursor,
+    item: (Record) throws -> Item
+  ) throws -> Page<Item> {
+    var (sql, arguments) = (sql, arguments)
+    append(to: &sql, &arguments, column: column, id: id, table: table, descending: descending)
+    let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map(decode)
+    return try page(rows, sortKey: sortKey, item: item)
+  }
+
+  private func append(
     to sql: inout String, _ arguments: inout StatementArguments, column: String = "created_at",
     id: String = "id", table: String? = nil, descending: Bool = true
   ) {
