@@ -70,9 +70,14 @@ public actor ChatHost {
   /// The started engine of the signed-in user; throws `DomainError.signedOut` when nobody is
   /// signed in, and the store's error when it cannot be opened.
   public func engine() async throws -> ChatSync {
-    let user = try await signedInUser()
-    if let running, running.me.id == user.id { return running }
-    await stop()
+    var user = try await signedInUser()
+    // Stopping the last user's engine awaits, and another call may start the new user's
+    // engine meanwhile: look again after every wait, so one user never gets two engines.
+    while let running {
+      if running.me.id == user.id { return running }
+      await stop()
+      user = try await signedInUser()
+    }
     let store = try environment.storage.open(for: user.id, logger: environment.options.logger)
     let sync = ChatSync(
       store: store, me: user.summary, channel: environment.makeChannel(user.id),

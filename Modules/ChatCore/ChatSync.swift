@@ -88,8 +88,14 @@ public actor ChatSync {
   private var unsubscribing: [ChatRoom.ID: Int] = [:]
   private var tasks: [Task<Void, Never>] = []
   private var isConnected = false
-  private var flushing = false
+  /// Set by ``stop()``: nothing is sent or scheduled any more.
+  private var isStopped = false
+  /// The running flush, if any (``stop()`` cancels it).
+  private var flushTask: Task<Void, Never>?
   private var flushAgain = false
+  /// Messages sent over the current link whose acknowledgement has not come yet: a flush
+  /// leaves them alone until the ack timeout passes or the link changes.
+  private var awaitingAck: Set<UUID> = []
   private var retryTask: Task<Void, Never>?
   private var failedFlushes = 0
   /// Failed catch-ups in a row, per room (the backoff of the next subscribe).
@@ -118,7 +124,7 @@ public actor ChatSync {
 
   /// Connects and starts syncing; the outbox left by an earlier run is sent as soon as possible.
   public func start() async {
-    guard tasks.isEmpty else { return }
+    guard tasks.isEmpty, !isStopped else { return }
     let events = channel.events
     tasks.append(
       Task { [weak self] in
@@ -131,8 +137,11 @@ public actor ChatSync {
     flush()
   }
 
-  /// Disconnects for good and stops every task; the store stays open.
+  /// Disconnects for good and stops every task: nothing more is sent, not even by a flush that
+  /// is under way (its current send may still land); the store stays open.
   public func stop() async {
+    isStopped = true
+    flushTask?.cancel()
     await channel.close()
     retryTask?.cancel()
     for task in tasks { task.cancel() }
@@ -248,7 +257,7 @@ public actor ChatSync {
       guard let next = page.nextCursor else { break }
       request = PageRequest(cursor: next, limit: 100)
     }
-    try store.saveRooms(rooms)
+    try store.replaceRooms(rooms)
   }
 
   // MARK: What the app does
@@ -333,8 +342,15 @@ public actor ChatSync {
     flush()
   }
 
-  /// Deletes a message that was not sent.
+  /// Deletes a pending or failed message. One on its way may already be with the server, so
+  /// it is refused (`conflict`) until it is sent or fails.
   public func delete(_ clientMessageID: UUID) throws {
+    let sending = try store.outbox().contains {
+      $0.clientMessageID == clientMessageID && $0.deliveryState == .sending
+    }
+    guard !sending else {
+      throw DomainError.conflict("This message is being sent; it can be deleted if it fails.")
+    }
     try store.deleteUnsent(clientMessageID)
   }
 
@@ -412,6 +428,7 @@ public actor ChatSync {
     isConnected = connected
     // A link that went down answers nothing more.
     unsubscribing = [:]
+    awaitingAck = []
     guard connected else { return }
     // A new link has no subscriptions: subscribe every open room from its cursor, and send
     // what the outbox holds (unacknowledged sends of the last link included).
@@ -461,6 +478,7 @@ public actor ChatSync {
   private func refused(_ clientMessageID: UUID?, _ error: DomainError) throws {
     logger.info("The server refused a chat frame: \(error)")
     guard let clientMessageID else { return }
+    awaitingAck.remove(clientMessageID)
     if error.isWorthRetrying {
       try store.retry(clientMessageID)
       failedFlushes += 1
@@ -478,14 +496,12 @@ public actor ChatSync {
     while cursor < lastSeq {
       let page = try await server.fetchMessages(room, cursor, nil, options.pageSize)
       try store.save(page)
-      let next = try store.syncCursor(of: room)
-      // Hidden messages leave holes the server never fills: step over what the page covered.
-      guard next > cursor else {
-        guard let last = page.last?.seq, last > cursor else { return }
-        cursor = last
-        continue
-      }
-      cursor = next
+      // The page holds every visible message after the cursor up to its last one, and a short
+      // page every one up to `lastSeq`: what it leaves out is hidden and never comes, so the
+      // cursor steps over it for good (else every later gap fill would fetch it all again).
+      let last = page.last?.seq ?? cursor
+      try store.skip(in: room, through: page.count < options.pageSize ? max(last, lastSeq) : last)
+      cursor = try store.syncCursor(of: room)
     }
   }
 
@@ -499,17 +515,17 @@ public actor ChatSync {
 
   /// Sends what the outbox holds; runs once at a time, again if asked meanwhile.
   private func flush() {
-    guard !flushing else {
+    guard !isStopped else { return }
+    guard flushTask == nil else {
       flushAgain = true
       return
     }
-    flushing = true
-    Task {
+    flushTask = Task {
       repeat {
         flushAgain = false
         await flushOnce()
-      } while flushAgain
-      flushing = false
+      } while flushAgain && !Task.isCancelled
+      flushTask = nil
     }
   }
 
@@ -522,14 +538,20 @@ public actor ChatSync {
       return
     }
     var transientFailure = false
+    awaitingAck.formIntersection(outbox.map(\.clientMessageID))
     for message in outbox {
       if case .failed = message.deliveryState { continue }
+      if awaitingAck.contains(message.clientMessageID) { continue }
+      // Stopped, or the message changed since the outbox was read (deleted, or refused while
+      // an earlier send was awaited): it must not go out.
+      guard !isStopped, !Task.isCancelled else { return }
       do {
-        try store.markSending(message.clientMessageID)
+        guard try store.markSending(message.clientMessageID) else { continue }
         if isConnected {
           do {
             try await channel.send(
               message.text, to: message.roomID, clientMessageID: message.clientMessageID)
+            awaitingAck.insert(message.clientMessageID)
             continue
           } catch {
             // The link went away between the check and the send: use the server call.
@@ -549,12 +571,18 @@ public actor ChatSync {
       }
     }
     failedFlushes = transientFailure ? failedFlushes + 1 : 0
-    // Sends over the channel wait for their acknowledgement; look again after a while anyway.
-    if transientFailure || (try? store.outbox().isEmpty) == false { scheduleRetry() }
+    // Sends over the channel wait for their acknowledgement; look again after a while anyway
+    // (failed messages wait for the user, not for a timer).
+    let waiting = (try? store.outbox())?.contains {
+      if case .failed = $0.deliveryState { false } else { true }
+    }
+    if transientFailure || waiting != false { scheduleRetry() }
   }
 
-  /// Flushes again after the backoff of the failures so far (or the ack timeout).
+  /// Flushes again after the backoff of the failures so far (or the ack timeout, after which
+  /// sends still waiting for their acknowledgement go out again).
   private func scheduleRetry() {
+    guard !isStopped else { return }
     retryTask?.cancel()
     let delay =
       failedFlushes > 0 ? options.retryDelay(failedFlushes) : options.ackTimeout
@@ -565,8 +593,16 @@ public actor ChatSync {
       } catch {
         return
       }
-      await self?.flush()
+      await self?.resend()
     }
+  }
+}
+
+extension ChatSync {
+  /// The retry timer fired: whatever still waits for its acknowledgement goes out again.
+  private func resend() {
+    awaitingAck = []
+    flush()
   }
 }
 

@@ -104,9 +104,13 @@ public final class ChatRoomModel: Identifiable {
     return false
   }
 
-  /// Whether `message` can be deleted (the user's, not sent yet).
+  /// Whether `message` can be deleted (the user's, waiting or failed; one on its way may
+  /// already be with the server).
   public func canDelete(_ message: ChatMessage) -> Bool {
-    message.seq == nil && message.deliveryState != .sent
+    switch message.deliveryState {
+    case .pending, .failed: message.seq == nil
+    case .sending, .sent: false
+    }
   }
 
   /// Whether `message` offers "see more" (someone else's sent message: report it).

@@ -12,8 +12,22 @@ public struct SaveResult: Sendable, Hashable {
 
 extension ChatStore {
   /// Stores the rooms the server listed (title, kind, unread count and read cursor), in order;
-  /// messages and sync cursors stay.
+  /// messages and sync cursors stay. For a page of the list; ``replaceRooms(_:)`` takes the
+  /// whole list.
   public func saveRooms(_ rooms: [ChatRoom]) throws(PersistenceError) {
+    try saveRooms(rooms, droppingUnlisted: false)
+  }
+
+  /// Stores the server's whole room list like ``saveRooms(_:)`` and drops the listed rooms it
+  /// no longer holds (the user left them, or their group was deleted) with their messages. A
+  /// room where unsent messages wait stays until they are sent, or failed and deleted.
+  public func replaceRooms(_ rooms: [ChatRoom]) throws(PersistenceError) {
+    try saveRooms(rooms, droppingUnlisted: true)
+  }
+
+  private func saveRooms(
+    _ rooms: [ChatRoom], droppingUnlisted: Bool
+  ) throws(PersistenceError) {
     try write { db in
       let statement = try db.cachedStatement(
         sql: """
@@ -32,6 +46,18 @@ extension ChatStore {
         try statement.execute(arguments: [
           room.id.rawValue, kind, peer, room.title, room.unreadCount, room.lastReadSeq, position,
         ])
+      }
+      guard droppingUnlisted else { return }
+      // Rooms only known from messages (`unknown`) may be newer than the list: they stay.
+      let listed = Set(rooms.map(\.id.rawValue))
+      let droppable = try String.fetchAll(
+        db,
+        sql: """
+          SELECT id FROM room WHERE kind <> 'unknown' AND NOT EXISTS (
+            SELECT 1 FROM message WHERE message.room_id = room.id AND message.state <> 'sent')
+          """)
+      for id in droppable where !listed.contains(id) {
+        try db.execute(sql: "DELETE FROM room WHERE id = ?", arguments: [id])
       }
     }
   }
@@ -89,6 +115,21 @@ extension ChatStore {
         WHERE id = ?1
         """
     ).execute(arguments: [room])
+  }
+
+  /// Moves the sync cursor of `room` to `seq` at least, then on over stored `seq`s: the server
+  /// listed every visible message up to `seq`, so the `seq`s missing below it are hidden
+  /// messages it will never send (without this the cursor would stop at the first one).
+  public func skip(in room: ChatRoom.ID, through seq: Int64) throws(PersistenceError) {
+    try write { db in
+      try db.execute(
+        sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')",
+        arguments: [room.rawValue])
+      try db.execute(
+        sql: "UPDATE room SET sync_seq = MAX(sync_seq, ?) WHERE id = ?",
+        arguments: [seq, room.rawValue])
+      try Self.advanceSyncCursor(db, room: room.rawValue)
+    }
   }
 
   /// The highest `seq` up to which every message of `room` is stored (0 for an unknown room):

@@ -42,20 +42,30 @@ extension ChatStore {
     try messages(db, sql: "SELECT * FROM message WHERE state <> 'sent' ORDER BY row", [])
   }
 
-  /// Marks an unsent message as on its way (one more attempt).
-  public func markSending(_ clientMessageID: UUID) throws(PersistenceError) {
-    try setState("sending", failure: nil, of: clientMessageID, attempt: true)
+  /// Marks a pending (or sending) message as on its way, one more attempt; `false` when it is
+  /// no longer waiting to go (deleted, failed or sent meanwhile), so it must not be sent.
+  @discardableResult
+  public func markSending(_ clientMessageID: UUID) throws(PersistenceError) -> Bool {
+    try write { db in
+      try db.execute(
+        sql: """
+          UPDATE message SET state = 'sending', failure = NULL, attempts = attempts + 1
+          WHERE client_message_id = ? AND state IN ('pending', 'sending')
+          """,
+        arguments: [clientMessageID.uuidString.lowercased()])
+      return db.changesCount > 0
+    }
   }
 
   /// Marks an unsent message as failed with a reason the user can read; it stays in the outbox
   /// until retried or deleted.
   public func markFailed(_ clientMessageID: UUID, reason: String) throws(PersistenceError) {
-    try setState("failed", failure: reason, of: clientMessageID, attempt: false)
+    try setState("failed", failure: reason, of: clientMessageID)
   }
 
   /// Puts a failed message back in line (the user tapped retry).
   public func retry(_ clientMessageID: UUID) throws(PersistenceError) {
-    try setState("pending", failure: nil, of: clientMessageID, attempt: false)
+    try setState("pending", failure: nil, of: clientMessageID)
   }
 
   /// How many times an unsent message was tried.
@@ -67,25 +77,25 @@ extension ChatStore {
     }
   }
 
-  /// Deletes an unsent message (the user gave up on it); sent messages are never deleted here.
+  /// Deletes a pending or failed message (the user gave up on it). A message on its way
+  /// (`sending`) may already be with the server, and sent messages are never deleted here:
+  /// both stay.
   public func deleteUnsent(_ clientMessageID: UUID) throws(PersistenceError) {
     try write { db in
       try db.execute(
-        sql: "DELETE FROM message WHERE client_message_id = ? AND state <> 'sent'",
+        sql: "DELETE FROM message WHERE client_message_id = ? AND state IN ('pending', 'failed')",
         arguments: [clientMessageID.uuidString.lowercased()])
     }
   }
 
   private func setState(
-    _ state: String, failure: String?, of clientMessageID: UUID, attempt: Bool
+    _ state: String, failure: String?, of clientMessageID: UUID
   ) throws(PersistenceError) {
     try write { db in
       try db.execute(
-        sql: """
-          UPDATE message SET state = ?, failure = ?, attempts = attempts + ?
-          WHERE client_message_id = ? AND state <> 'sent'
-          """,
-        arguments: [state, failure, attempt ? 1 : 0, clientMessageID.uuidString.lowercased()])
+        sql:
+          "UPDATE message SET state = ?, failure = ? WHERE client_message_id = ? AND state <> 'sent'",
+        arguments: [state, failure, clientMessageID.uuidString.lowercased()])
     }
   }
 }

@@ -1,4 +1,5 @@
 import ChatCore
+import Clocks
 import Domain
 import Foundation
 import Persistence
@@ -20,11 +21,15 @@ struct ChatSyncEngineTests {
     let store: ChatStore
     let sync: ChatSync
 
-    init() throws {
+    init(
+      clock: any Clock<Duration> = ContinuousClock(), ackTimeout: Duration = .seconds(10)
+    ) throws {
       store = try ChatStore(at: .inMemory, owner: ChatSyncEngineTests.me.id)
       sync = ChatSync(
         store: store, me: ChatSyncEngineTests.me, channel: channel, server: server.repository,
-        options: ChatSyncOptions(retryDelay: { _ in .milliseconds(5) }, pageSize: 100))
+        options: ChatSyncOptions(
+          clock: clock, retryDelay: { _ in .milliseconds(5) }, ackTimeout: ackTimeout,
+          pageSize: 100))
     }
 
     /// Starts the engine and brings the channel up.
@@ -71,6 +76,96 @@ struct ChatSyncEngineTests {
     let stored = try rig.store.latestMessages(in: Self.room, limit: 50)
     #expect(stored.compactMap(\.seq) == [1, 2, 3, 4, 5])
     #expect(await rig.server.fetches == [0, 2])
+  }
+
+  @Test("hidden messages the server leaves out move the cursor for good: later gaps fetch nothing")
+  func hiddenMessages() async throws {
+    let rig = try Rig()
+    await rig.server.add(300, by: Self.peer)
+    await rig.server.hide(5, 150)
+    await rig.connected()
+    await rig.sync.open(Self.room)
+    _ = try await rig.channel.next { $0.subscribe }
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 300))
+    try await eventually { try rig.store.syncCursor(of: Self.room) == 300 }
+    #expect(await rig.server.fetches == [0, 101, 202])
+    // Live messages after it find no gap: nothing is fetched again.
+    await rig.server.add(2, by: Self.peer)
+    rig.channel.emit(.messages([await rig.server.message(301)]))
+    rig.channel.emit(.messages([await rig.server.message(302)]))
+    try await eventually { try rig.store.syncCursor(of: Self.room) == 302 }
+    #expect(await rig.server.fetches == [0, 101, 202])
+    // A whole page of hidden messages at the end: the short answer proves them hidden too.
+    await rig.server.add(3, by: Self.peer)
+    await rig.server.hide(303, 304)
+    rig.channel.emit(.messages([await rig.server.message(305)]))
+    try await eventually { try rig.store.syncCursor(of: Self.room) == 305 }
+    #expect(await rig.server.fetches == [0, 101, 202, 302])
+  }
+
+  @Test("a message deleted while an earlier one was being sent is not sent")
+  func deletedWhileFlushing() async throws {
+    let rig = try Rig()
+    await rig.sync.start()
+    await rig.server.holdSends()
+    let first = try await rig.sync.send("first", to: Self.room)
+    let second = try await rig.sync.send("second", to: Self.room)
+    try await eventually { await rig.server.restCalls == 1 }
+    // The first is on its way and cannot be recalled; the second can still be deleted.
+    await #expect(throws: DomainError.self) { try await rig.sync.delete(first.clientMessageID) }
+    try await rig.sync.delete(second.clientMessageID)
+    await rig.server.releaseSends()
+    try await eventually { try rig.store.outbox().isEmpty }
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(await rig.server.restSends == 1)
+    #expect(
+      try rig.store.latestMessages(in: Self.room).map(\.clientMessageID) == [first.clientMessageID]
+    )
+  }
+
+  @Test("stop ends the outbox: a flush under way sends nothing more")
+  func stopEndsTheFlush() async throws {
+    let rig = try Rig()
+    await rig.sync.start()
+    await rig.server.holdSends()
+    try await rig.sync.send("first", to: Self.room)
+    try await rig.sync.send("second", to: Self.room)
+    try await eventually { await rig.server.restCalls == 1 }
+    await rig.sync.stop()
+    await rig.server.releaseSends()
+    try await Task.sleep(for: .milliseconds(100))
+    #expect(await rig.server.restCalls == 1)
+  }
+
+  @Test("sends waiting for their ack are not sent again by the next flush, only after the timeout")
+  func noResendBeforeTheAckTimeout() async throws {
+    let clock = TestClock()
+    let rig = try Rig(clock: clock, ackTimeout: .seconds(10))
+    await rig.connected()
+    for index in 0..<10 { try await rig.sync.send("m\(index)", to: Self.room) }
+    try await eventually { rig.channel.calls.filter { $0.send != nil }.count >= 10 }
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(rig.channel.calls.filter { $0.send != nil }.count == 10)
+    // No ack in time: each goes out once more.
+    await clock.advance(by: .seconds(10))
+    try await eventually { rig.channel.calls.filter { $0.send != nil }.count == 20 }
+  }
+
+  @Test("a failed message waits for the user: no timer keeps running for it")
+  func failedMessagesKeepNoTimer() async throws {
+    let clock = CountingClock()
+    let rig = try Rig(clock: clock, ackTimeout: .milliseconds(5))
+    await rig.connected()
+    let message = try await rig.sync.send("no", to: Self.room)
+    _ = try await rig.channel.next { $0.send }
+    rig.channel.emit(.refused(clientMessageID: message.clientMessageID, error: .forbidden))
+    try await eventually {
+      if case .failed = try rig.store.outbox().first?.deliveryState { true } else { false }
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    let sleeps = clock.sleeps
+    try await Task.sleep(for: .milliseconds(100))
+    #expect(clock.sleeps == sleeps)
   }
 
   @Test("send: pending at once, over the channel when connected, sent on the ack")
@@ -286,10 +381,10 @@ struct ChatSyncEngineTests {
 
 /// Polls `condition` until it holds (the engine works on its own tasks).
 func eventually(
-  _ condition: () throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+  _ condition: () async throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation
 ) async throws {
   for _ in 0..<400 {
-    if try condition() { return }
+    if try await condition() { return }
     try await Task.sleep(for: .milliseconds(5))
   }
   Issue.record("the condition never held", sourceLocation: sourceLocation)

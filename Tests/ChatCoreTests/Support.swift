@@ -88,6 +88,13 @@ actor ServerModel {
   private(set) var fetches: [Int64] = []
   /// How many messages came through `sendMessage`.
   private(set) var restSends = 0
+  /// How many `sendMessage` calls began (some may still wait for ``releaseSends()``).
+  private(set) var restCalls = 0
+  /// `seq`s moderation hid: fetches leave them out, as the service does.
+  private var hidden: Set<Int64> = []
+  /// `sendMessage` calls wait while this holds.
+  private var isHoldingSends = false
+  private var heldSends: [CheckedContinuation<Void, Never>] = []
   /// The rooms `fetchRooms` lists, in order.
   private(set) var rooms = [
     ChatRoom(id: ChatSyncEngineTests.room, kind: .group("g_1"), title: "Room")
@@ -121,17 +128,33 @@ actor ServerModel {
 
   func message(_ seq: Int64) -> ChatMessage { stored[Int(seq) - 1] }
 
+  /// Hides stored messages: fetches no longer return them.
+  func hide(_ seqs: Int64...) { hidden.formUnion(seqs) }
+
+  /// Makes `sendMessage` calls wait until ``releaseSends()``.
+  func holdSends() { isHoldingSends = true }
+
+  /// Lets every waiting and later `sendMessage` call go on.
+  func releaseSends() {
+    isHoldingSends = false
+    for held in heldSends { held.resume() }
+    heldSends = []
+  }
+
   func messages(after seq: Int64) -> [ChatMessage] { stored.filter { $0.seq! > seq } }
 
   func fetch(after: Int64?, before: Int64?, limit: Int) -> [ChatMessage] {
+    let visible = stored.filter { !hidden.contains($0.seq!) }
     if let after {
       fetches.append(after)
-      return Array(stored.filter { $0.seq! > after }.prefix(limit))
+      return Array(visible.filter { $0.seq! > after }.prefix(limit))
     }
-    return Array(stored.filter { $0.seq! < (before ?? .max) }.suffix(limit))
+    return Array(visible.filter { $0.seq! < (before ?? .max) }.suffix(limit))
   }
 
-  func sentOverREST(_ text: String, id: UUID) -> ChatMessage {
+  func sentOverREST(_ text: String, id: UUID) async -> ChatMessage {
+    restCalls += 1
+    if isHoldingSends { await withCheckedContinuation { heldSends.append($0) } }
     restSends += 1
     return accept(text, from: ChatSyncEngineTests.me, id: id)
   }
@@ -146,5 +169,22 @@ actor ServerModel {
     chat.sendMessage = { text, _, id in await self.sentOverREST(text, id: id) }
     chat.markRead = { _, _ in }
     return chat
+  }
+}
+
+/// A continuous clock that counts the engine's sleeps (its timers).
+final class CountingClock: Clock, Sendable {
+  typealias Instant = ContinuousClock.Instant
+  private let base = ContinuousClock()
+  private let count = Locked(0)
+
+  /// How many sleeps began so far.
+  var sleeps: Int { count.withLock { $0 } }
+  var now: Instant { base.now }
+  var minimumResolution: Duration { base.minimumResolution }
+
+  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    count.withLock { $0 += 1 }
+    try await base.sleep(until: deadline, tolerance: tolerance)
   }
 }

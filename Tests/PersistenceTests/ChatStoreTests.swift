@@ -55,11 +55,16 @@ struct ChatStoreTests {
     #expect(pending.deliveryState == .pending && pending.seq == nil)
     try store.enqueue("hi", to: room, clientMessageID: id, sender: mina, at: epoch)
     #expect(try store.outbox().count == 1)
-    try store.markSending(id)
+    #expect(try store.markSending(id))
     #expect(try store.outbox().first?.deliveryState == .sending)
     #expect(try store.attempts(of: id) == 1)
+    // On its way: it may already be with the server, so it is not deleted.
+    try store.deleteUnsent(id)
+    #expect(try store.outbox().count == 1)
     try store.markFailed(id, reason: "offline")
     #expect(try store.outbox().first?.deliveryState == .failed(reason: "offline"))
+    // A failed message is not sent by a flush that read the outbox before it failed.
+    #expect(try !store.markSending(id))
     try store.retry(id)
     #expect(try store.outbox().first?.deliveryState == .pending)
     // The server's copy (a live broadcast or the ack) turns it into a sent message, once.
@@ -97,6 +102,30 @@ struct ChatStoreTests {
     #expect(try store.rooms().map(\.unreadCount) == [0, 3])
     try store.markRead("room_2", upTo: 3)
     #expect(try store.rooms().map(\.unreadCount) == [0, 0])
+  }
+
+  @Test("the whole room list drops the rooms it no longer holds, unless unsent messages wait")
+  func replaceRooms() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    try store.saveRooms([
+      ChatRoom(id: room, kind: .group("g_1"), title: "Study"),
+      ChatRoom(id: "room_2", kind: .direct(joon.id), title: "Joon"),
+      ChatRoom(id: "room_3", kind: .group("g_3"), title: "Left"),
+    ])
+    try store.save([sent(1)])
+    let waiting = UUID()
+    try store.enqueue("wait", to: "room_2", clientMessageID: waiting, sender: mina, at: epoch)
+    // A page of the list drops nothing.
+    try store.saveRooms([ChatRoom(id: room, kind: .group("g_1"), title: "Study")])
+    #expect(try store.rooms().count == 3)
+    // The whole list: room_3 is gone; room_2 keeps its unsent message until it is resolved.
+    try store.replaceRooms([ChatRoom(id: room, kind: .group("g_1"), title: "Study")])
+    #expect(try store.rooms().map(\.id) == [room, "room_2"])
+    try store.markFailed(waiting, reason: "not a member")
+    try store.deleteUnsent(waiting)
+    try store.replaceRooms([ChatRoom(id: room, kind: .group("g_1"), title: "Study")])
+    #expect(try store.rooms().map(\.id) == [room])
+    #expect(try store.latestMessages(in: room).count == 1)
   }
 
   @Test("observation: the current messages first, then every change, in order")

@@ -1,0 +1,93 @@
+import ChatCore
+import Domain
+import Foundation
+import Repositories
+import Testing
+
+/// `ChatHost`: one engine per signed-in user, whatever the timing of the calls that ask for it.
+@Suite("ChatHost", .timeLimit(.minutes(1)))
+struct ChatHostTests {
+  /// A channel whose `close()` waits until the test opens its gate (a socket slow to close).
+  final class SlowClosingChannel: ChatChannel, Sendable {
+    let events: AsyncStream<ChatChannelEvent>
+    private let continuation: AsyncStream<ChatChannelEvent>.Continuation
+    private let gate = Locked<(isOpen: Bool, waiting: [CheckedContinuation<Void, Never>])>(
+      (false, []))
+
+    init() { (events, continuation) = AsyncStream.makeStream() }
+
+    /// Lets every waiting and later `close()` finish.
+    func openGate() {
+      let waiting = gate.withLock { gate in
+        gate.isOpen = true
+        defer { gate.waiting = [] }
+        return gate.waiting
+      }
+      for closing in waiting { closing.resume() }
+    }
+
+    func open() async {}
+    func close() async {
+      await withCheckedContinuation { closing in
+        let isOpen = gate.withLock { gate in
+          if !gate.isOpen { gate.waiting.append(closing) }
+          return gate.isOpen
+        }
+        if isOpen { closing.resume() }
+      }
+      continuation.finish()
+    }
+    func subscribe(to room: ChatRoom.ID, afterSeq: Int64) async throws { throw DomainError.offline }
+    func unsubscribe(from room: ChatRoom.ID) async throws { throw DomainError.offline }
+    func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws {
+      throw DomainError.offline
+    }
+    func typing(in room: ChatRoom.ID) async throws { throw DomainError.offline }
+  }
+
+  static func user(_ id: String) -> User {
+    User(id: User.ID(rawValue: id), nickname: Nickname(trusted: id), joinedAt: Date())
+  }
+
+  @Test("two calls while the last user's engine is still closing get the new user's one engine")
+  func oneEnginePerUser() async throws {
+    let session = Broadcaster<SessionState>(
+      replaysLatest: true, initial: .signedIn(Self.user("u_a")))
+    // The host's own session watcher (the second reader) hears of the change late, so the
+    // engine calls stop the last user's engine themselves.
+    let readers = Locked(0)
+    let sessionStates: @Sendable () -> AsyncStream<SessionState> = {
+      let reader = readers.withLock { count in
+        count += 1
+        return count
+      }
+      guard reader == 2 else { return session.subscribe() }
+      return AsyncStream { $0.yield(.signedIn(Self.user("u_a"))) }
+    }
+    let channels = Locked<[User.ID: [SlowClosingChannel]]>([:])
+    let host = ChatHost(
+      ChatHost.Environment(
+        sessionStates: sessionStates, storage: .inMemory,
+        makeChannel: { user in
+          let channel = SlowClosingChannel()
+          channels.withLock { $0[user, default: []].append(channel) }
+          return channel
+        },
+        server: ChatRepository(), options: ChatSyncOptions(retryDelay: { _ in .seconds(1) })))
+    let first = try await host.engine()
+    #expect(first.me.id == "u_a")
+    // Another user signs in; two reads ask for the engine while the old one closes slowly.
+    // The first to ask stops it; the second starts the new engine meanwhile.
+    session.publish(.signedIn(Self.user("u_b")))
+    async let one = host.engine()
+    async let two = host.engine()
+    try await Task.sleep(for: .milliseconds(50))
+    channels.withLock { $0["u_a"]?.forEach { $0.openGate() } }
+    let (a, b) = try await (one, two)
+    #expect(a === b)
+    #expect(a.me.id == "u_b")
+    #expect(channels.withLock { $0["u_b"]?.count } == 1)
+    channels.withLock { $0["u_b"]?.forEach { $0.openGate() } }
+    await host.stop()
+  }
+}
