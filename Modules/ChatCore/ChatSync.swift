@@ -76,6 +76,9 @@ public actor ChatSync {
 
   /// How many readers keep each room open.
   private var openRooms: [ChatRoom.ID: Int] = [:]
+  /// Per room, how many ``open(_:)`` calls the server ended (the user left the room) that have
+  /// not been balanced by ``close(_:)`` yet: those closes must not take a later reader's count.
+  private var endedOpens: [ChatRoom.ID: Int] = [:]
   /// The rooms each reader of ``rooms()`` keeps open (the first rooms it lists), by reader.
   private var listReaders: [UUID: Set<ChatRoom.ID>] = [:]
 
@@ -270,6 +273,10 @@ public actor ChatSync {
 
   /// Balances one ``open(_:)``; the last one stops keeping `room` in sync.
   public func close(_ room: ChatRoom.ID) async {
+    if let ended = endedOpens[room] {
+      endedOpens[room] = ended > 1 ? ended - 1 : nil
+      return
+    }
     if release(room) { await unsubscribe(room) }
   }
 
@@ -402,6 +409,9 @@ public actor ChatSync {
         // subscription (the user left the room): nobody can keep it open, the list included
         // (should the room be listed again, after a rejoin, the list opens it anew).
         if !answered(room) {
+          let listing = listReaders.values.filter { $0.contains(room) }.count
+          let opens = (openRooms[room] ?? 0) - listing
+          if opens > 0 { endedOpens[room, default: 0] += opens }
           openRooms[room] = nil
           for reader in listReaders.keys { listReaders[reader]?.remove(room) }
         }

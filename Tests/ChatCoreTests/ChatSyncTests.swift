@@ -335,6 +335,24 @@ struct ChatSyncEngineTests {
     #expect(try await rig.channel.next { $0.unsubscribe } == .unsubscribe(Self.room))
   }
 
+  @Test("a screen the server ended closing later does not close a screen that reopened the room")
+  func endedScreenClosesLate() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    await rig.sync.open(Self.room)
+    _ = try await rig.channel.next { $0.subscribe }
+    rig.channel.emit(.unsubscribed(room: Self.room))
+    try await Task.sleep(for: .milliseconds(20))
+    // The user rejoined: a second screen opens the room; then the first screen goes away.
+    await rig.sync.open(Self.room)
+    _ = try await rig.channel.next { $0.subscribe }
+    await rig.sync.close(Self.room)
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(!rig.channel.calls.contains(.unsubscribe(Self.room)))
+    await rig.sync.close(Self.room)
+    #expect(try await rig.channel.next { $0.unsubscribe } == .unsubscribe(Self.room))
+  }
+
   @Test("the answer to our own unsubscribe keeps a room reopened meanwhile; an unasked one ends it")
   func unsubscribedAnswers() async throws {
     let rig = try Rig()
