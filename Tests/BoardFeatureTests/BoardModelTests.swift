@@ -295,6 +295,37 @@ struct BoardModelTests {
     #expect(events.last?.properties == ["is_liked": "true", "screen": "board"])
   }
 
+  @Test func aReloadLandingDuringALikeIsNotTakenForATap() async throws {
+    let post = try await alice.board.createPost(PostDraft(content: "like me"))
+    let gate = Gate()
+    let sent = CallLog<Bool>()
+    let reload = Gate()
+    let reloads = CallLog<Int>()
+    let board = board(as: bob) { values in
+      values.holdPostLikes(at: gate, loggingIn: sent)
+      let fetch = values.boardRepository.fetchPosts
+      values.boardRepository.fetchPosts = { request in
+        // The pull-to-refresh reads the server before the like, then answers late.
+        let page = try await fetch(request)
+        await reloads.record(1)
+        if await reloads.calls.count > 1 { await reload.wait() }
+        return page
+      }
+    }
+    await board.task()
+    let refresh = Task { await board.refreshPulled() }
+    await reloads.waitForCalls(2)
+    let like = Task { await board.likeButtonTapped(post.id) }
+    await sent.waitForCalls(1)
+    await reload.open()
+    await refresh.value
+    await gate.open()
+    await like.value
+    #expect(await sent.calls == [true])
+    #expect(board.posts[0].likeState == LikeState(isLiked: true, likeCount: 1))
+    #expect(try await alice.board.fetchPost(post.id).likeCount == 1)
+  }
+
   @Test func aFailedLikeRollsBackAndIsShown() async throws {
     let post = try await alice.board.createPost(PostDraft(content: "like me"))
     let board = board(as: bob)
