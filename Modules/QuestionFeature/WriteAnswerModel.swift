@@ -91,19 +91,20 @@ public final class WriteAnswerModel: Identifiable {
       failure = .validation(error)
       return
     }
+    // Submitting until the presenter has the answer: the sheet stays open meanwhile, and a
+    // second tap must not send it again.
     isSubmitting = true
+    defer { isSubmitting = false }
     failure = nil
     let answer: Answer
     do {
       answer = try await questions.submitAnswer(question.id, content)
     } catch {
-      isSubmitting = false
       let failure = DomainError(error)
       self.failure = failure
       if case .conflict = failure { await onConflict() }
       return
     }
-    isSubmitting = false
     await analytics.track(
       "answer_submitted", ["characters": String(content.count)], at: date.now)
     await onSubmitted(answer)

@@ -25,6 +25,36 @@ struct WriteAnswerModelTests {
     bear.model { WriteAnswerModel(question: question) }
   }
 
+  @Test func aSecondTapWhileTheAnswerIsHandedOverSendsNothing() async throws {
+    let submits = Locked(0)
+    let tracking = Locked(false)
+    let (held, release) = AsyncStream<Void>.makeStream()
+    let sheet = bear.model({ values in
+      let submit = values.questionRepository.submitAnswer
+      values.questionRepository.submitAnswer = { id, content in
+        submits.withLock { $0 += 1 }
+        return try await submit(id, content)
+      }
+      let track = values.analyticsRepository.track
+      values.analyticsRepository.track = { event in
+        if event.name == "answer_submitted" {
+          tracking.withLock { $0 = true }
+          for await _ in held { break }
+        }
+        await track(event)
+      }
+    }) { WriteAnswerModel(question: question) }
+    sheet.textChanged("My first answer")
+    let first = Task { await sheet.submitButtonTapped() }
+    while !tracking.withLock({ $0 }) { await Task.yield() }
+    #expect(!sheet.canSubmit)
+    await sheet.submitButtonTapped()
+    release.yield()
+    await first.value
+    #expect(submits.withLock { $0 } == 1)
+    #expect(sheet.failure == nil)
+  }
+
   @Test func theLimitIsTheEnginesRule() {
     #expect(WriteAnswerModel.limit == TextRule.answer.length.upperBound)
     let sheet = sheet()
