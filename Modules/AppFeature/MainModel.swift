@@ -152,6 +152,8 @@ public final class MainModel {
         self.pop(.post(model), from: tab)
         self.board.postDeleted(id)
       }
+      // Liked, commented or reloaded there: the board's row follows.
+      model.onPostChanged = { [weak self] in self?.board.postChanged($0) }
       return .post(model)
     case .group(let id):
       let model = withDependencies(from: self) { GroupDetailModel(groupID: id) }

@@ -189,6 +189,13 @@ public final class BoardModel {
     destination = nil
   }
 
+  /// A post changed elsewhere (its screen: liked, commented, reloaded): its row, in the list
+  /// and in the search results, shows it as it is now.
+  public func postChanged(_ post: BoardPost) {
+    list.update(post.id) { $0 = post }
+    results?.update(post.id) { $0 = post }
+  }
+
   /// A post was deleted elsewhere (its screen): its row goes.
   public func postDeleted(_ post: BoardPost.ID) {
     list.remove(post)

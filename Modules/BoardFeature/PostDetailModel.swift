@@ -70,6 +70,9 @@ public final class PostDetailModel {
 
   /// Called after the user deleted the post: the app pops the screen.
   @ObservationIgnored public var onDismiss: @MainActor () -> Void = {}
+  /// Called with the post as the server confirmed it after it was loaded or changed here (a
+  /// like, a comment written or deleted), so lists that show it can follow.
+  @ObservationIgnored public var onPostChanged: @MainActor (BoardPost) -> Void = { _ in }
 
   private let list = PagedList<Comment>()
   @ObservationIgnored private var isLoadingPost = false
@@ -129,6 +132,7 @@ public final class PostDetailModel {
     defer { isRefreshing = false }
     do {
       post = try await board.fetchPost(postID)
+      postChangedHere()
     } catch {
       let error = DomainError(error)
       if error == .notFound { phase = .notFound } else { failure = error }
@@ -160,6 +164,7 @@ public final class PostDetailModel {
         postID, read: { post?.likeState }, write: { post?.likeState = $0 },
         send: { [board, postID] isLiked in try await board.setPostLike(postID, isLiked) })
       if let confirmed {
+        postChangedHere()
         await analytics.track(
           "post_liked", ["is_liked": String(confirmed.isLiked), "screen": "board_post"],
           at: date.now)
@@ -205,6 +210,7 @@ public final class PostDetailModel {
       // Text typed while the comment was on its way is a new comment: keep it.
       if commentText == submitted { commentText = "" }
       post?.commentCount += 1
+      postChangedHere()
       // Comments read oldest first: the new one belongs after the last page. Before that page
       // is loaded it arrives with it.
       if list.hasLoaded, !list.hasMore { list.append(comment) }
@@ -236,6 +242,7 @@ public final class PostDetailModel {
     } deleted: { [weak self] in
       self?.list.remove(comment.id)
       self?.post?.commentCount -= 1
+      self?.postChangedHere()
     }
   }
 
@@ -271,6 +278,7 @@ public final class PostDetailModel {
     defer { isLoadingPost = false }
     do {
       post = try await board.fetchPost(postID)
+      postChangedHere()
       try await list.reload { [board, postID] in try await board.fetchComments(postID, $0) }
       phase = .loaded
     } catch {
@@ -279,6 +287,10 @@ public final class PostDetailModel {
       return
     }
     await revealFocusedComment()
+  }
+
+  private func postChangedHere() {
+    if let post { onPostChanged(post) }
   }
 
   private func loadMoreComments() async throws(DomainError) {

@@ -299,6 +299,35 @@ struct AppFeatureTests {
     #expect(main[path: .profile].isEmpty, "tapping the selected tab pops to its root")
   }
 
+  @Test func likingOrCommentingOnAPostShowsInTheBoardList() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let bob = try backend.signedUpClient(nickname: "bob")
+    let post = try await alice.board.createPost(PostDraft(content: "Where do you study?"))
+    let (app, task) = await app(as: bob)
+    defer { task.cancel() }
+    let main = try await main(of: app)
+
+    main.tabTapped(.board)
+    await main.board.task()
+    // Someone else comments after bob's list was loaded; bob likes and comments on the screen.
+    _ = try await alice.board.createComment(post.id, CommentDraft(content: "Library"))
+    main.board.postTapped(post.id)
+    guard case .post(let detail) = main[path: .board].only else {
+      Issue.record("board path: \(main[path: .board])")
+      return
+    }
+    await detail.task()
+    await detail.likeButtonTapped()
+    detail.commentText = "Cafe"
+    await detail.commentSubmitButtonTapped()
+    #expect(detail.failure == nil)
+    main.tabTapped(.board)
+    // Back on the list, without a refresh, the row shows what the screen showed.
+    let row = try #require(main.board.posts.first)
+    #expect(row.likeState == LikeState(isLiked: true, likeCount: 1))
+    #expect(row.commentCount == 2)
+  }
+
   @Test func joiningOrLeavingAGroupShowsInTheGroupsList() async throws {
     let alice = try backend.signedUpClient(nickname: "alice")
     let bob = try backend.signedUpClient(nickname: "bob")
