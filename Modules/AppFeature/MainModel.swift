@@ -106,7 +106,8 @@ public final class MainModel {
   }
 
   /// Follows a link a screen of `tab` asked for: pushes its route on the current tab (today's
-  /// question pops the today tab to its root instead).
+  /// question pops the today tab to its root instead; a screen already on the stack, like the
+  /// one inbox, is popped back to instead of pushed again).
   func navigate(to link: DeepLink, from tab: Tab) {
     guard let route = route(for: link, in: tab) else {
       selectedTab = Self.tab(of: link)
@@ -114,7 +115,11 @@ public final class MainModel {
       return
     }
     selectedTab = tab
-    paths[tab, default: []].append(route)
+    if let index = paths[tab]?.firstIndex(of: route) {
+      paths[tab]?.removeSubrange((index + 1)...)
+    } else {
+      paths[tab, default: []].append(route)
+    }
   }
 
   /// The tab a link belongs to when it is opened from outside.

@@ -299,6 +299,25 @@ struct AppFeatureTests {
     #expect(main[path: .profile].isEmpty, "tapping the selected tab pops to its root")
   }
 
+  @Test func theInboxIsNeverPushedOnItself() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let (app, task) = await app(as: alice)
+    defer { task.cancel() }
+    let main = try await main(of: app)
+
+    main.bellButtonTapped()
+    main.bellButtonTapped()
+    #expect(main[path: .today].count == 1)
+    // A link inside the inbox that leads to the inbox (a reviewed report) pops back to it.
+    main.notifications.onNavigate(.question("q_1"))
+    #expect(main[path: .today].count == 2)
+    main.notifications.onNavigate(.notifications)
+    guard case .notifications = main[path: .today].only else {
+      Issue.record("today path: \(main[path: .today])")
+      return
+    }
+  }
+
   @Test func likingOrCommentingOnAPostShowsInTheBoardList() async throws {
     let alice = try backend.signedUpClient(nickname: "alice")
     let bob = try backend.signedUpClient(nickname: "bob")
