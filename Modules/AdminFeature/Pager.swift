@@ -43,15 +43,19 @@ final class Pager<Item: Identifiable & Sendable> {
   /// A further page is loading.
   var isLoadingMore: Bool { list.isLoadingMore }
 
-  /// Loads the first page again; the items stay on screen while it runs.
-  func reload(_ fetch: @escaping PagedList<Item>.Fetch) async {
+  /// Loads the first page again; the items stay on screen while it runs. Returns whether its
+  /// page is the one shown (not when it failed or a newer reload superseded it).
+  @discardableResult
+  func reload(_ fetch: @escaping PagedList<Item>.Fetch) async -> Bool {
     if state != .loaded { state = .loading }
     do {
-      try await list.reload(fetch)
+      let shown = try await list.reload(fetch)
       // A reload superseded by a newer one leaves the state to that one.
-      if !list.isLoading { state = .loaded }
+      if shown { state = .loaded }
+      return shown
     } catch {
       state = ScreenState(failure: error)
+      return false
     }
   }
 

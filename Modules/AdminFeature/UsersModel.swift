@@ -32,6 +32,8 @@ public final class UsersModel {
 
   private let pager: Pager<AdminUser>
   @ObservationIgnored private var search: Task<Void, Never>?
+  /// The search whose results the list shows.
+  @ObservationIgnored private var listedQuery: String?
   @ObservationIgnored @Dependency(\.adminRepository) private var admin
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.continuousClock) private var clock
@@ -84,9 +86,10 @@ public final class UsersModel {
     return task
   }
 
-  /// The end of the list came into view: loads the next page.
+  /// The end of the list came into view: loads the next page of the search the list shows
+  /// (not of text typed since, whose search has not landed).
   public func loadMoreReached() async {
-    let query = self.query
+    let query = listedQuery
     failure = await pager.loadMore { [admin] in try await admin.fetchUsers(query, $0) }
   }
 
@@ -145,7 +148,9 @@ public final class UsersModel {
 
   private func reload() async {
     let query = self.query
-    await pager.reload { [admin] in try await admin.fetchUsers(query, $0) }
+    if await pager.reload({ [admin] in try await admin.fetchUsers(query, $0) }) {
+      listedQuery = query
+    }
   }
 }
 

@@ -44,6 +44,8 @@ public final class BoardModel {
 
   private let list = PagedList<BoardPost>()
   private var results: PagedList<BoardPost>?
+  /// The query ``results`` hold (the text may have changed since, its search not landed yet).
+  @ObservationIgnored private var resultsQuery: String?
   @ObservationIgnored private var searchTask: Task<Void, Never>?
   @ObservationIgnored private var searchGeneration = 0
   @ObservationIgnored private let likes = LikeRequests<BoardPost.ID>()
@@ -101,7 +103,7 @@ public final class BoardModel {
   /// The row of `post` appeared; the last one loads the next page.
   public func postAppeared(_ post: BoardPost.ID) async {
     do {
-      if let query = searchQuery, let results {
+      if searchQuery != nil, let results, let query = resultsQuery {
         guard results.isLast(post) else { return }
         try await results.loadMore { [board] in try await board.searchPosts(query, $0) }
       } else {
@@ -227,6 +229,7 @@ public final class BoardModel {
       try await target.reload { [board] in try await board.searchPosts(query, $0) }
       guard generation == searchGeneration else { return }
       results = target
+      resultsQuery = query
       isSearching = false
       await analytics.track(
         "board_searched", ["result_count": String(target.items.count)], at: date.now)

@@ -52,13 +52,16 @@ public final class PagedList<Item: Identifiable & Sendable> {
   public var hasMore: Bool { nextCursor != nil }
 
   /// Loads the first page and replaces the list with it. On failure the list stays as it was
-  /// and the error is thrown; a superseded load neither changes nor throws anything.
-  public func reload() async throws(DomainError) {
+  /// and the error is thrown; a superseded load neither changes nor throws anything. Returns
+  /// whether this load's page is the one shown (`false` when superseded).
+  @discardableResult
+  public func reload() async throws(DomainError) -> Bool {
     try await reload(storedFetch())
   }
 
   /// ``reload()`` with the pages from `fetch`.
-  public func reload(_ fetch: Fetch) async throws(DomainError) {
+  @discardableResult
+  public func reload(_ fetch: Fetch) async throws(DomainError) -> Bool {
     generation += 1
     let current = generation
     isLoading = true
@@ -66,10 +69,11 @@ public final class PagedList<Item: Identifiable & Sendable> {
     defer { if generation == current { isLoading = false } }
     guard
       let page = try await page(from: fetch, after: firstCursor, ifStill: current)
-    else { return }
+    else { return false }
     items = page.items
     nextCursor = page.nextCursor
     hasLoaded = true
+    return true
   }
 
   /// Loads the page after the last one; does nothing at the end or while another load runs.

@@ -196,6 +196,20 @@ struct ModerationAdminTests {
     #expect(events[0].properties == ["screen": "admin_users"])
   }
 
+  @Test func moreUsersWhileANewSearchWaitsComeFromTheListShown() async throws {
+    let clock = TestClock()
+    let users = cast.admin.model(clock: clock) { UsersModel(firstPage: PageRequest(limit: 2)) }
+    await users.task()
+    #expect(users.users.count == 2 && users.nextCursor != nil)
+    // "bo" waits for its pause while the end of the unfiltered list comes into view.
+    let typing = users.searchTextChanged("bo")
+    await users.loadMoreReached()
+    #expect(users.users.map(\.user.nickname.rawValue) == ["bob", "alice", "kim"])
+    await clock.advance(by: UsersModel.searchDebounce)
+    await typing.value
+    #expect(users.users.map(\.user.nickname.rawValue) == ["bob"])
+  }
+
   @Test func banningWithAReasonAndAnEndThenUnbanning() async throws {
     let users = cast.admin.model { UsersModel() }
     await users.task()

@@ -270,6 +270,27 @@ struct BoardModelTests {
     #expect(board.posts.first { $0.id == shared.id }?.likeCount == 1)
   }
 
+  @Test func moreResultsWhileANewSearchWaitsComeFromTheSearchShown() async throws {
+    _ = try await alice.publishPosts(22, prefix: "match")
+    let searched = CallLog<String>()
+    let board = board(as: bob) { $0.logSearches(in: searched) }
+    await board.task()
+    let typing = Task { await board.searchTextChanged("match") }
+    await clock.waitForSleeper()
+    await clock.advance(by: .milliseconds(300))
+    await typing.value
+    #expect(board.hasMore)
+    // New text is waiting for its pause; the user scrolls to the end of the shown results.
+    let retyping = Task { await board.searchTextChanged("match 1") }
+    await clock.waitForSleeper()
+    await board.postAppeared(board.searchResults[19].id)
+    #expect(await searched.calls == ["match", "match"])
+    #expect(board.searchResults.count == 22)
+    await clock.advance(by: .milliseconds(300))
+    await retyping.value
+    #expect(await searched.calls == ["match", "match", "match 1"])
+  }
+
   // MARK: - Likes
 
   @Test func aLikeFlipsAtOnceAndTheServersCountWins() async throws {

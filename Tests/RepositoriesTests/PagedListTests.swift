@@ -77,6 +77,20 @@ struct PagedListTests {
     #expect(!list.isLoadingMore)
   }
 
+  @Test func aReloadSaysWhetherItsPageIsTheOneShown() async throws {
+    let list = PagedList { [server] in try await server.fetch($0) }
+    let superseded = Task { try await list.reload() }
+    await Task.yield()
+    list.clear()
+    await server.answer(nil, with: page([1, 2]))
+    #expect(try await superseded.value == false)
+    #expect(list.items.isEmpty)
+    let shown = Task { try await list.reload() }
+    await server.answer(nil, with: page([3]))
+    #expect(try await shown.value == true)
+    #expect(list.items.map(\.id) == [3])
+  }
+
   @Test func aFailureIsThrownAndTheListStays() async throws {
     let list = PagedList { [server] in try await server.fetch($0) }
     let first = Task { try await list.reload() }
