@@ -29,7 +29,6 @@ public final class FakeBackend: Sendable {
   let clients = Locked<[FakeClient.ID: ClientState]>([:])
   private let clientCounter = Locked(0)
   private let transport = Locked(Transport())
-  let hub = SessionHub()
 
   /// One app installation's credentials and state.
   struct ClientState {
@@ -37,6 +36,8 @@ public final class FakeBackend: Sendable {
     var refreshToken: String?
     var state: SessionState = .signedOut
     var analyticsBuffer: [AnalyticsEvent] = []
+    /// `state` now and after every change: the client's `sessionStates` streams.
+    let sessionStates = Broadcaster<SessionState>(replaysLatest: true, initial: .signedOut)
   }
 
   private struct Transport {
@@ -217,7 +218,7 @@ public final class FakeBackend: Sendable {
 
   /// How many `sessionStates` streams of `client` are open.
   public func sessionStreamCount(of client: FakeClient) -> Int {
-    hub.subscriberCount(of: client.id)
+    clients.withLock { $0[client.id]?.sessionStates.subscriberCount ?? 0 }
   }
 
   // MARK: - Running calls
@@ -312,15 +313,15 @@ public final class FakeBackend: Sendable {
     }
   }
 
-  /// Changes a client's record and yields its state when it changed.
+  /// Changes a client's record and publishes its state when it changed.
   func update(_ client: FakeClient.ID, _ change: (inout ClientState) -> Void) {
     clients.withLock { clients in
       var record = clients[client] ?? ClientState()
       let before = record.state
       change(&record)
       clients[client] = record
-      // Yielded under the lock, so streams see states in the order they happened.
-      if record.state != before { hub.yield(record.state, to: client) }
+      // Published under the lock, so streams see states in the order they happened.
+      if record.state != before { record.sessionStates.publish(record.state) }
     }
   }
 
@@ -331,7 +332,7 @@ public final class FakeBackend: Sendable {
 
   /// A stream of `client`'s states that starts with the current one.
   func sessionStates(of client: FakeClient.ID) -> AsyncStream<SessionState> {
-    clients.withLock { hub.stream(for: client, current: $0[client]?.state ?? .signedOut) }
+    clients.withLock { $0[client, default: ClientState()].sessionStates.subscribe() }
   }
 }
 
