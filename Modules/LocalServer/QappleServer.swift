@@ -82,10 +82,6 @@ public final class QappleServer: Sendable {
     }
   }
 
-  /// The ids of every operation the server implements (`BoardAPI.like`, ...), dev endpoints
-  /// included when in dev mode.
-  public var operationIDs: [String] { routes.operations.map(\.id) }
-
   // MARK: Running
 
   /// Starts listening and returns the base URL with the bound port; the server runs in the

@@ -24,8 +24,7 @@ final class ServerCore: Sendable {
     self.logger = logger
     faults = FaultInjector(rules: configuration.faults, seed: configuration.faultSeed)
     socketFaults = SocketFaultInjector(
-      faults: configuration.devMode ? configuration.socketFaults : SocketFaults(),
-      seed: configuration.faultSeed)
+      faults: configuration.socketFaults, seed: configuration.faultSeed)
     rateLimiter = configuration.rateLimit.map(RateLimiter.init)
   }
 

@@ -20,9 +20,6 @@ import ServiceEngine
 /// Only transport is simulated here: `isOffline`, and a write limit a test can turn on. Every
 /// rule is the engine's, so fakes and server cannot drift.
 public final class FakeBackend: Sendable {
-  /// The name shown for the author of content whose account was deleted.
-  public static let withdrawnName = "(withdrawn)"
-
   /// The engine every fake client runs against.
   public let engine: ServiceEngine
   private let clock: Locked<@Sendable () -> Date>
@@ -139,11 +136,6 @@ public final class FakeBackend: Sendable {
     return FakeClient(id: id, backend: self)
   }
 
-  /// The repositories of `client`, acting as whoever it is signed in as.
-  public func repositories(for client: FakeClient) -> RepositorySet {
-    client.repositories
-  }
-
   /// Creates an account (no email round trip) and returns a client signed in to it.
   ///
   /// The account's dev sign-in token is the nickname, so
@@ -153,11 +145,6 @@ public final class FakeBackend: Sendable {
   ) throws -> FakeClient {
     let user = try createUser(nickname: nickname, role: role, cohort: cohort)
     return try client(signedInAs: user.id)
-  }
-
-  /// Several signed-up members at once.
-  public func signedUpClients(_ nicknames: String...) throws -> [FakeClient] {
-    try nicknames.map { try signedUpClient(nickname: $0) }
   }
 
   /// A new client signed in as an existing user (a second device, or a seeded user).

@@ -105,12 +105,6 @@ final class SocketFaultInjector: Sendable {
     state = Locked((faults, SeededRandom(seed: seed ^ 0x50CE7)))
   }
 
-  /// The faults in force.
-  var faults: SocketFaults {
-    get { state.withLock { $0.faults } }
-    set { state.withLock { $0.faults = newValue } }
-  }
-
   /// The decision for the `sent`-th frame of a connection (counting from 1).
   func decide(sent: Int) -> Decision {
     state.withLock { state in
