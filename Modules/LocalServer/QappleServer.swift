@@ -235,21 +235,6 @@ public final class QappleServer: Sendable {
 
   // MARK: Test and seeding hooks
 
-  /// The latest e-mail code sent to `email` that is still waiting to be verified (the dev
-  /// server "sends" codes by logging them).
-  public func lastEmailCode(for email: String) async throws -> String? {
-    try core.engine.lastEmailCode(for: email)
-  }
-
-  /// Makes the account with `nickname` an admin (tests and seeding; there is no API for it).
-  public func promoteToAdmin(nickname: String) async throws {
-    do {
-      try core.engine.promoteToAdmin(nickname: nickname)
-    } catch .notFound {
-      throw ServerError.unknownUser(nickname)
-    }
-  }
-
   /// The engine behind the server, for tests and tools that seed or inspect it directly.
   public var engine: ServiceEngine { core.engine }
 
@@ -257,15 +242,11 @@ public final class QappleServer: Sendable {
   public enum ServerError: Error, Sendable, CustomStringConvertible {
     /// The server could not start listening; says why.
     case notStarted(String)
-    /// No account has this nickname.
-    case unknownUser(String)
 
     /// What went wrong and what to do.
     public var description: String {
       switch self {
       case .notStarted(let reason): "The server did not start: \(reason)"
-      case .unknownUser(let nickname):
-        "No account has the nickname \"\(nickname)\"; sign up first."
       }
     }
   }

@@ -63,7 +63,7 @@ struct AuthTests {
       _ = try await h.expect(
         .accepted, EmailCodeSentDTO.self, .post, "/auth/email/code",
         json: EmailCodeRequest(signUpToken: sut, email: "A@Academy.example"))
-      let code = try #require(try await h.server.lastEmailCode(for: "a@academy.example"))
+      let code = try #require(try h.server.engine.lastEmailCode(for: "a@academy.example"))
       let wrong = code == "000000" ? "111111" : "000000"
       try await h.expectError(
         .badRequest, "validation_failed", field: "code", .post, "/auth/email/verify",
@@ -80,7 +80,7 @@ struct AuthTests {
       try await h.expectError(
         .badRequest, "validation_failed", field: "code", .post, "/auth/email/verify",
         json: EmailVerifyRequest(signUpToken: sut, email: "a@academy.example", code: code))
-      #expect(try await h.server.lastEmailCode(for: "a@academy.example") == nil)
+      #expect(try h.server.engine.lastEmailCode(for: "a@academy.example") == nil)
     }
   }
 
@@ -95,7 +95,7 @@ struct AuthTests {
         .accepted, EmailCodeSentDTO.self, .post, "/auth/email/code",
         json: EmailCodeRequest(signUpToken: sut, email: "b@academy.example"))
       #expect(sent.expiresAt == testEpoch.addingTimeInterval(600))
-      let code = try #require(try await h.server.lastEmailCode(for: "b@academy.example"))
+      let code = try #require(try h.server.engine.lastEmailCode(for: "b@academy.example"))
       h.clock.advance(by: .seconds(601))
       let result = try await h.expectError(
         .badRequest, "validation_failed", field: "code", .post, "/auth/email/verify",
@@ -115,7 +115,7 @@ struct AuthTests {
       _ = try await h.expect(
         .accepted, EmailCodeSentDTO.self, .post, "/auth/email/code",
         json: EmailCodeRequest(signUpToken: sut, email: "second@academy.example"))
-      let code = try #require(try await h.server.lastEmailCode(for: "second@academy.example"))
+      let code = try #require(try h.server.engine.lastEmailCode(for: "second@academy.example"))
       let verified = try await h.expect(
         .ok, EmailVerifiedDTO.self, .post, "/auth/email/verify",
         json: EmailVerifyRequest(signUpToken: sut, email: "second@academy.example", code: code))
