@@ -90,7 +90,7 @@ extension RouteTable {
       )
     }
     // Not a contract operation: serves the pictures `avatar_url` points at.
-    add(serverOnly: "Avatars.image", .get, "/avatars/:user_id") { call in
+    add(serverOnly: "Avatars.image", .get, "/avatars/{user_id}") { call in
       let image = try call.engine.avatar(of: call.id("user_id"))
       var headers = HTTPFields()
       headers[.contentType] = image.contentType
