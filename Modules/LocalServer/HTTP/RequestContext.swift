@@ -13,7 +13,7 @@ struct QappleRequestContext: RequestContext {
   let closeConnection: @Sendable () -> Void
   /// The caller, set by `AuthenticationMiddleware`.
   var viewer: Viewer?
-  /// The collected body of a write (empty for reads), set by `OperationMiddleware`.
+  /// The collected body of a write (empty for reads), set by `BodyMiddleware`.
   var body = ByteBuffer()
   /// Where the handler leaves its reply for `IdempotencyMiddleware` to store.
   var replyBox: ReplyBox?
