@@ -125,10 +125,10 @@ struct IdempotencyMiddleware: RouterMiddleware {
         .response
     }
     var context = context
-    let box = ReplyBox()
+    let box = Locked<Reply?>(nil)
     context.replyBox = box
     let response = try await next(request, context)
-    if let reply = box.reply, (200..<300).contains(reply.status.code) {
+    if let reply = box.withLock({ $0 }), (200..<300).contains(reply.status.code) {
       try engine.storeReply(
         StoredReply(status: reply.status.code, body: reply.body, fingerprint: fingerprint),
         scope: scope, operation: operation, key: key)
@@ -151,7 +151,7 @@ struct HandlerResponder: HTTPResponder {
       viewer: context.viewer, body: context.body)
     do {
       let reply = try await handler(call)
-      context.replyBox?.reply = reply
+      context.replyBox?.withLock { $0 = reply }
       return reply.response
     } catch let error as DomainError {
       throw APIError(error, viewer: context.viewer)

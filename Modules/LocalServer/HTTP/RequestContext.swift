@@ -15,23 +15,14 @@ struct QappleRequestContext: RequestContext {
   var viewer: Viewer?
   /// The collected body of a write (empty for reads), set by `BodyMiddleware`.
   var body = ByteBuffer()
-  /// Where the handler leaves its reply for `IdempotencyMiddleware` to store.
-  var replyBox: ReplyBox?
+  /// Where the handler leaves its reply for `IdempotencyMiddleware` to store (responses are
+  /// streams; the stored first answer of an idempotent write needs the bytes).
+  var replyBox: Locked<Reply?>?
 
   init(source: ApplicationRequestContextSource) {
     coreContext = CoreRequestContextStorage(source: source)
     let channel = source.channel
     peerAddress = channel.remoteAddress?.ipAddress
     closeConnection = { channel.close(promise: nil) }
-  }
-}
-
-/// A reply handed back up the middleware chain (responses are streams; the stored first answer
-/// of an idempotent write needs the bytes).
-final class ReplyBox: @unchecked Sendable {
-  private let lock = Locked<Reply?>(nil)
-  var reply: Reply? {
-    get { lock.withLock { $0 } }
-    set { lock.withLock { $0 = newValue } }
   }
 }
