@@ -56,15 +56,8 @@ public struct SocketFaults: Sendable, Hashable {
   /// Parses the command-line form (see the type's documentation).
   public init(parsing spec: String) throws(FaultRule.Invalid) {
     var faults = SocketFaults()
-    for pair in spec.split(separator: ",") {
-      let parts = pair.split(separator: "=", maxSplits: 1).map {
-        $0.trimmingCharacters(in: .whitespaces)
-      }
-      guard parts.count == 2, !parts[1].isEmpty else {
-        throw FaultRule.Invalid(
-          field: String(pair), description: "Expected key=value, got \"\(pair)\".")
-      }
-      let (key, value) = (parts[0], parts[1])
+    for piece in spec.split(separator: ",") {
+      let (key, value) = try FaultRule.pair(piece)
       func number() throws(FaultRule.Invalid) -> Double {
         guard let number = Double(value) else {
           throw FaultRule.Invalid(field: key, description: "\(key) takes a number, got \(value).")
