@@ -118,9 +118,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
           "Idempotency-Key \(key) was already used for a different request; "
             + "send a new key for a new request.")
       }
-      var headers = HTTPFields()
+      var headers: HTTPFields = [HeaderName.idempotentReplayed: "true"]
       if !stored.body.isEmpty { headers[.contentType] = "application/json; charset=utf-8" }
-      headers[HeaderName.idempotentReplayed] = "true"
       return Reply(status: .init(code: stored.status), headers: headers, body: stored.body)
         .response
     }

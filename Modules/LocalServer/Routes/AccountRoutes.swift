@@ -92,9 +92,9 @@ extension RouteTable {
     // Not a contract operation: serves the pictures `avatar_url` points at.
     add(serverOnly: "Avatars.image", .get, "/avatars/{user_id}") { call in
       let image = try call.engine.avatar(of: call.id("user_id"))
-      var headers = HTTPFields()
-      headers[.contentType] = image.contentType
-      headers[.cacheControl] = "public, max-age=31536000, immutable"
+      let headers: HTTPFields = [
+        .contentType: image.contentType, .cacheControl: "public, max-age=31536000, immutable",
+      ]
       return Reply(status: .ok, headers: headers, body: image.data)
     }
   }
