@@ -31,8 +31,8 @@ public final class QappleServer: Sendable {
 
   private enum Lifecycle {
     case idle
-    /// Started (by `start()` or `run(onStarted:)`); the URL is set once listening.
-    case running(task: Task<Void, any Error>, url: URL?)
+    /// Started (by `start()` or `run(onStarted:)`); the URL is the core's once listening.
+    case running(Task<Void, any Error>)
     case stopped
   }
 
@@ -78,7 +78,7 @@ public final class QappleServer: Sendable {
   /// The base URL while the server is running (`http://127.0.0.1:<port>`), else `nil`.
   public var baseURL: URL? {
     lifecycle.withLock {
-      if case .running(_, let url) = $0 { url } else { nil }
+      if case .running = $0 { core.listeningURL.withLock { $0 } } else { nil }
     }
   }
 
@@ -140,7 +140,7 @@ public final class QappleServer: Sendable {
   public func stop() async {
     let task: Task<Void, any Error>? = lifecycle.withLock { state in
       defer { state = .stopped }
-      if case .running(let task, _) = state { return task }
+      if case .running(let task) = state { return task }
       return nil
     }
     if let task {
@@ -165,15 +165,8 @@ public final class QappleServer: Sendable {
         throw ServerError.notStarted("This server was already started; create a new one.")
       }
       let task = Task { try await body() }
-      state = .running(task: task, url: nil)
+      state = .running(task)
       return task
-    }
-  }
-
-  /// Records the bound URL once the listener is up.
-  private func listening(at url: URL) {
-    lifecycle.withLock { state in
-      if case .running(let task, _) = state { state = .running(task: task, url: url) }
     }
   }
 
@@ -227,7 +220,7 @@ public final class QappleServer: Sendable {
         let port = channel.localAddress?.port ?? 0
         let hostPart = host.contains(":") ? "[\(host)]" : host
         guard let url = URL(string: "http://\(hostPart):\(port)") else { return }
-        self.listening(at: url)
+        core.listeningURL.withLock { $0 = url }
         await onListening(url)
       },
       logger: core.logger)

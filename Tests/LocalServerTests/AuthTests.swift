@@ -2,6 +2,7 @@ import DTO
 import Domain
 import Foundation
 import Hummingbird
+import HummingbirdTesting
 import LocalServer
 import Testing
 
@@ -296,6 +297,19 @@ struct AuthTests {
       #expect(image.status == .ok)
       #expect(image.headers[.contentType] == "image/png")
       #expect(image.body == png)
+
+      // Without a Host header the URL names the port the server bound (the configured one is 0).
+      let withoutHost = try await h.client.execute(
+        TestClient.Request(
+          "/me/avatar", method: .put,
+          headers: [.authorization: "Bearer \(token)", .contentType: type],
+          body: ByteBuffer(bytes: multipart("image", png))))
+      #expect(withoutHost.status == .ok)
+      let bare = try QappleCoding.makeDecoder().decode(
+        UserDTO.self, from: Data(buffer: try #require(withoutHost.body)))
+      let bareAvatar = try #require(bare.avatarUrl.flatMap(URL.init(string:)))
+      #expect(bareAvatar.host == "127.0.0.1")
+      #expect(bareAvatar.port == h.port)
 
       try await h.expectError(
         .badRequest, "validation_failed", field: "image", .put, "/me/avatar", token: token,

@@ -124,11 +124,14 @@ struct ProfilePatch: Decodable, Sendable {
 }
 
 extension Call {
-  /// `http://<Host header>`: the address the client used, so URLs work from where it is.
+  /// `http://<Host header>`: the address the client used, so URLs work from where it is;
+  /// without a Host header, the address the server listens on, with the port it bound (the
+  /// configured port is 0 when it is random).
   var baseURL: String {
     if let host = request.head.authority, !host.isEmpty {
       return "http://\(host)"
     }
-    return "http://\(core.configuration.host):\(core.configuration.port)"
+    // Set when the listener is bound, before `start()` returns the same URL.
+    return core.listeningURL.withLock { $0 }?.absoluteString ?? ""
   }
 }
