@@ -22,7 +22,7 @@ import ServiceEngine
 public final class FakeBackend: Sendable {
   /// The engine every fake client runs against.
   public let engine: ServiceEngine
-  private let clock: Locked<@Sendable () -> Date>
+  private let clock: Locked<MovedClock>
   let clients = Locked<[FakeClient.ID: ClientState]>([:])
   private let clientCounter = Locked(0)
   private let transport = Locked(Transport())
@@ -37,6 +37,16 @@ public final class FakeBackend: Sendable {
     let sessionStates = Broadcaster<SessionState>(replaysLatest: true, initial: .signedOut)
   }
 
+  /// A "now" and how far `advance(by:)` moved it.
+  private struct MovedClock {
+    var base: @Sendable () -> Date
+    var offset: TimeInterval = 0
+
+    var now: @Sendable () -> Date {
+      { [base, offset] in base().addingTimeInterval(offset) }
+    }
+  }
+
   private struct Transport {
     var isOffline = false
     var rateLimit: FakeRateLimit?
@@ -48,12 +58,12 @@ public final class FakeBackend: Sendable {
   public init(
     now: @escaping @Sendable () -> Date = { Date() }, timeZone: TimeZone = .seoul
   ) {
-    let clock = Locked<@Sendable () -> Date>(now)
+    let clock = Locked(MovedClock(base: now))
     self.clock = clock
     do {
       engine = try ServiceEngine(
         configuration: .init(storage: .inMemory, timeZone: timeZone),
-        now: { clock.withLock { $0 }() })
+        now: { clock.withLock(\.now)() })
     } catch {
       // An in-memory SQLite database only fails to open when the process is out of memory.
       preconditionFailure("FakeBackend could not open its in-memory database: \(error)")
@@ -76,16 +86,13 @@ public final class FakeBackend: Sendable {
 
   /// The clock of the backend; replace it to move time.
   public var now: @Sendable () -> Date {
-    get { clock.withLock { $0 } }
-    set { clock.withLock { $0 = newValue } }
+    get { clock.withLock(\.now) }
+    set { clock.withLock { $0 = MovedClock(base: newValue) } }
   }
 
   /// Moves the clock forward by `seconds` (or back when negative).
   public func advance(by seconds: TimeInterval) {
-    clock.withLock { current in
-      let previous = current
-      current = { previous().addingTimeInterval(seconds) }
-    }
+    clock.withLock { $0.offset += seconds }
   }
 
   /// The service's calendar day on the backend's clock.
