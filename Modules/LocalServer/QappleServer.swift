@@ -31,8 +31,8 @@ public final class QappleServer: Sendable {
 
   private enum Lifecycle {
     case idle
-    /// Started (by `start()` or `run(onStarted:)`); the URL is set once listening.
-    case running(task: Task<Void, any Error>, url: URL?)
+    /// Started (by `start()` or `run(onStarted:)`); the URL is the core's once listening.
+    case running(Task<Void, any Error>)
     case stopped
   }
 
@@ -78,13 +78,9 @@ public final class QappleServer: Sendable {
   /// The base URL while the server is running (`http://127.0.0.1:<port>`), else `nil`.
   public var baseURL: URL? {
     lifecycle.withLock {
-      if case .running(_, let url) = $0 { url } else { nil }
+      if case .running = $0 { core.listeningURL.withLock { $0 } } else { nil }
     }
   }
-
-  /// The ids of every operation the server implements (`BoardAPI.like`, ...), dev endpoints
-  /// included when in dev mode.
-  public var operationIDs: [String] { routes.operations.map(\.id) }
 
   // MARK: Running
 
@@ -144,7 +140,7 @@ public final class QappleServer: Sendable {
   public func stop() async {
     let task: Task<Void, any Error>? = lifecycle.withLock { state in
       defer { state = .stopped }
-      if case .running(let task, _) = state { return task }
+      if case .running(let task) = state { return task }
       return nil
     }
     if let task {
@@ -169,15 +165,8 @@ public final class QappleServer: Sendable {
         throw ServerError.notStarted("This server was already started; create a new one.")
       }
       let task = Task { try await body() }
-      state = .running(task: task, url: nil)
+      state = .running(task)
       return task
-    }
-  }
-
-  /// Records the bound URL once the listener is up.
-  private func listening(at url: URL) {
-    lifecycle.withLock { state in
-      if case .running(let task, _) = state { state = .running(task: task, url: url) }
     }
   }
 
@@ -231,28 +220,13 @@ public final class QappleServer: Sendable {
         let port = channel.localAddress?.port ?? 0
         let hostPart = host.contains(":") ? "[\(host)]" : host
         guard let url = URL(string: "http://\(hostPart):\(port)") else { return }
-        self.listening(at: url)
+        core.listeningURL.withLock { $0 = url }
         await onListening(url)
       },
       logger: core.logger)
   }
 
   // MARK: Test and seeding hooks
-
-  /// The latest e-mail code sent to `email` that is still waiting to be verified (the dev
-  /// server "sends" codes by logging them).
-  public func lastEmailCode(for email: String) async throws -> String? {
-    try core.engine.lastEmailCode(for: email)
-  }
-
-  /// Makes the account with `nickname` an admin (tests and seeding; there is no API for it).
-  public func promoteToAdmin(nickname: String) async throws {
-    do {
-      try core.engine.promoteToAdmin(nickname: nickname)
-    } catch .notFound {
-      throw ServerError.unknownUser(nickname)
-    }
-  }
 
   /// The engine behind the server, for tests and tools that seed or inspect it directly.
   public var engine: ServiceEngine { core.engine }
@@ -261,15 +235,11 @@ public final class QappleServer: Sendable {
   public enum ServerError: Error, Sendable, CustomStringConvertible {
     /// The server could not start listening; says why.
     case notStarted(String)
-    /// No account has this nickname.
-    case unknownUser(String)
 
     /// What went wrong and what to do.
     public var description: String {
       switch self {
       case .notStarted(let reason): "The server did not start: \(reason)"
-      case .unknownUser(let nickname):
-        "No account has the nickname \"\(nickname)\"; sign up first."
       }
     }
   }

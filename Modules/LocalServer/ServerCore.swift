@@ -17,6 +17,8 @@ final class ServerCore: Sendable {
   let sockets = SocketRegistry()
   /// Chat messages' `message` frames, encoded once for all their subscribers.
   let messageFrames = MessageFrames()
+  /// The base URL with the bound port (`http://127.0.0.1:<port>`), once listening.
+  let listeningURL = Locked<URL?>(nil)
 
   init(configuration: ServerConfiguration, engine: ServiceEngine, logger: Logger) {
     self.configuration = configuration
@@ -24,8 +26,7 @@ final class ServerCore: Sendable {
     self.logger = logger
     faults = FaultInjector(rules: configuration.faults, seed: configuration.faultSeed)
     socketFaults = SocketFaultInjector(
-      faults: configuration.devMode ? configuration.socketFaults : SocketFaults(),
-      seed: configuration.faultSeed)
+      faults: configuration.socketFaults, seed: configuration.faultSeed)
     rateLimiter = configuration.rateLimit.map(RateLimiter.init)
   }
 

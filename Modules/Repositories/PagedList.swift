@@ -131,11 +131,6 @@ public final class PagedList<Item: Identifiable & Sendable> {
     change(&items)
   }
 
-  /// Removes the items `shouldRemove` picks (cases that left a filtered inbox).
-  public func removeAll(where shouldRemove: (Item) -> Bool) {
-    items.removeAll(where: shouldRemove)
-  }
-
   /// Empties the list and drops any load still running.
   public func clear() {
     generation += 1

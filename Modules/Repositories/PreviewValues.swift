@@ -285,8 +285,7 @@ extension AdminRepository {
       return detail
     },
     resolveReportCase: { id, resolution, _ in
-      guard var reportCase = sample.reportCases.first(where: { $0.reportCase.id == id })?.reportCase
-      else { throw DomainError.notFound }
+      var reportCase = try find(sample.reportCases.map(\.reportCase), id)
       reportCase.status = .resolved
       reportCase.resolution = resolution
       return reportCase
@@ -299,18 +298,14 @@ extension AdminRepository {
         }, request)
     },
     banUser: { id, reason, until in
-      guard var user = sample.adminUsers.first(where: { $0.id == id }) else {
-        throw DomainError.notFound
-      }
+      var user = try find(sample.adminUsers, id)
       user.user.isBanned = true
       user.banReason = reason
       user.bannedUntil = until
       return user
     },
     unbanUser: { id in
-      guard var user = sample.adminUsers.first(where: { $0.id == id }) else {
-        throw DomainError.notFound
-      }
+      var user = try find(sample.adminUsers, id)
       user.user.isBanned = false
       user.banReason = nil
       user.bannedUntil = nil

@@ -1,45 +1,26 @@
 import Dependencies
 
-// `testValue` is the macro's unimplemented client: any endpoint a test did not override fails
-// the test (and throws). There is no `liveValue` here: only executables and tests pick Live.
+// There is no `liveValue` here: only executables and tests pick Live.
 
-extension AuthRepository: TestDependencyKey {
-  /// Fails any test that calls an endpoint it did not override.
-  public static let testValue = AuthRepository()
+/// A repository interface whose `testValue` is the macro's unimplemented client: any endpoint
+/// a test did not override fails the test (and throws).
+public protocol UnimplementedTestKey: TestDependencyKey {
+  /// The client whose every endpoint is unimplemented (the `@DependencyClient` macro's `init()`).
+  init()
 }
-extension ProfileRepository: TestDependencyKey {
+
+extension UnimplementedTestKey {
   /// Fails any test that calls an endpoint it did not override.
-  public static let testValue = ProfileRepository()
+  public static var testValue: Self { Self() }
 }
-extension QuestionRepository: TestDependencyKey {
-  /// Fails any test that calls an endpoint it did not override.
-  public static let testValue = QuestionRepository()
-}
-extension BoardRepository: TestDependencyKey {
-  /// Fails any test that calls an endpoint it did not override.
-  public static let testValue = BoardRepository()
-}
-extension ReportRepository: TestDependencyKey {
-  /// Fails any test that calls an endpoint it did not override.
-  public static let testValue = ReportRepository()
-}
-extension NotificationRepository: TestDependencyKey {
-  /// Fails any test that calls an endpoint it did not override.
-  public static let testValue = NotificationRepository()
-}
-extension StudyGroupRepository: TestDependencyKey {
-  /// Fails any test that calls an endpoint it did not override.
-  public static let testValue = StudyGroupRepository()
-}
-extension ChatRepository: TestDependencyKey {
-  /// Fails any test that calls an endpoint it did not override.
-  public static let testValue = ChatRepository()
-}
-extension AnalyticsRepository: TestDependencyKey {
-  /// Fails any test that calls an endpoint it did not override.
-  public static let testValue = AnalyticsRepository()
-}
-extension AdminRepository: TestDependencyKey {
-  /// Fails any test that calls an endpoint it did not override.
-  public static let testValue = AdminRepository()
-}
+
+extension AuthRepository: UnimplementedTestKey {}
+extension ProfileRepository: UnimplementedTestKey {}
+extension QuestionRepository: UnimplementedTestKey {}
+extension BoardRepository: UnimplementedTestKey {}
+extension ReportRepository: UnimplementedTestKey {}
+extension NotificationRepository: UnimplementedTestKey {}
+extension StudyGroupRepository: UnimplementedTestKey {}
+extension ChatRepository: UnimplementedTestKey {}
+extension AnalyticsRepository: UnimplementedTestKey {}
+extension AdminRepository: UnimplementedTestKey {}

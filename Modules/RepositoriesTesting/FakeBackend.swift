@@ -20,16 +20,12 @@ import ServiceEngine
 /// Only transport is simulated here: `isOffline`, and a write limit a test can turn on. Every
 /// rule is the engine's, so fakes and server cannot drift.
 public final class FakeBackend: Sendable {
-  /// The name shown for the author of content whose account was deleted.
-  public static let withdrawnName = "(withdrawn)"
-
   /// The engine every fake client runs against.
   public let engine: ServiceEngine
-  private let clock: Locked<@Sendable () -> Date>
+  private let clock: Locked<MovedClock>
   let clients = Locked<[FakeClient.ID: ClientState]>([:])
   private let clientCounter = Locked(0)
   private let transport = Locked(Transport())
-  let hub = SessionHub()
 
   /// One app installation's credentials and state.
   struct ClientState {
@@ -37,6 +33,18 @@ public final class FakeBackend: Sendable {
     var refreshToken: String?
     var state: SessionState = .signedOut
     var analyticsBuffer: [AnalyticsEvent] = []
+    /// `state` now and after every change: the client's `sessionStates` streams.
+    let sessionStates = Broadcaster<SessionState>(replaysLatest: true, initial: .signedOut)
+  }
+
+  /// A "now" and how far `advance(by:)` moved it.
+  private struct MovedClock {
+    var base: @Sendable () -> Date
+    var offset: TimeInterval = 0
+
+    var now: @Sendable () -> Date {
+      { [base, offset] in base().addingTimeInterval(offset) }
+    }
   }
 
   private struct Transport {
@@ -50,12 +58,12 @@ public final class FakeBackend: Sendable {
   public init(
     now: @escaping @Sendable () -> Date = { Date() }, timeZone: TimeZone = .seoul
   ) {
-    let clock = Locked<@Sendable () -> Date>(now)
+    let clock = Locked(MovedClock(base: now))
     self.clock = clock
     do {
       engine = try ServiceEngine(
         configuration: .init(storage: .inMemory, timeZone: timeZone),
-        now: { clock.withLock { $0 }() })
+        now: { clock.withLock(\.now)() })
     } catch {
       // An in-memory SQLite database only fails to open when the process is out of memory.
       preconditionFailure("FakeBackend could not open its in-memory database: \(error)")
@@ -78,16 +86,13 @@ public final class FakeBackend: Sendable {
 
   /// The clock of the backend; replace it to move time.
   public var now: @Sendable () -> Date {
-    get { clock.withLock { $0 } }
-    set { clock.withLock { $0 = newValue } }
+    get { clock.withLock(\.now) }
+    set { clock.withLock { $0 = MovedClock(base: newValue) } }
   }
 
   /// Moves the clock forward by `seconds` (or back when negative).
   public func advance(by seconds: TimeInterval) {
-    clock.withLock { current in
-      let previous = current
-      current = { previous().addingTimeInterval(seconds) }
-    }
+    clock.withLock { $0.offset += seconds }
   }
 
   /// The service's calendar day on the backend's clock.
@@ -138,11 +143,6 @@ public final class FakeBackend: Sendable {
     return FakeClient(id: id, backend: self)
   }
 
-  /// The repositories of `client`, acting as whoever it is signed in as.
-  public func repositories(for client: FakeClient) -> RepositorySet {
-    client.repositories
-  }
-
   /// Creates an account (no email round trip) and returns a client signed in to it.
   ///
   /// The account's dev sign-in token is the nickname, so
@@ -152,11 +152,6 @@ public final class FakeBackend: Sendable {
   ) throws -> FakeClient {
     let user = try createUser(nickname: nickname, role: role, cohort: cohort)
     return try client(signedInAs: user.id)
-  }
-
-  /// Several signed-up members at once.
-  public func signedUpClients(_ nicknames: String...) throws -> [FakeClient] {
-    try nicknames.map { try signedUpClient(nickname: $0) }
   }
 
   /// A new client signed in as an existing user (a second device, or a seeded user).
@@ -217,7 +212,7 @@ public final class FakeBackend: Sendable {
 
   /// How many `sessionStates` streams of `client` are open.
   public func sessionStreamCount(of client: FakeClient) -> Int {
-    hub.subscriberCount(of: client.id)
+    clients.withLock { $0[client.id]?.sessionStates.subscriberCount ?? 0 }
   }
 
   // MARK: - Running calls
@@ -312,15 +307,15 @@ public final class FakeBackend: Sendable {
     }
   }
 
-  /// Changes a client's record and yields its state when it changed.
+  /// Changes a client's record and publishes its state when it changed.
   func update(_ client: FakeClient.ID, _ change: (inout ClientState) -> Void) {
     clients.withLock { clients in
       var record = clients[client] ?? ClientState()
       let before = record.state
       change(&record)
       clients[client] = record
-      // Yielded under the lock, so streams see states in the order they happened.
-      if record.state != before { hub.yield(record.state, to: client) }
+      // Published under the lock, so streams see states in the order they happened.
+      if record.state != before { record.sessionStates.publish(record.state) }
     }
   }
 
@@ -331,7 +326,7 @@ public final class FakeBackend: Sendable {
 
   /// A stream of `client`'s states that starts with the current one.
   func sessionStates(of client: FakeClient.ID) -> AsyncStream<SessionState> {
-    clients.withLock { hub.stream(for: client, current: $0[client]?.state ?? .signedOut) }
+    clients.withLock { $0[client, default: ClientState()].sessionStates.subscribe() }
   }
 }
 

@@ -100,35 +100,31 @@ extension RepositorySet {
   init(fakeClient id: FakeClient.ID, of backend: FakeBackend) {
     let engine = backend.engine
     /// A read as the client's user.
-    @Sendable func read<T>(
-      _ body: @escaping @Sendable (Viewer) throws -> T
-    ) -> @Sendable () throws -> T {
-      { try backend.perform(id, body) }
+    @Sendable func read<T>(_ body: (Viewer) throws -> T) throws -> T {
+      try backend.perform(id, body)
     }
     /// A write as the client's user (counted by the write limit).
-    @Sendable func write<T>(
-      _ body: @escaping @Sendable (Viewer) throws -> T
-    ) -> @Sendable () throws -> T {
-      { try backend.perform(id, write: true, body) }
+    @Sendable func write<T>(_ body: (Viewer) throws -> T) throws -> T {
+      try backend.perform(id, write: true, body)
     }
     var chatServer = ChatRepository()
-    chatServer.fetchRooms = { page in try read { try engine.chatRooms(page, as: $0) }() }
+    chatServer.fetchRooms = { page in try read { try engine.chatRooms(page, as: $0) } }
     chatServer.openDirectRoom = { peer in
-      try write { try engine.openDirectRoom(with: peer, as: $0) }()
+      try write { try engine.openDirectRoom(with: peer, as: $0) }
     }
     chatServer.fetchMessages = { roomID, afterSeq, beforeSeq, limit in
       try read {
         try engine.messages(
           in: roomID, afterSeq: afterSeq, beforeSeq: beforeSeq, limit: limit, as: $0)
-      }()
+      }
     }
     chatServer.sendMessage = { text, roomID, clientMessageID in
       try write {
         try engine.sendMessage(text, to: roomID, clientMessageID: clientMessageID, as: $0).message
-      }()
+      }
     }
     chatServer.markRead = { roomID, seq in
-      try write { try engine.markRoomRead(roomID, seq: seq, as: $0) }()
+      try write { try engine.markRoomRead(roomID, seq: seq, as: $0) }
     }
     self.init(
       auth: AuthRepository(
@@ -190,14 +186,14 @@ extension RepositorySet {
         }),
       profile: ProfileRepository(
         fetchMe: {
-          let user = try read { try engine.me(as: $0) }()
+          let user = try read { try engine.me(as: $0) }
           backend.userUpdated(user, on: id)
           return user
         },
         updateProfile: { update in
           let change = ProfileChange(
             nickname: update.nickname?.rawValue, cohort: update.cohort.map { .some($0) })
-          let user = try write { try engine.updateProfile(change, as: $0) }()
+          let user = try write { try engine.updateProfile(change, as: $0) }
           backend.userUpdated(user, on: id)
           return user
         },
@@ -205,83 +201,83 @@ extension RepositorySet {
           let user = try write { viewer in
             try engine.uploadAvatar(
               try AvatarImage(validating: data), baseURL: FakeBackend.avatarHost, as: viewer)
-          }()
+          }
           backend.userUpdated(user, on: id)
           return user
         },
-        fetchUser: { userID in try read { _ in try engine.user(userID) }() },
+        fetchUser: { userID in try read { _ in try engine.user(userID) } },
         findUser: { nickname in
           let nickname = nickname.trimmingCharacters(in: .whitespacesAndNewlines)
           guard !nickname.isEmpty else { throw DomainError.validation(.empty(field: "nickname")) }
-          return try read { _ in try engine.user(nickname: nickname) }()
+          return try read { _ in try engine.user(nickname: nickname) }
         },
-        fetchMyAnswers: { page in try read { try engine.myAnswers(page, as: $0) }() }),
+        fetchMyAnswers: { page in try read { try engine.myAnswers(page, as: $0) } }),
       questions: QuestionRepository(
-        fetchToday: { try read { try engine.todaysQuestion(as: $0) }() },
-        fetchQuestions: { page in try read { try engine.questions(page, as: $0) }() },
-        fetchQuestion: { questionID in try read { try engine.question(questionID, as: $0) }() },
+        fetchToday: { try read { try engine.todaysQuestion(as: $0) } },
+        fetchQuestions: { page in try read { try engine.questions(page, as: $0) } },
+        fetchQuestion: { questionID in try read { try engine.question(questionID, as: $0) } },
         fetchAnswers: { questionID, page in
-          try read { try engine.answers(of: questionID, page, as: $0) }()
+          try read { try engine.answers(of: questionID, page, as: $0) }
         },
         submitAnswer: { questionID, content in
-          try write { try engine.submitAnswer(to: questionID, content: content, as: $0) }()
+          try write { try engine.submitAnswer(to: questionID, content: content, as: $0) }
         },
-        deleteAnswer: { answerID in try write { try engine.deleteAnswer(answerID, as: $0) }() }),
+        deleteAnswer: { answerID in try write { try engine.deleteAnswer(answerID, as: $0) } }),
       board: BoardRepository(
-        fetchPosts: { page in try read { try engine.posts(page, as: $0) }() },
+        fetchPosts: { page in try read { try engine.posts(page, as: $0) } },
         searchPosts: { query, page in
-          try read { try engine.posts(matching: query, page, as: $0) }()
+          try read { try engine.posts(matching: query, page, as: $0) }
         },
-        fetchPost: { postID in try read { try engine.post(postID, as: $0) }() },
-        createPost: { draft in try write { try engine.createPost(draft, as: $0) }() },
-        deletePost: { postID in try write { try engine.deletePost(postID, as: $0) }() },
+        fetchPost: { postID in try read { try engine.post(postID, as: $0) } },
+        createPost: { draft in try write { try engine.createPost(draft, as: $0) } },
+        deletePost: { postID in try write { try engine.deletePost(postID, as: $0) } },
         setPostLike: { postID, isLiked in
-          try write { try engine.setPostLike(postID, isLiked: isLiked, as: $0) }()
+          try write { try engine.setPostLike(postID, isLiked: isLiked, as: $0) }
         },
         fetchComments: { postID, page in
-          try read { try engine.comments(on: postID, page, as: $0) }()
+          try read { try engine.comments(on: postID, page, as: $0) }
         },
         createComment: { postID, draft in
-          try write { try engine.createComment(on: postID, draft, as: $0) }()
+          try write { try engine.createComment(on: postID, draft, as: $0) }
         },
-        deleteComment: { commentID in try write { try engine.deleteComment(commentID, as: $0) }() },
+        deleteComment: { commentID in try write { try engine.deleteComment(commentID, as: $0) } },
         setCommentLike: { commentID, isLiked in
-          try write { try engine.setCommentLike(commentID, isLiked: isLiked, as: $0) }()
+          try write { try engine.setCommentLike(commentID, isLiked: isLiked, as: $0) }
         }),
       reports: ReportRepository(
         report: { target, reason in
           try write {
             try engine.report(target, reason: reason.code, detail: reason.detail, as: $0)
-          }()
+          }
         },
-        fetchMyReports: { page in try read { try engine.myReports(page, as: $0) }() }),
+        fetchMyReports: { page in try read { try engine.myReports(page, as: $0) } }),
       notifications: NotificationRepository(
-        fetchNotifications: { page in try read { try engine.notifications(page, as: $0) }() },
-        fetchUnreadCount: { try read { try engine.unreadNotificationCount(as: $0) }() },
+        fetchNotifications: { page in try read { try engine.notifications(page, as: $0) } },
+        fetchUnreadCount: { try read { try engine.unreadNotificationCount(as: $0) } },
         markRead: { notificationID in
-          try write { try engine.markNotificationRead(notificationID, as: $0) }()
+          try write { try engine.markNotificationRead(notificationID, as: $0) }
         },
-        markAllRead: { try write { try engine.markAllNotificationsRead(as: $0) }() }),
+        markAllRead: { try write { try engine.markAllNotificationsRead(as: $0) } }),
       studyGroups: StudyGroupRepository(
         fetchGroups: { query, page in
-          try read { try engine.groups(matching: query, page, as: $0) }()
+          try read { try engine.groups(matching: query, page, as: $0) }
         },
-        fetchGroup: { groupID in try read { try engine.group(groupID, as: $0) }() },
-        createGroup: { draft in try write { try engine.createGroup(draft, as: $0) }() },
+        fetchGroup: { groupID in try read { try engine.group(groupID, as: $0) } },
+        createGroup: { draft in try write { try engine.createGroup(draft, as: $0) } },
         updateGroup: { groupID, draft in
           try write {
             try engine.updateGroup(
               groupID, name: draft.name, description: draft.description, as: $0)
-          }()
+          }
         },
-        deleteGroup: { groupID in try write { try engine.deleteGroup(groupID, as: $0) }() },
-        joinGroup: { groupID in try write { try engine.joinGroup(groupID, as: $0) }() },
-        leaveGroup: { groupID in try write { try engine.leaveGroup(groupID, as: $0) }() },
+        deleteGroup: { groupID in try write { try engine.deleteGroup(groupID, as: $0) } },
+        joinGroup: { groupID in try write { try engine.joinGroup(groupID, as: $0) } },
+        leaveGroup: { groupID in try write { try engine.leaveGroup(groupID, as: $0) } },
         invite: { userID, groupID in
-          try write { try engine.inviteToGroup(groupID, user: userID, as: $0) }()
+          try write { try engine.inviteToGroup(groupID, user: userID, as: $0) }
         },
         fetchMembers: { groupID, page in
-          try read { _ in try engine.groupMembers(of: groupID, page) }()
+          try read { _ in try engine.groupMembers(of: groupID, page) }
         }),
       chat: .synced(
         server: chatServer,
@@ -310,38 +306,38 @@ extension RepositorySet {
               accepted += try engine.recordAnalytics(batch.map(UploadedEvent.init), as: viewer)
             }
             return accepted
-          }()
+          }
         }),
       admin: AdminRepository(
         fetchQuestions: { status, page in
-          try read { try engine.scheduledQuestions(status: status, page, as: $0) }()
+          try read { try engine.scheduledQuestions(status: status, page, as: $0) }
         },
-        createQuestion: { draft in try write { try engine.createQuestion(draft, as: $0) }() },
+        createQuestion: { draft in try write { try engine.createQuestion(draft, as: $0) } },
         updateQuestion: { questionID, draft in
           try write {
             try engine.updateQuestion(
               questionID, content: draft.content, publishDate: draft.publishDate, as: $0)
-          }()
+          }
         },
         deleteQuestion: { questionID in
-          try write { try engine.deleteQuestion(questionID, as: $0) }()
+          try write { try engine.deleteQuestion(questionID, as: $0) }
         },
-        importQuestions: { csv in try write { try engine.importQuestions(csv, as: $0) }() },
+        importQuestions: { csv in try write { try engine.importQuestions(csv, as: $0) } },
         fetchReportCases: { status, page in
-          try read { try engine.reportCases(status: status, page, as: $0) }()
+          try read { try engine.reportCases(status: status, page, as: $0) }
         },
-        fetchReportCase: { caseID in try read { try engine.reportCase(caseID, as: $0) }() },
+        fetchReportCase: { caseID in try read { try engine.reportCase(caseID, as: $0) } },
         resolveReportCase: { caseID, resolution, note in
-          try write { try engine.resolveReportCase(caseID, resolution, note: note, as: $0) }()
+          try write { try engine.resolveReportCase(caseID, resolution, note: note, as: $0) }
         },
         fetchUsers: { query, page in
-          try read { try engine.adminUsers(matching: query, page, as: $0) }()
+          try read { try engine.adminUsers(matching: query, page, as: $0) }
         },
         banUser: { userID, reason, until in
-          try write { try engine.banUser(userID, reason: reason, until: until, as: $0) }()
+          try write { try engine.banUser(userID, reason: reason, until: until, as: $0) }
         },
-        unbanUser: { userID in try write { try engine.unbanUser(userID, as: $0) }() },
-        fetchStats: { try read { try engine.adminStats(as: $0) }() }))
+        unbanUser: { userID in try write { try engine.unbanUser(userID, as: $0) } },
+        fetchStats: { try read { try engine.adminStats(as: $0) } }))
   }
 }
 

@@ -64,13 +64,6 @@ extension FakeClient {
     }
     return comments
   }
-
-  /// The analytics events this client uploaded, in order.
-  func uploadedEvents() async throws -> [AnalyticsEvent] {
-    _ = try await repositories.analytics.flush()
-    let id = try userID
-    return backend.analyticsEvents.filter { $0.userID == id }.map(\.event)
-  }
 }
 
 extension DependencyValues {

@@ -2,6 +2,7 @@ import DTO
 import Domain
 import Foundation
 import Hummingbird
+import HummingbirdTesting
 import LocalServer
 import Testing
 
@@ -63,7 +64,7 @@ struct AuthTests {
       _ = try await h.expect(
         .accepted, EmailCodeSentDTO.self, .post, "/auth/email/code",
         json: EmailCodeRequest(signUpToken: sut, email: "A@Academy.example"))
-      let code = try #require(try await h.server.lastEmailCode(for: "a@academy.example"))
+      let code = try #require(try h.server.engine.lastEmailCode(for: "a@academy.example"))
       let wrong = code == "000000" ? "111111" : "000000"
       try await h.expectError(
         .badRequest, "validation_failed", field: "code", .post, "/auth/email/verify",
@@ -80,7 +81,7 @@ struct AuthTests {
       try await h.expectError(
         .badRequest, "validation_failed", field: "code", .post, "/auth/email/verify",
         json: EmailVerifyRequest(signUpToken: sut, email: "a@academy.example", code: code))
-      #expect(try await h.server.lastEmailCode(for: "a@academy.example") == nil)
+      #expect(try h.server.engine.lastEmailCode(for: "a@academy.example") == nil)
     }
   }
 
@@ -95,7 +96,7 @@ struct AuthTests {
         .accepted, EmailCodeSentDTO.self, .post, "/auth/email/code",
         json: EmailCodeRequest(signUpToken: sut, email: "b@academy.example"))
       #expect(sent.expiresAt == testEpoch.addingTimeInterval(600))
-      let code = try #require(try await h.server.lastEmailCode(for: "b@academy.example"))
+      let code = try #require(try h.server.engine.lastEmailCode(for: "b@academy.example"))
       h.clock.advance(by: .seconds(601))
       let result = try await h.expectError(
         .badRequest, "validation_failed", field: "code", .post, "/auth/email/verify",
@@ -115,7 +116,7 @@ struct AuthTests {
       _ = try await h.expect(
         .accepted, EmailCodeSentDTO.self, .post, "/auth/email/code",
         json: EmailCodeRequest(signUpToken: sut, email: "second@academy.example"))
-      let code = try #require(try await h.server.lastEmailCode(for: "second@academy.example"))
+      let code = try #require(try h.server.engine.lastEmailCode(for: "second@academy.example"))
       let verified = try await h.expect(
         .ok, EmailVerifiedDTO.self, .post, "/auth/email/verify",
         json: EmailVerifyRequest(signUpToken: sut, email: "second@academy.example", code: code))
@@ -296,6 +297,19 @@ struct AuthTests {
       #expect(image.status == .ok)
       #expect(image.headers[.contentType] == "image/png")
       #expect(image.body == png)
+
+      // Without a Host header the URL names the port the server bound (the configured one is 0).
+      let withoutHost = try await h.client.execute(
+        TestClient.Request(
+          "/me/avatar", method: .put,
+          headers: [.authorization: "Bearer \(token)", .contentType: type],
+          body: ByteBuffer(bytes: multipart("image", png))))
+      #expect(withoutHost.status == .ok)
+      let bare = try QappleCoding.makeDecoder().decode(
+        UserDTO.self, from: Data(buffer: try #require(withoutHost.body)))
+      let bareAvatar = try #require(bare.avatarUrl.flatMap(URL.init(string:)))
+      #expect(bareAvatar.host == "127.0.0.1")
+      #expect(bareAvatar.port == h.port)
 
       try await h.expectError(
         .badRequest, "validation_failed", field: "image", .put, "/me/avatar", token: token,

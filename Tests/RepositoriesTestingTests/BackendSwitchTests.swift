@@ -112,6 +112,17 @@ struct BackendSwitchTests {
     #expect(try await alice.board.fetchPosts(page: .first).items.isEmpty)
   }
 
+  @Test("advancing the clock many times costs nothing when reading it")
+  func manyAdvances() {
+    let backend = FakeBackend(now: { Fixtures.now })
+    // Each advance once wrapped the clock in one more closure: reading it then recursed once
+    // per advance and overflowed the stack.
+    for _ in 0..<100_000 { backend.advance(by: 1) }
+    #expect(backend.now() == Fixtures.now.addingTimeInterval(100_000))
+    backend.now = { Fixtures.now }
+    #expect(backend.now() == Fixtures.now)
+  }
+
   @Test("the fake's default write limit is the server's")
   func defaultRateLimit() {
     #expect(FakeRateLimit() == .standard)

@@ -99,7 +99,7 @@ struct FixtureTests {
       return try await board.createPost(PostDraft(content: "Through dependencies"))
     }
     #expect(try await alice.board.fetchPosts(page: .first).items.map(\.id) == [post.id])
-    let viaBackend = alice.backend.repositories(for: alice)
-    #expect(try await viaBackend.board.fetchPosts(page: .first).items.map(\.isMine) == [true])
+    #expect(
+      try await alice.repositories.board.fetchPosts(page: .first).items.map(\.isMine) == [true])
   }
 }

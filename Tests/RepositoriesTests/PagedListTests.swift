@@ -127,7 +127,7 @@ struct PagedListTests {
     list.remove(1)
     #expect(list.items.map(\.id) == [3, 2, 4])
     #expect(list.item(2) != nil && list.item(1) == nil)
-    list.removeAll { $0.id > 3 }
+    list.edit { $0.removeAll { $0.id > 3 } }
     #expect(list.items.map(\.id) == [3, 2])
     list.clear()
     #expect(list.items.isEmpty && !list.hasLoaded && !list.hasMore)

@@ -6,8 +6,9 @@ import ServiceEngine
 
 /// A failure the API reports: an HTTP status plus the error envelope
 /// `{ "error": { "code", "message", "field" } }`. Every error response of the server is one of
-/// these (the error middleware turns anything else into one).
-struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
+/// these: `ErrorEnvelopeMiddleware` answers it with `Reply.envelope(_:)` and turns anything
+/// else into one.
+struct APIError: Error, Sendable, CustomStringConvertible {
   /// The HTTP status.
   var status: HTTPResponse.Status
   /// The machine-readable code of the contract (`validation_failed`, `not_found`, ...).
@@ -20,12 +21,6 @@ struct APIError: Error, HTTPResponseError, Sendable, CustomStringConvertible {
   var headers: HTTPFields = [:]
 
   var description: String { "\(status.code) \(code): \(message)" }
-
-  func response(from request: Request, context: some RequestContext) throws -> Response {
-    var response = Reply.envelope(self).response
-    response.headers.append(contentsOf: headers)
-    return response
-  }
 
   // MARK: 400
 

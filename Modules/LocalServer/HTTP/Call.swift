@@ -44,6 +44,25 @@ struct Call: Sendable {
     request.uri.queryParameters.get(name)
   }
 
+  /// A query parameter that must be one of `type`'s cases, or 400 naming it.
+  func query<Value: CaseIterable & RawRepresentable<String>>(
+    _ name: String, as type: Value.Type
+  ) throws(APIError) -> Value? {
+    guard let text = query(name) else { return nil }
+    return try value(text, field: name, as: type)
+  }
+
+  /// `text` as one of `type`'s cases, or 400 on `field` listing them.
+  func value<Value: CaseIterable & RawRepresentable<String>>(
+    _ text: String, field: String, as type: Value.Type
+  ) throws(APIError) -> Value {
+    guard let value = Value(rawValue: text) else {
+      let cases = Value.allCases.map(\.rawValue).joined(separator: ", ")
+      throw APIError.validation(field: field, "\(field) must be one of \(cases).")
+    }
+    return value
+  }
+
   /// A non-negative integer query parameter, or 400 naming it.
   func integerQuery(_ name: String) throws(APIError) -> Int64? {
     guard let text = query(name) else { return nil }

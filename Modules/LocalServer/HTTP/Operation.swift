@@ -8,8 +8,8 @@ struct Operation: Sendable {
   /// `<router enum>.<case>` as in openapi.yaml's `operationId` (or `Dev.*`, `Avatars.*`).
   let id: String
   let method: HTTPRequest.Method
-  /// Hummingbird path pattern, e.g. `/posts/:post_id/like`.
-  let path: String
+  /// The path with its parameters, e.g. `/posts/{post_id}/like`.
+  let path: RouterPath
   let access: APIOperation.Access
   /// Honors the `Idempotency-Key` header: a repeat returns the stored first answer.
   let idempotent: Bool
@@ -19,23 +19,17 @@ struct Operation: Sendable {
   /// Every non-GET operation is a write.
   var isWrite: Bool { method != .get && method != .head }
 
-  /// The path split into segments; `:name` segments match any one segment.
-  var segments: [Substring] { path.split(separator: "/") }
-
-  /// Whether `path` (a request path) matches this operation's pattern.
+  /// Whether `path` (a request path) matches this operation's path; a parameter matches any
+  /// one segment.
   func matches(path requestPath: String) -> Bool {
-    let parts = requestPath.split(separator: "/", omittingEmptySubsequences: true)
-    let pattern = segments
-    guard parts.count == pattern.count else { return false }
-    return zip(pattern, parts).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
+    let parts = requestPath.split(separator: "/")
+    return parts.count == path.count && zip(path, parts).allSatisfy { $0 ~= $1 }
   }
 
-  /// The Hummingbird pattern of a documented template: `{post_id}` becomes `:post_id`.
-  static func pattern(of template: String) -> String {
-    template.split(separator: "/", omittingEmptySubsequences: false).map { segment in
-      segment.hasPrefix("{") && segment.hasSuffix("}")
-        ? ":" + segment.dropFirst().dropLast() : String(segment)
-    }.joined(separator: "/")
+  /// How many segments of the path are literal text (not parameters).
+  var literalSegments: Int {
+    // An element equals its own text only when it is literal.
+    path.filter { $0 == $0.description }.count
   }
 }
 
@@ -51,14 +45,14 @@ struct RouteTable: Sendable {
   ) {
     let operation = Operation(
       id: declared.id, method: HTTPRequest.Method(rawValue: declared.method.rawValue) ?? .get,
-      path: Operation.pattern(of: declared.pathTemplate), access: declared.access,
+      path: RouterPath(declared.pathTemplate), access: declared.access,
       idempotent: idempotent, rateLimited: true)
     entries.append((operation, handler))
   }
 
   /// Registers a route that is not part of the contract (dev endpoints, avatar files).
   mutating func add(
-    serverOnly id: String, _ method: HTTPRequest.Method, _ path: String,
+    serverOnly id: String, _ method: HTTPRequest.Method, _ path: RouterPath,
     rateLimited: Bool = false, handler: @escaping Handler
   ) {
     let operation = Operation(
@@ -70,13 +64,12 @@ struct RouteTable: Sendable {
   var operations: [Operation] { entries.map(\.operation) }
 
   /// The methods of the route `path` resolves to (for 405 answers). Like the router, the
-  /// pattern with the most literal segments wins (`/posts/search` over `/posts/:post_id`).
+  /// path with the most literal segments wins (`/posts/search` over `/posts/{post_id}`).
   func allowedMethods(for path: String) -> [String] {
     let matching = operations.filter { $0.matches(path: path) }
-    func literals(_ operation: Operation) -> Int {
-      operation.segments.filter { !$0.hasPrefix(":") }.count
+    guard let best = matching.max(by: { $0.literalSegments < $1.literalSegments }) else {
+      return []
     }
-    guard let best = matching.max(by: { literals($0) < literals($1) }) else { return [] }
     let methods = matching.filter { $0.path == best.path }.map(\.method.rawValue)
     var seen = Set<String>()
     return methods.filter { seen.insert($0).inserted }

@@ -118,17 +118,16 @@ struct IdempotencyMiddleware: RouterMiddleware {
           "Idempotency-Key \(key) was already used for a different request; "
             + "send a new key for a new request.")
       }
-      var headers = HTTPFields()
+      var headers: HTTPFields = [HeaderName.idempotentReplayed: "true"]
       if !stored.body.isEmpty { headers[.contentType] = "application/json; charset=utf-8" }
-      headers[HeaderName.idempotentReplayed] = "true"
       return Reply(status: .init(code: stored.status), headers: headers, body: stored.body)
         .response
     }
     var context = context
-    let box = ReplyBox()
+    let box = Locked<Reply?>(nil)
     context.replyBox = box
     let response = try await next(request, context)
-    if let reply = box.reply, (200..<300).contains(reply.status.code) {
+    if let reply = box.withLock({ $0 }), (200..<300).contains(reply.status.code) {
       try engine.storeReply(
         StoredReply(status: reply.status.code, body: reply.body, fingerprint: fingerprint),
         scope: scope, operation: operation, key: key)
@@ -151,7 +150,7 @@ struct HandlerResponder: HTTPResponder {
       viewer: context.viewer, body: context.body)
     do {
       let reply = try await handler(call)
-      context.replyBox?.reply = reply
+      context.replyBox?.withLock { $0 = reply }
       return reply.response
     } catch let error as DomainError {
       throw APIError(error, viewer: context.viewer)

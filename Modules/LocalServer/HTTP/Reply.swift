@@ -12,9 +12,8 @@ struct Reply: Sendable {
   /// A JSON body encoded with the API's encoder (RFC 3339 dates with milliseconds).
   static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Reply {
     let data = try QappleCoding.makeEncoder().encode(value)
-    var headers = HTTPFields()
-    headers[.contentType] = "application/json; charset=utf-8"
-    return Reply(status: status, headers: headers, body: data)
+    return Reply(
+      status: status, headers: [.contentType: "application/json; charset=utf-8"], body: data)
   }
 
   /// 204 without a body.

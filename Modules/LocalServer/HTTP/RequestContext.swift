@@ -13,25 +13,16 @@ struct QappleRequestContext: RequestContext {
   let closeConnection: @Sendable () -> Void
   /// The caller, set by `AuthenticationMiddleware`.
   var viewer: Viewer?
-  /// The collected body of a write (empty for reads), set by `OperationMiddleware`.
+  /// The collected body of a write (empty for reads), set by `BodyMiddleware`.
   var body = ByteBuffer()
-  /// Where the handler leaves its reply for `IdempotencyMiddleware` to store.
-  var replyBox: ReplyBox?
+  /// Where the handler leaves its reply for `IdempotencyMiddleware` to store (responses are
+  /// streams; the stored first answer of an idempotent write needs the bytes).
+  var replyBox: Locked<Reply?>?
 
   init(source: ApplicationRequestContextSource) {
     coreContext = CoreRequestContextStorage(source: source)
     let channel = source.channel
     peerAddress = channel.remoteAddress?.ipAddress
     closeConnection = { channel.close(promise: nil) }
-  }
-}
-
-/// A reply handed back up the middleware chain (responses are streams; the stored first answer
-/// of an idempotent write needs the bytes).
-final class ReplyBox: @unchecked Sendable {
-  private let lock = Locked<Reply?>(nil)
-  var reply: Reply? {
-    get { lock.withLock { $0 } }
-    set { lock.withLock { $0 = newValue } }
   }
 }

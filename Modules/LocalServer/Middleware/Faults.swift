@@ -85,14 +85,8 @@ public struct FaultRule: Codable, Sendable, Hashable {
   /// `path=/posts,latency=300,error-rate=0.2,status=503`.
   public init(parsing spec: String) throws(Invalid) {
     var rule = FaultRule()
-    for pair in spec.split(separator: ",") {
-      let parts = pair.split(separator: "=", maxSplits: 1).map {
-        $0.trimmingCharacters(in: .whitespaces)
-      }
-      guard parts.count == 2, !parts[1].isEmpty else {
-        throw Invalid(field: String(pair), description: "Expected key=value, got \"\(pair)\".")
-      }
-      let (key, value) = (parts[0], parts[1])
+    for piece in spec.split(separator: ",") {
+      let (key, value) = try Self.pair(piece)
       switch key {
       case "path": rule.target = .pathPrefix(value)
       case "op", "operation": rule.target = .operation(value)
@@ -125,6 +119,18 @@ public struct FaultRule: Codable, Sendable, Hashable {
       }
     }
     self = try rule.validated()
+  }
+
+  /// One `key=value` piece of a command-line fault spec (this form and ``SocketFaults``'),
+  /// trimmed; refused when it is not one.
+  static func pair(_ piece: Substring) throws(Invalid) -> (key: String, value: String) {
+    let parts = piece.split(separator: "=", maxSplits: 1).map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+    guard parts.count == 2, !parts[1].isEmpty else {
+      throw Invalid(field: String(piece), description: "Expected key=value, got \"\(piece)\".")
+    }
+    return (parts[0], parts[1])
   }
 
   // MARK: Codable (the `/_dev/faults` wire form)

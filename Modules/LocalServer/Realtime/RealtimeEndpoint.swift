@@ -52,9 +52,6 @@ final class SocketRegistry: Sendable {
     for waiter in waiters { waiter.resume() }
   }
 
-  /// How many sockets are open.
-  var count: Int { state.withLock { $0.all.count } }
-
   /// Asks every open socket to close, then waits until all have ended (at most `timeout`).
   func closeAll(_ close: SocketClose, reason: String, timeout: Duration = .seconds(2)) async {
     for closer in state.withLock({ Array($0.all.values) }) { closer(close, reason) }

@@ -56,15 +56,8 @@ public struct SocketFaults: Sendable, Hashable {
   /// Parses the command-line form (see the type's documentation).
   public init(parsing spec: String) throws(FaultRule.Invalid) {
     var faults = SocketFaults()
-    for pair in spec.split(separator: ",") {
-      let parts = pair.split(separator: "=", maxSplits: 1).map {
-        $0.trimmingCharacters(in: .whitespaces)
-      }
-      guard parts.count == 2, !parts[1].isEmpty else {
-        throw FaultRule.Invalid(
-          field: String(pair), description: "Expected key=value, got \"\(pair)\".")
-      }
-      let (key, value) = (parts[0], parts[1])
+    for piece in spec.split(separator: ",") {
+      let (key, value) = try FaultRule.pair(piece)
       func number() throws(FaultRule.Invalid) -> Double {
         guard let number = Double(value) else {
           throw FaultRule.Invalid(field: key, description: "\(key) takes a number, got \(value).")
@@ -103,12 +96,6 @@ final class SocketFaultInjector: Sendable {
 
   init(faults: SocketFaults, seed: UInt64) {
     state = Locked((faults, SeededRandom(seed: seed ^ 0x50CE7)))
-  }
-
-  /// The faults in force.
-  var faults: SocketFaults {
-    get { state.withLock { $0.faults } }
-    set { state.withLock { $0.faults = newValue } }
   }
 
   /// The decision for the `sent`-th frame of a connection (counting from 1).

@@ -90,11 +90,11 @@ extension RouteTable {
       )
     }
     // Not a contract operation: serves the pictures `avatar_url` points at.
-    add(serverOnly: "Avatars.image", .get, "/avatars/:user_id") { call in
+    add(serverOnly: "Avatars.image", .get, "/avatars/{user_id}") { call in
       let image = try call.engine.avatar(of: call.id("user_id"))
-      var headers = HTTPFields()
-      headers[.contentType] = image.contentType
-      headers[.cacheControl] = "public, max-age=31536000, immutable"
+      let headers: HTTPFields = [
+        .contentType: image.contentType, .cacheControl: "public, max-age=31536000, immutable",
+      ]
       return Reply(status: .ok, headers: headers, body: image.data)
     }
   }
@@ -124,11 +124,14 @@ struct ProfilePatch: Decodable, Sendable {
 }
 
 extension Call {
-  /// `http://<Host header>`: the address the client used, so URLs work from where it is.
+  /// `http://<Host header>`: the address the client used, so URLs work from where it is;
+  /// without a Host header, the address the server listens on, with the port it bound (the
+  /// configured port is 0 when it is random).
   var baseURL: String {
     if let host = request.head.authority, !host.isEmpty {
       return "http://\(host)"
     }
-    return "http://\(core.configuration.host):\(core.configuration.port)"
+    // Set when the listener is bound, before `start()` returns the same URL.
+    return core.listeningURL.withLock { $0 }?.absoluteString ?? ""
   }
 }

@@ -8,15 +8,9 @@ extension RouteTable {
   /// AdminAPI: scheduled questions, CSV import, report cases, users and bans, stats.
   mutating func addAdminRoutes() {
     add(.adminQuestions) { call in
-      var status: QuestionStatus?
-      if let text = call.query("status") {
-        guard let value = QuestionStatus(rawValue: text) else {
-          throw APIError.validation(field: "status", "status must be scheduled or published.")
-        }
-        status = value
-      }
       let page = try call.engine.scheduledQuestions(
-        status: status, try call.pageRequest(), as: try call.me)
+        status: try call.query("status", as: QuestionStatus.self), try call.pageRequest(),
+        as: try call.me)
       return try .json(PageDTO(page, AdminQuestionDTO.init))
     }
     add(.adminCreateQuestion, idempotent: true) { call in
@@ -52,15 +46,9 @@ extension RouteTable {
       return try .json(QuestionImportResultDTO(result))
     }
     add(.adminReports) { call in
-      var status: ReportStatus?
-      if let text = call.query("status") {
-        guard let value = ReportStatus(rawValue: text) else {
-          throw APIError.validation(field: "status", "status must be open or resolved.")
-        }
-        status = value
-      }
       let page = try call.engine.reportCases(
-        status: status, try call.pageRequest(), as: try call.me)
+        status: try call.query("status", as: ReportStatus.self), try call.pageRequest(),
+        as: try call.me)
       return try .json(PageDTO(page, ReportCaseDTO.init))
     }
     add(.adminReport) { call in
@@ -68,10 +56,7 @@ extension RouteTable {
     }
     add(.adminResolveReport) { call in
       let body = try call.decode(ResolveReportRequest.self)
-      guard let resolution = ReportResolution(rawValue: body.action) else {
-        throw APIError.validation(
-          field: "action", "action must be dismiss, hide_content or ban_author.")
-      }
+      let resolution = try call.value(body.action, field: "action", as: ReportResolution.self)
       let resolved = try call.engine.resolveReportCase(
         call.id("case_id"), resolution, note: body.note, as: try call.me)
       return try .json(ReportCaseDTO(resolved))

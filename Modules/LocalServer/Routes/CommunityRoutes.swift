@@ -9,18 +9,8 @@ extension RouteTable {
   mutating func addReportRoutes() {
     add(.reportCreate, idempotent: true) { call in
       let body = try call.decode(CreateReportRequest.self)
-      guard let kind = ReportTarget.Kind(rawValue: body.target.type) else {
-        throw APIError.validation(
-          field: "target.type",
-          "target.type must be one of \(ReportTarget.Kind.allCases.map(\.rawValue).joined(separator: ", "))."
-        )
-      }
-      guard let code = ReportReason.Code(rawValue: body.reason) else {
-        throw APIError.validation(
-          field: "reason",
-          "reason must be one of \(ReportReason.Code.allCases.map(\.rawValue).joined(separator: ", "))."
-        )
-      }
+      let kind = try call.value(body.target.type, field: "target.type", as: ReportTarget.Kind.self)
+      let code = try call.value(body.reason, field: "reason", as: ReportReason.Code.self)
       let report = try call.engine.report(
         ReportTarget(kind: kind, id: body.target.id), reason: code, detail: body.detail,
         as: try call.me)

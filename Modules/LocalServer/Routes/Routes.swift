@@ -53,7 +53,7 @@ enum Routes {
         group.add(middleware: IdempotencyMiddleware(operation: operation.id, engine: core.engine))
       }
       group.on(
-        RouterPath(operation.path), method: operation.method,
+        operation.path, method: operation.method,
         responder: HandlerResponder(operation: operation, handler: handler, core: core))
     }
     return router

@@ -12,18 +12,9 @@ enum Multipart {
 
   /// The `boundary` parameter of a multipart Content-Type, unquoted.
   static func boundary(of contentType: String) -> String? {
-    for parameter in contentType.split(separator: ";").dropFirst() {
-      let pair = parameter.split(separator: "=", maxSplits: 1)
-      guard pair.count == 2,
-        pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary"
-      else { continue }
-      var value = pair[1].trimmingCharacters(in: .whitespaces)
-      if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
-        value = String(value.dropFirst().dropLast())
-      }
-      return value.isEmpty || value.count > 200 ? nil : value
-    }
-    return nil
+    guard let value = parameter("boundary", in: contentType), !value.isEmpty, value.count <= 200
+    else { return nil }
+    return value
   }
 
   /// The parts of `body`; malformed parts are skipped (the caller checks for what it needs).

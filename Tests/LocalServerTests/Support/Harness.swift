@@ -130,7 +130,7 @@ struct Harness: Sendable {
     _ = try await expect(
       .accepted, EmailCodeSentDTO.self, .post, "/auth/email/code",
       json: EmailCodeRequest(signUpToken: signUpToken, email: email))
-    let code = try #require(try await server.lastEmailCode(for: email))
+    let code = try #require(try server.engine.lastEmailCode(for: email))
     let verified = try await expect(
       .ok, EmailVerifiedDTO.self, .post, "/auth/email/verify",
       json: EmailVerifyRequest(signUpToken: signUpToken, email: email, code: code))
@@ -149,7 +149,7 @@ struct Harness: Sendable {
   /// Signs up an account and makes it an admin; returns its access token.
   func admin(_ nickname: String = "Moderator1") async throws -> String {
     let token = try await member(nickname)
-    try await server.promoteToAdmin(nickname: nickname)
+    try server.engine.promoteToAdmin(nickname: nickname)
     return token
   }
 

@@ -30,8 +30,7 @@ struct FakeScenarioBackend: ScenarioBackend {
   }
 
   func advanceClock(by duration: Duration) {
-    let (seconds, attoseconds) = duration.components
-    fake.advance(by: TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)
+    fake.advance(by: duration.timeInterval)
   }
 
   func shutdown() async {}

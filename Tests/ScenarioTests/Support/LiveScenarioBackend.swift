@@ -74,12 +74,12 @@ final class LiveScenarioBackend: ScenarioBackend {
   }
 
   func lastEmailCode(for email: EmailAddress) async throws -> VerificationCode? {
-    try await server.lastEmailCode(for: email.rawValue).flatMap(VerificationCode.init(rawValue:))
+    try server.engine.lastEmailCode(for: email.rawValue).flatMap(VerificationCode.init(rawValue:))
   }
 
   func makeAdmin(nickname: String) async throws -> RepositorySet {
     let client = try await makeMember(nickname: nickname)
-    try await server.promoteToAdmin(nickname: nickname)
+    try server.engine.promoteToAdmin(nickname: nickname)
     // A fresh sign-in, so the session's user snapshot carries the new role too.
     _ = try await signIn(client, token: nickname, expecting: .admin)
     return client
