@@ -94,7 +94,7 @@ public final class BoardModel {
   /// results, while searching).
   public func refreshPulled() async {
     if let query = searchQuery, let results {
-      await loadResults(results, of: query, generation: searchGeneration)
+      await loadResults(results, of: query, generation: searchGeneration, isSearch: false)
     } else {
       await reloadList()
     }
@@ -220,9 +220,10 @@ public final class BoardModel {
   }
 
   /// Loads the first page of `query` into `target` and shows it, unless a newer search or
-  /// clearing the text came first (then the results are dropped).
+  /// clearing the text came first (then the results are dropped); a settled search (not a
+  /// refresh of its results) is tracked.
   private func loadResults(
-    _ target: PagedList<BoardPost>, of query: String, generation: Int
+    _ target: PagedList<BoardPost>, of query: String, generation: Int, isSearch: Bool = true
   ) async {
     isSearching = true
     do {
@@ -231,6 +232,7 @@ public final class BoardModel {
       results = target
       resultsQuery = query
       isSearching = false
+      guard isSearch else { return }
       await analytics.track(
         "board_searched", ["result_count": String(target.items.count)], at: date.now)
     } catch {

@@ -158,13 +158,14 @@ public final class GroupsModel {
           return
         }
       }
-      await self?.loadFirstPage(query: query)
+      // Only a settled search is tracked, not the screen appearing or a refresh.
+      await self?.loadFirstPage(query: query, isSearch: delay != nil)
     }
     loading = task
     await task.value
   }
 
-  private func loadFirstPage(query: String?) async {
+  private func loadFirstPage(query: String?, isSearch: Bool) async {
     isLoading = true
     do {
       let page = try await repository.fetchGroups(query, PageRequest(limit: Self.pageSize))
@@ -173,7 +174,7 @@ public final class GroupsModel {
       nextCursor = page.nextCursor
       listedQuery = query
       failure = nil
-      if query != nil {
+      if query != nil, isSearch {
         await analytics.track(
           "groups_searched", ["result_count": String(page.items.count)], at: date.now)
       }

@@ -181,6 +181,9 @@ struct BoardModelTests {
     #expect(board.searchResults.map(\.content) == ["swift concurrency tips"])
     #expect(board.visiblePosts == board.searchResults)
     #expect(!board.isSearching)
+    // Refreshing the results is no new search.
+    await board.refreshPulled()
+    #expect(board.searchResults.map(\.content) == ["swift concurrency tips"])
     let events = try await bob.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed", "board_searched"])
     #expect(events.last?.properties == ["result_count": "1"])
