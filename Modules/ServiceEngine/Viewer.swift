@@ -20,12 +20,14 @@ public struct Viewer: Sendable, Hashable {
   /// admin whose actions notify everyone, since it is nobody.
   public static let system = Viewer(key: 0, nickname: "Qapple", isAdmin: true)
 
-  private init(key: Int64, nickname: String, isAdmin: Bool) {
+  private init(
+    key: Int64, nickname: String, isAdmin: Bool, banned: Bool = false, bannedUntil: Date? = nil
+  ) {
     self.key = key
     self.nickname = nickname
     self.isAdmin = isAdmin
-    banned = false
-    bannedUntil = nil
+    self.banned = banned
+    self.bannedUntil = bannedUntil
   }
 
   init(_ user: UserRecord) {
@@ -34,6 +36,12 @@ public struct Viewer: Sendable, Hashable {
     isAdmin = user.isAdmin
     banned = user.banned
     bannedUntil = user.bannedUntil.map(Millis.date)
+  }
+
+  /// The same viewer with the ban as the store has it now.
+  func with(banned: Bool, until bannedUntil: Date?) -> Viewer {
+    Viewer(
+      key: key, nickname: nickname, isAdmin: isAdmin, banned: banned, bannedUntil: bannedUntil)
   }
 
   /// Whether the ban (if any) is still running at `now`; bans with an end stop by themselves.
