@@ -30,6 +30,9 @@ public final class NotificationsModel {
   @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
 
   @ObservationIgnored private var generation = 0
+  /// How many "mark all read" actions began: one that began while a single mark was on its
+  /// way decided that notification's state.
+  @ObservationIgnored private var markAllRuns = 0
   @ObservationIgnored @Dependency(\.notificationRepository) private var repository
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -105,6 +108,7 @@ public final class NotificationsModel {
     let unread = Set(notifications.filter { !$0.isRead }.map(\.id))
     guard !unread.isEmpty || unreadCount > 0 else { return }
     let previousCount = unreadCount
+    markAllRuns += 1
     setRead(true, unread)
     unreadCount = 0
     do {
@@ -153,14 +157,19 @@ public final class NotificationsModel {
 
   private func markRead(_ notification: AppNotification.ID) async {
     guard notifications.contains(where: { $0.id == notification && !$0.isRead }) else { return }
+    let markAllsBefore = markAllRuns
     setRead(true, [notification])
     unreadCount = max(0, unreadCount - 1)
     do {
       try await repository.markRead(notification)
     } catch {
-      setRead(false, [notification])
-      unreadCount += 1
       failure = DomainError(error)
+      // A "mark all read" that began meanwhile decided this notification; else it is unread
+      // again. The badge takes the service's count when it can be read (a reload or another
+      // action may have moved it meanwhile), else counts this one back.
+      let undone = markAllRuns == markAllsBefore
+      if undone { setRead(false, [notification]) }
+      unreadCount = await currentUnreadCount() ?? unreadCount + (undone ? 1 : 0)
     }
   }
 

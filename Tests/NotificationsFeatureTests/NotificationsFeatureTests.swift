@@ -127,6 +127,28 @@ struct NotificationsFeatureTests {
     #expect(try await alice.notifications.fetchUnreadCount() == 1)
   }
 
+  @Test func aMarkReadFailingAfterMarkAllReadSucceededKeepsEverythingRead() async throws {
+    _ = try await bobComments(2)
+    let (held, release) = AsyncStream<Void>.makeStream()
+    let waiting = Locked(false)
+    let inbox = inbox(as: alice) { values in
+      values.notificationRepository.markRead = { _ in
+        waiting.withLock { $0 = true }
+        for await _ in held { break }
+        throw DomainError.server("down for a moment")
+      }
+    }
+    await inbox.task()
+    let tap = Task { await inbox.markReadButtonTapped(inbox.notifications[1].id) }
+    while !waiting.withLock({ $0 }) { await Task.yield() }
+    await inbox.markAllReadButtonTapped()
+    release.yield()
+    await tap.value
+    #expect(inbox.notifications.allSatisfy { $0.isRead })
+    #expect(inbox.unreadCount == 0)
+    #expect(try await alice.notifications.fetchUnreadCount() == 0)
+  }
+
   @Test func markingOneReadWithoutOpeningIt() async throws {
     _ = try await bobComments(2)
     let inbox = inbox(as: alice)
