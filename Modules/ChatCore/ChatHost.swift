@@ -145,6 +145,7 @@ extension ChatRepository {
       forwarding(host) { $0.messages(in: room, limit: limit) }
     }
     chat.rooms = { forwarding(host) { $0.rooms() } }
+    chat.room = { id in forwarding(host) { $0.room(id) } }
     chat.connectionStates = {
       AsyncStream { continuation in
         let task = Task {

@@ -212,6 +212,22 @@ public actor ChatSync {
     }
   }
 
+  /// One room of the stored list, now and after every change (`nil` until the list has it);
+  /// when it is not stored yet the list is fetched from the server once. Unlike ``rooms()`` it
+  /// keeps no room in sync: a room's screen reads it for its title while ``messages(in:limit:)``
+  /// keeps that one room live.
+  public nonisolated func room(_ id: ChatRoom.ID) -> AsyncThrowingStream<ChatRoom?, any Error> {
+    let values = store.observeRoom(id)
+    return whileRunning(values) {
+      guard (try? self.store.rooms().contains { $0.id == id }) != true else { return }
+      do {
+        try await self.refreshRooms()
+      } catch {
+        self.options.logger.info("Refreshing the room list failed: \(error)")
+      }
+    }
+  }
+
   /// Forwards `values` after `starting` has run, handing each one to `each` once it is
   /// forwarded, until the reader stops or the engine stops (the user signed out); then
   /// `ending` runs, after `starting` and the last `each` are over.

@@ -335,8 +335,9 @@ public final class ChatRoomModel: Identifiable {
 
   private func followRoom() async {
     do {
-      for try await rooms in chat.rooms() {
-        if let room = rooms.first(where: { $0.id == roomID }) { self.room = room }
+      // The room alone: the room list's stream would keep its first rooms in sync too.
+      for try await room in chat.room(roomID) {
+        if let room { self.room = room }
       }
     } catch is CancellationError {
       // The screen went away.

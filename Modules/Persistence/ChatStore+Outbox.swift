@@ -108,15 +108,17 @@ extension ChatStore {
     try read { db in try Self.rooms(db, owner: owner.rawValue) }
   }
 
-  static func rooms(_ db: Database, owner: String) throws -> [ChatRoom] {
+  /// The listed rooms, or only `room` when given.
+  static func rooms(_ db: Database, owner: String, only room: String? = nil) throws -> [ChatRoom] {
     try Row.fetchAll(
       db,
       sql: """
         SELECT r.*,
           MAX(r.unread_count, (SELECT COUNT(*) FROM message m WHERE m.room_id = r.id
             AND m.seq > r.read_seq AND m.sender_id <> ?)) AS unread
-        FROM room r WHERE r.kind <> 'unknown' ORDER BY r.position, r.id
-        """, arguments: [owner]
+        FROM room r WHERE r.kind <> 'unknown' AND (? IS NULL OR r.id = ?)
+        ORDER BY r.position, r.id
+        """, arguments: [owner, room, room]
     ).map { row in
       let id: String = row["id"]
       let peer: String = row["peer_id"] ?? ""
@@ -158,6 +160,15 @@ extension ChatStore {
   public func observeRooms() -> AsyncThrowingStream<[ChatRoom], any Error> {
     let owner = owner.rawValue
     return stream(ValueObservation.tracking { db in try Self.rooms(db, owner: owner) })
+  }
+
+  /// One stored room (as ``rooms()`` shows it; `nil` while it is not listed) now and after every
+  /// change.
+  public func observeRoom(_ room: ChatRoom.ID) -> AsyncThrowingStream<ChatRoom?, any Error> {
+    let owner = owner.rawValue
+    return stream(
+      ValueObservation.tracking { db in try Self.rooms(db, owner: owner, only: room.rawValue).first
+      })
   }
 
   /// The outbox now and after every change.

@@ -75,6 +75,13 @@ public struct ChatRepository: Sendable {
   public var rooms: @Sendable () -> AsyncThrowingStream<[ChatRoom], any Error> = {
     AsyncThrowingStream { $0.finish() }
   }
+  /// One room as the room list knows it (title, kind, newest message, unread count), now and
+  /// after every change; `nil` while the list has not got it. It reads the stored list (asking
+  /// the server once when the room is not in it) and keeps no other room in sync, unlike
+  /// ``rooms``: what a room's own screen needs.
+  public var room: @Sendable (_ id: ChatRoom.ID) -> AsyncThrowingStream<ChatRoom?, any Error> = {
+    _ in AsyncThrowingStream { $0.finish() }
+  }
   /// The real-time link's state now and after every change ("Connecting...", "Offline").
   public var connectionStates: @Sendable () -> AsyncStream<ChatConnectionState> = {
     AsyncStream { $0.finish() }

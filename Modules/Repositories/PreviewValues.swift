@@ -233,6 +233,7 @@ extension ChatRepository {
       AsyncThrowingStream { $0.yield(Array((sample.messages[roomID] ?? []).suffix(limit))) }
     },
     rooms: { AsyncThrowingStream { $0.yield(sample.rooms) } },
+    room: { id in AsyncThrowingStream { $0.yield(sample.rooms.first { $0.id == id }) } },
     connectionStates: { AsyncStream { $0.yield(.connected) } },
     typing: { _ in AsyncStream { _ in } },
     userIsTyping: { _ in },

@@ -316,6 +316,26 @@ struct ChatSyncEngineTests {
     }
   }
 
+  @Test(
+    "one room's stream fetches the list once when the room is not stored, and keeps no room live")
+  func oneRoom() async throws {
+    let rig = try Rig()
+    await rig.server.listRooms(3)
+    await rig.connected()
+    let shown = Locked<[ChatRoom?]>([])
+    let reader = Task {
+      for try await room in rig.sync.room("r_2") { shown.withLock { $0.append(room) } }
+    }
+    defer { reader.cancel() }
+    try await eventually { shown.withLock { $0.last??.title } == "Room 2" }
+    // Already stored: a second reader asks the server for nothing.
+    let again = Task { for try await _ in rig.sync.room("r_2") {} }
+    defer { again.cancel() }
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(await rig.server.roomListings == 1)
+    #expect(!rig.channel.calls.contains { $0.isSubscription })
+  }
+
   @Test("a room the server ended leaves the list's count: a screen opening it again keeps it")
   func endedRoomLeavesTheList() async throws {
     let rig = try Rig()

@@ -88,6 +88,8 @@ actor ServerModel {
   private(set) var fetches: [Int64] = []
   /// How many messages came through `sendMessage`.
   private(set) var restSends = 0
+  /// How many times `fetchRooms` was asked.
+  private(set) var roomListings = 0
   /// How many `sendMessage` calls began (some may still wait for ``releaseSends()``).
   private(set) var restCalls = 0
   /// `seq`s moderation hid: fetches leave them out, as the service does.
@@ -107,6 +109,12 @@ actor ServerModel {
         id: ChatRoom.ID(rawValue: "r_\($0)"), kind: .group(StudyGroup.ID(rawValue: "g_\($0)")),
         title: "Room \($0)")
     }
+  }
+
+  /// The rooms, counting the listing.
+  func listed() -> [ChatRoom] {
+    roomListings += 1
+    return rooms
   }
 
   /// Appends `count` messages by `sender`.
@@ -162,7 +170,7 @@ actor ServerModel {
   /// The server calls of a chat repository over this model.
   nonisolated var repository: ChatRepository {
     var chat = ChatRepository()
-    chat.fetchRooms = { _ in Page(items: await self.rooms) }
+    chat.fetchRooms = { _ in Page(items: await self.listed()) }
     chat.fetchMessages = { _, after, before, limit in
       await self.fetch(after: after, before: before, limit: limit)
     }

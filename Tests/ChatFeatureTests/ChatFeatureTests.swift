@@ -58,6 +58,27 @@ struct ChatFeatureTests {
     try await client.chat.sendMessage(text, roomID, UUID())
   }
 
+  @Test func aRoomsScreenReadsItsRoomAloneNotTheRoomList() async throws {
+    let listReads = Locked(0)
+    let screen = alice.model(
+      clock: clock,
+      { values in
+        let rooms = values.chatRepository.rooms
+        values.chatRepository.rooms = {
+          listReads.withLock { $0 += 1 }
+          return rooms()
+        }
+      }
+    ) { ChatRoomModel(roomID: roomID) }
+    let running = Task { await screen.task() }
+    defer { running.cancel() }
+    // The title comes from the room alone: reading the list would keep its first rooms live.
+    guard await eventually("the title shows", { screen.room?.title == "Swift Study" }) else {
+      return
+    }
+    #expect(listReads.withLock { $0 } == 0)
+  }
+
   @Test func aMessageAndTypingReachTheOtherMemberLive() async throws {
     guard let room = await bothInTheRoom() else { return }
     let (aliceRoom, bobRoom) = (room.alice, room.bob)

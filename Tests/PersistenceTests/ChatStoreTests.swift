@@ -104,6 +104,20 @@ struct ChatStoreTests {
     #expect(try store.rooms().map(\.unreadCount) == [0, 0])
   }
 
+  @Test("one room's observation: nil until listed, then the room as the list shows it")
+  func observeRoom() async throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    var iterator = store.observeRoom(room).makeAsyncIterator()
+    #expect(try await iterator.next() == .some(nil))
+    try store.saveRooms([
+      ChatRoom(id: "room_2", kind: .direct(joon.id), title: "Joon"),
+      ChatRoom(id: room, kind: .group("g_1"), title: "Study"),
+    ])
+    #expect(try await iterator.next()??.title == "Study")
+    try store.save([sent(1)])
+    #expect(try await iterator.next()??.lastMessage?.seq == 1)
+  }
+
   @Test("the whole room list drops the rooms it no longer holds, unless unsent messages wait")
   func replaceRooms() throws {
     let store = try ChatStore(at: .inMemory, owner: mina.id)
