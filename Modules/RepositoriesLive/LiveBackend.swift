@@ -59,7 +59,9 @@ public final class LiveBackend: Sendable {
     ) { refreshToken in
       let route = AuthAPI.refresh(RefreshRequest(refreshToken: refreshToken))
       let response = try await refreshProvider.response(route)
-      let session = try DTODecoding.decode(SessionDTO.self, from: response.body).toDomain()
+      let session = try LiveErrorMapping.decodingFailure(as: SessionDTO.self) {
+        try DTODecoding.decode(SessionDTO.self, from: response.body).toDomain()
+      }
       return Credentials(
         accessToken: session.accessToken, refreshToken: session.refreshToken,
         expiresAt: session.expiresAt)

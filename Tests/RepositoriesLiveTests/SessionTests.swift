@@ -169,6 +169,24 @@ struct SessionTests {
     #expect(await harness.repositories.auth.currentState() == .signedIn(user))
   }
 
+  @Test func aRefreshAnswerThatDoesNotDecodeIsAServerProblemNotOffline() async throws {
+    let harness = Harness()
+    let user = try await harness.signIn(accessToken: "expired", refreshToken: "r-1")
+    harness.stubError(.get, "/posts", status: 401, code: "token_expired", message: "expired")
+    harness.stub(.post, "/auth/refresh", json: #"{"access_token": 42}"#)
+
+    let error = await domainError { try await harness.repositories.board.fetchPosts(.first) }
+
+    guard case .server(let detail) = error else {
+      Issue.record("expected .server, got \(String(describing: error))")
+      return
+    }
+    #expect(detail.contains("SessionDTO"))
+    // Not a rejected refresh token: the user stays signed in.
+    #expect(try await harness.store.credentials()?.refreshToken == "r-1")
+    #expect(await harness.repositories.auth.currentState() == .signedIn(user))
+  }
+
   @Test func a401EvenAfterRefreshForgetsTheSession() async throws {
     let harness = Harness()
     try await harness.signIn()
