@@ -34,7 +34,7 @@ public enum LiveErrorMapping {
     case .decoding(let type, let codingPath, let description):
       let path = codingPath.isEmpty ? "the top level" : codingPath
       return .server("\(prefix)the response did not decode as \(type) at \(path): \(description)")
-    case .unauthorized, .notSignedIn, .sessionRevoked:
+    case .unauthorized, .notSignedIn, .sessionRevoked, .sessionEnded:
       return .signedOut
     case .refreshRateLimited:
       return .rateLimited(retryAfter: nil)
