@@ -97,11 +97,13 @@ public final class LiveBackend: Sendable {
       loadProfile: { try await client.fetch(MeAPI.me, as: UserDTO.self) })
     link.controller = session
 
-    let analytics = AnalyticsUploader(options: configuration.analytics, logger: logger) {
-      events, key in
+    let analytics = AnalyticsUploader(
+      options: configuration.analytics, logger: logger,
+      currentSession: { try? await authenticator.signedInSession() }
+    ) { events, key, session in
       try await client.fetch(
         AnalyticsAPI.track(AnalyticsBatchRequest(events), idempotencyKey: key),
-        as: AnalyticsBatchResultDTO.self)
+        as: AnalyticsBatchResultDTO.self, in: session)
     }
 
     let chatServer = ChatRepository.live(client: client)
