@@ -18,6 +18,32 @@ public enum SignOutReason: Sendable, Hashable {
   case refreshTokenRejected
 }
 
+/// One signed-in session of an ``Authenticator``: every sign-in and sign-out starts a new one,
+/// and a token refresh stays in the same one. A request captures it when it takes its first
+/// token, so its retries and refreshes can never use another session's token.
+public struct SessionGeneration: Sendable, Hashable, CustomStringConvertible {
+  let rawValue: Int
+
+  /// `session #<n>`, for logs.
+  public var description: String { "session #\(rawValue)" }
+}
+
+/// An access token together with the session it belongs to, from
+/// ``Authenticator/sessionToken(in:)``. Its description never prints the token.
+public struct SessionToken: Sendable, Hashable, CustomStringConvertible,
+  CustomDebugStringConvertible
+{
+  /// The token to send as `Authorization: Bearer <token>`.
+  public let accessToken: String
+  /// The session the token belongs to.
+  public let session: SessionGeneration
+
+  /// The session, without the token.
+  public var description: String { "SessionToken(\(session), accessToken: <redacted>)" }
+  /// The session, without the token.
+  public var debugDescription: String { description }
+}
+
 /// Owns the user's credentials and keeps the access token fresh.
 ///
 /// - Injects the access token into requests for `.bearer` targets; without credentials those
@@ -27,6 +53,12 @@ public enum SignOutReason: Sendable, Hashable {
 ///   refresh (single flight) and then retry with the new token.
 /// - A refresh the server rejects (400 or 401 by default) clears the credentials and publishes
 ///   `.signedOut(.refreshTokenRejected)`; transient failures (offline, 5xx) keep the user signed in.
+/// - Every request is bound to the session (``SessionGeneration``) it started in: once that
+///   session ended (sign-out, or sign-in of someone else), its retries and refreshes fail with
+///   ``NetworkError/sessionEnded`` instead of borrowing the new session's token. A refresh only
+///   joins a refresh of the same session, a refresh whose session ended reports
+///   ``NetworkError/sessionEnded`` (never the old pair), and sign-in and sign-out fail the
+///   callers still waiting for a refresh of the old session at once.
 /// - At most ``refreshLimit`` refreshes start within ``refreshWindow`` (a sliding window on the
 ///   injected clock); further attempts fail with ``NetworkError/refreshRateLimited``.
 ///
@@ -55,9 +87,12 @@ public actor Authenticator {
   // Bumped on sign-in and sign-out so a refresh that finishes afterwards cannot resurrect or
   // clear the wrong session.
   private var generation = 0
-  private var inFlight: Task<Void, Never>?
-  // Callers waiting for the in-flight refresh; each can leave early when its task is cancelled.
-  private var waiters: [UUID: CheckedContinuation<Result<Credentials, NetworkError>, Never>] = [:]
+  // The refresh in flight and the session it refreshes; a refresh of an ended session keeps
+  // running (its answer is discarded) but is no longer the one new callers join.
+  private var inFlight: (generation: Int, task: Task<Void, Never>)?
+  // Callers waiting for the in-flight refresh and the session each waits in; each can leave
+  // early when its task is cancelled, and all leave when their session ends.
+  private var waiters: [UUID: Waiter] = [:]
   private var refreshStarts: [Duration] = []
 
   @TaskLocal private static var isRefreshing = false
@@ -119,7 +154,7 @@ public actor Authenticator {
 
   /// Stores credentials obtained from sign-in and publishes `.signedIn`.
   public func signIn(_ credentials: Credentials) async throws(NetworkError) {
-    generation += 1
+    endSession()
     cached = credentials
     isLoaded = true
     do {
@@ -135,72 +170,136 @@ public actor Authenticator {
     try await clear(reason: .requested)
   }
 
+  /// Signs out like ``signOut()``, but only while `session` is still the current session: a
+  /// failure of a request sent in an earlier session must not sign out whoever is signed in
+  /// now. Returns whether it signed out.
+  @discardableResult
+  public func signOut(ifCurrent session: SessionGeneration) async throws(NetworkError) -> Bool {
+    guard session.rawValue == generation else { return false }
+    try await clear(reason: .requested)
+    return true
+  }
+
+  /// The current session (it changes on every sign-in and sign-out).
+  public var currentSession: SessionGeneration { SessionGeneration(rawValue: generation) }
+
+  /// The current session if someone is signed in in it, `nil` when nobody is.
+  public func signedInSession() async throws(NetworkError) -> SessionGeneration? {
+    try await loadCredentials() == nil ? nil : currentSession
+  }
+
   // MARK: - Tokens for requests
 
   /// The access token to send now, refreshed first if it expires within ``leeway``.
   public func validAccessToken() async throws(NetworkError) -> String {
+    try await sessionToken().accessToken
+  }
+
+  /// The access token to send now and the session it belongs to, refreshed first if it
+  /// expires within ``leeway``.
+  ///
+  /// - Parameter session: The session the caller is bound to (the one a request captured at
+  ///   its first attempt), or `nil` for the current one.
+  /// - Throws: ``NetworkError/sessionEnded`` when `session` is no longer current (or ends
+  ///   while the token is refreshed), ``NetworkError/notSignedIn`` without credentials.
+  public func sessionToken(
+    in session: SessionGeneration? = nil
+  ) async throws(NetworkError) -> SessionToken {
     try rejectCallsFromRefresh()
-    guard let credentials = try await loadCredentials() else { throw .notSignedIn }
+    guard let credentials = try await loadCredentials() else {
+      if let session, session.rawValue != generation { throw .sessionEnded }
+      throw .notSignedIn
+    }
+    let generation = session?.rawValue ?? self.generation
+    try requireCurrent(generation)
+    let token = SessionToken(
+      accessToken: credentials.accessToken, session: SessionGeneration(rawValue: generation))
     guard let expiresAt = credentials.expiresAt,
       expiresAt.timeIntervalSince(now()) <= leeway.timeInterval
-    else { return credentials.accessToken }
+    else { return token }
     do {
-      return try await refreshOnce(from: credentials).accessToken
+      let refreshed = try await refreshOnce(from: credentials, generation: generation)
+      return SessionToken(accessToken: refreshed.accessToken, session: token.session)
     } catch .sessionRevoked {
       throw .sessionRevoked
+    } catch .sessionEnded {
+      throw .sessionEnded
     } catch {
       // A token that has not expired yet is still worth sending when the refresh failed for a
-      // transient reason or the rate limit.
-      if expiresAt > now() { return credentials.accessToken }
+      // transient reason or the rate limit (as long as its session is still the current one).
+      try requireCurrent(generation)
+      if expiresAt > now() { return token }
       throw error
     }
   }
 
   /// The token to retry with after the server rejected `rejectedToken` with 401: the current
   /// token if another request already refreshed, otherwise the result of one shared refresh.
+  /// It stays in the current session; a request should name its own with
+  /// ``accessToken(afterRejecting:in:)``.
   public func accessToken(
     afterRejecting rejectedToken: String
   ) async throws(NetworkError)
     -> String
   {
+    try await accessToken(afterRejecting: rejectedToken, in: currentSession)
+  }
+
+  /// The token to retry with after the server rejected `rejectedToken`, sent in `session`,
+  /// with 401: the session's current token if another request already refreshed it, otherwise
+  /// the result of one refresh shared with the other callers of the same session.
+  ///
+  /// - Throws: ``NetworkError/sessionEnded`` when `session` ended before or during the
+  ///   refresh: the request must not be sent again with another session's token.
+  public func accessToken(
+    afterRejecting rejectedToken: String, in session: SessionGeneration
+  ) async throws(NetworkError)
+    -> String
+  {
     try rejectCallsFromRefresh()
-    guard let credentials = try await loadCredentials() else { throw .notSignedIn }
+    let credentials = try await loadCredentials()
+    try requireCurrent(session.rawValue)
+    guard let credentials else { throw .notSignedIn }
     if credentials.accessToken != rejectedToken { return credentials.accessToken }
-    return try await refreshOnce(from: credentials).accessToken
+    return try await refreshOnce(from: credentials, generation: session.rawValue).accessToken
   }
 
   // MARK: - Refresh
 
+  /// One refresh of session `generation`, shared by all its callers (single flight per session).
   private func refreshOnce(
-    from credentials: Credentials
+    from credentials: Credentials, generation: Int
   ) async throws(NetworkError)
     -> Credentials
   {
-    if inFlight == nil {
+    try requireCurrent(generation)
+    if inFlight?.generation != generation {
       let start = elapsed()
       refreshStarts.removeAll { start - $0 >= refreshWindow }
       guard refreshStarts.count < refreshLimit else { throw .refreshRateLimited }
       refreshStarts.append(start)
-      let generation = self.generation
       // Unstructured, so cancelling the caller that started it does not cancel the refresh the
       // other callers are waiting for.
-      inFlight = Task {
+      let task = Task {
         let result = await self.performRefresh(
           refreshToken: credentials.refreshToken, generation: generation)
-        self.finishRefresh(with: result)
+        self.finishRefresh(of: generation, with: result)
       }
+      inFlight = (generation, task)
     }
-    return try await awaitRefresh().get()
+    return try await awaitRefresh(of: generation).get()
   }
 
-  private func awaitRefresh() async -> Result<Credentials, NetworkError> {
+  private func awaitRefresh(of generation: Int) async -> Result<Credentials, NetworkError> {
     let id = UUID()
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         if Task.isCancelled {
           continuation.resume(returning: .failure(.cancelled))
+        } else if generation != self.generation {
+          continuation.resume(returning: .failure(.sessionEnded))
         } else {
-          waiters[id] = continuation
+          waiters[id] = Waiter(generation: generation, continuation: continuation)
         }
       }
     } onCancel: {
@@ -209,14 +308,29 @@ public actor Authenticator {
   }
 
   private func cancelWaiter(_ id: UUID) {
-    waiters.removeValue(forKey: id)?.resume(returning: .failure(.cancelled))
+    waiters.removeValue(forKey: id)?.continuation.resume(returning: .failure(.cancelled))
   }
 
-  private func finishRefresh(with result: Result<Credentials, NetworkError>) {
+  private func finishRefresh(of generation: Int, with result: Result<Credentials, NetworkError>) {
+    if inFlight?.generation == generation { inFlight = nil }
+    let waiting = waiters.filter { $0.value.generation == generation }
+    for id in waiting.keys { waiters[id] = nil }
+    for waiter in waiting.values { waiter.continuation.resume(returning: result) }
+  }
+
+  /// Starts a new session: the old session's refresh no longer counts as in flight and its
+  /// waiting callers fail at once with `error` (`.sessionRevoked` when the refresh they wait
+  /// for was rejected, `.sessionEnded` otherwise).
+  private func endSession(failingWaitersWith error: NetworkError = .sessionEnded) {
+    generation += 1
     inFlight = nil
     let waiting = waiters
     waiters = [:]
-    for continuation in waiting.values { continuation.resume(returning: result) }
+    for waiter in waiting.values { waiter.continuation.resume(returning: .failure(error)) }
+  }
+
+  private func requireCurrent(_ generation: Int) throws(NetworkError) {
+    if generation != self.generation { throw .sessionEnded }
   }
 
   private func performRefresh(
@@ -235,7 +349,8 @@ public actor Authenticator {
     let isCurrentSession = generation == self.generation
     switch outcome {
     case .success(let credentials):
-      guard isCurrentSession else { return .success(credentials) }
+      // The pair belongs to a session that ended: nobody may use it.
+      guard isCurrentSession else { return .failure(.sessionEnded) }
       cached = credentials
       do {
         try await store.save(credentials)
@@ -251,8 +366,9 @@ public actor Authenticator {
         } catch {
           return .failure(error)
         }
+        return .failure(.sessionRevoked)
       }
-      return .failure(.sessionRevoked)
+      return .failure(.sessionEnded)
     case .failure(let error as NetworkError):
       return .failure(error)
     case .failure(let error):
@@ -263,7 +379,8 @@ public actor Authenticator {
   // MARK: - Helpers
 
   private func clear(reason: SignOutReason) async throws(NetworkError) {
-    generation += 1
+    endSession(
+      failingWaitersWith: reason == .refreshTokenRejected ? .sessionRevoked : .sessionEnded)
     cached = nil
     isLoaded = true
     do {
@@ -298,6 +415,11 @@ public actor Authenticator {
         "a request made by the token refresh asked for a bearer token; the refresh endpoint's "
           + "target must use AuthorizationRequirement.none")
     }
+  }
+
+  private struct Waiter {
+    let generation: Int
+    let continuation: CheckedContinuation<Result<Credentials, NetworkError>, Never>
   }
 
   private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {

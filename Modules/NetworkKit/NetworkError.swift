@@ -25,6 +25,9 @@ public enum NetworkError: Error, Sendable, Hashable {
   case notSignedIn
   /// The refresh token was rejected (revoked or expired); the credentials were cleared.
   case sessionRevoked
+  /// The session a request was sent in ended (signed out, or someone else signed in) before
+  /// the request finished; it was not sent again with the new session's token.
+  case sessionEnded
   /// More token refreshes were requested than the authenticator allows in its time window.
   case refreshRateLimited
   /// Reading or writing the ``CredentialStore`` failed.
@@ -94,6 +97,9 @@ extension NetworkError: CustomStringConvertible {
       return "This request needs a signed-in user. Sign in first."
     case .sessionRevoked:
       return "The session was revoked or has expired and the user was signed out. Sign in again."
+    case .sessionEnded:
+      return "The session that sent this request ended (sign-out or another sign-in) before it "
+        + "finished, so it was not sent again for the new session. Send it again if still wanted."
     case .refreshRateLimited:
       return "The access token was refreshed too many times in a short period, so no refresh was "
         + "attempted. Wait a moment and try again; check the server's clock and token lifetime."

@@ -11,7 +11,9 @@ import HTTPTypes
 ///
 /// For each call the provider builds the request from the target, attaches the access token for
 /// `.bearer` targets, runs the plugins, sends the request through the transport (or answers from
-/// sample data when stubbing), refreshes the token once on 401, retries according to the
+/// sample data when stubbing), refreshes the token once on 401 (within the session the call
+/// started in: once that session ended the call fails with ``NetworkError/sessionEnded`` rather
+/// than being sent with another user's token), retries according to the
 /// ``RetryPolicy``, and maps every failure to ``NetworkError`` (a refused status keeps its headers,
 /// body and the server's error as the ``ErrorBodyDecoder`` reads it). Providers can share one
 /// ``Authenticator`` and one transport. Cancelling the calling task cancels the
@@ -93,6 +95,21 @@ public final class NetworkProvider: Sendable {
 
   /// Performs `target` and returns the raw response once its status is accepted.
   public func response(_ target: some TargetType) async throws(NetworkError) -> NetworkResponse {
+    try await perform(target, in: nil)
+  }
+
+  /// Performs `target` only within `session`: a `.bearer` target fails with
+  /// ``NetworkError/sessionEnded`` (and is not sent) once that session is no longer the
+  /// authenticator's current one, e.g. to upload data that belongs to one user.
+  public func response(
+    _ target: some TargetType, in session: SessionGeneration
+  ) async throws(NetworkError) -> NetworkResponse {
+    try await perform(target, in: session)
+  }
+
+  private func perform(
+    _ target: some TargetType, in boundSession: SessionGeneration?
+  ) async throws(NetworkError) -> NetworkResponse {
     guard let server = target.baseURL ?? baseURL else {
       throw .invalidRequest(
         "\(target.method.rawValue) \(target.path) has no server: give the provider a baseURL")
@@ -101,10 +118,15 @@ public final class NetworkProvider: Sendable {
     let timeout = target.timeout ?? self.timeout
     var attempt = 1
     var refreshedAfterUnauthorized = false
+    // The session of the first token: every retry and refresh of this call stays in it.
+    var session = boundSession
+    // Whether an earlier attempt may have reached the server (a retried DELETE may find its
+    // resource already deleted by it).
+    var mayHaveBeenDelivered = false
     while true {
       if Task.isCancelled { throw .cancelled }
       var request = encoded.request
-      let token = try await accessToken(for: target)
+      let token = try await accessToken(for: target, in: &session)
       if let token { request.headerFields[.authorization] = "Bearer \(token)" }
       for plugin in plugins {
         request = try await plugin.prepare(request, body: encoded.body, target: target)
@@ -123,14 +145,23 @@ public final class NetworkProvider: Sendable {
       switch result {
       case .success(let response):
         let code = response.status.code
-        if code == 401, let token, let authenticator {
-          // One refresh and one retry per call; a second 401 means the account itself is refused.
-          if refreshedAfterUnauthorized { throw .unauthorized }
+        if code == 401, let token, let authenticator, let session {
+          // One refresh and one retry per call; a second 401 means the account itself is refused
+          // (unless the session that sent it has ended meanwhile: then it says nothing about
+          // the account signed in now).
+          if refreshedAfterUnauthorized {
+            throw await authenticator.currentSession == session ? .unauthorized : .sessionEnded
+          }
           refreshedAfterUnauthorized = true
-          _ = try await authenticator.accessToken(afterRejecting: token)
+          _ = try await authenticator.accessToken(afterRejecting: token, in: session)
           continue
         }
-        if target.acceptedStatusCodes.contains(code) { return response }
+        if target.acceptedStatusCodes.contains(code)
+          || retryPolicy.isCompletedDelete(
+            request, status: code, afterPossibleDelivery: mayHaveBeenDelivered)
+        {
+          return response
+        }
         failure = .status(
           HTTPFailure(
             status: code, headers: response.headerFields, body: response.body,
@@ -139,6 +170,7 @@ public final class NetworkProvider: Sendable {
         failure = error
       }
       if Task.isCancelled { throw .cancelled }
+      if retryPolicy.mayHaveBeenDelivered(failure) { mayHaveBeenDelivered = true }
       guard
         let delay = retryPolicy.delay(
           afterAttempt: attempt, of: request, failedWith: failure, now: now())
@@ -176,7 +208,11 @@ public final class NetworkProvider: Sendable {
 
   // MARK: - Steps
 
-  private func accessToken(for target: some TargetType) async throws(NetworkError) -> String? {
+  /// The token for this attempt; the first bearer attempt binds `session`, later ones must
+  /// still be in it (``NetworkError/sessionEnded`` otherwise).
+  private func accessToken(
+    for target: some TargetType, in session: inout SessionGeneration?
+  ) async throws(NetworkError) -> String? {
     guard target.authorization == .bearer else { return nil }
     guard let authenticator else {
       // Previews and stubbed tests run bearer targets without anyone signed in.
@@ -185,7 +221,9 @@ public final class NetworkProvider: Sendable {
         "\(target.method.rawValue) \(target.path) needs a bearer token but this provider has no "
           + "Authenticator; pass one to NetworkProvider.init")
     }
-    return try await authenticator.validAccessToken()
+    let token = try await authenticator.sessionToken(in: session)
+    session = token.session
+    return token.accessToken
   }
 
   private func exchange(

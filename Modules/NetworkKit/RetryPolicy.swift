@@ -9,6 +9,11 @@ import HTTPTypes
 /// never after cancellation. The wait honours `Retry-After` (seconds or an HTTP date) capped at
 /// ``maxDelay``; otherwise it is exponential backoff with full jitter (``Backoff``): before retry
 /// `n` (0-based) the delay is `random(0 ... min(maxDelay, baseDelay * 2^n))`.
+///
+/// A DELETE whose earlier attempt may have reached the server (it timed out, the connection
+/// broke, or the server answered 5xx) may already have deleted the resource: when a retry of it
+/// is answered with one of ``deletedStatusCodes`` (404, 410), the call succeeds with that
+/// response instead of failing.
 public struct RetryPolicy: Sendable {
   /// The most attempts in total, the first one included; `1` disables retries.
   public var maxAttempts: Int
@@ -20,6 +25,9 @@ public struct RetryPolicy: Sendable {
   public var retryableStatusCodes: Set<Int>
   /// The methods that may be repeated without an `Idempotency-Key`.
   public var idempotentMethods: Set<HTTPRequest.Method>
+  /// The statuses that tell a retried DELETE that the resource is already gone; see
+  /// ``isCompletedDelete(_:status:afterPossibleDelivery:)``.
+  public var deletedStatusCodes: Set<Int>
   /// Returns a random number in the given range; injected so tests get exact delays.
   public var random: @Sendable (ClosedRange<Double>) -> Double
 
@@ -30,8 +38,10 @@ public struct RetryPolicy: Sendable {
     maxDelay: Duration = .seconds(30),
     retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
     idempotentMethods: Set<HTTPRequest.Method> = [.get, .head, .put, .delete, .options],
+    deletedStatusCodes: Set<Int> = [404, 410],
     random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
   ) {
+    self.deletedStatusCodes = deletedStatusCodes
     self.maxAttempts = max(1, maxAttempts)
     self.baseDelay = baseDelay
     self.maxDelay = maxDelay
@@ -54,6 +64,25 @@ public struct RetryPolicy: Sendable {
     idempotentMethods.contains(request.method) || request.headerFields[Self.idempotencyKey] != nil
   }
 
+  /// Whether an earlier attempt that failed with `error` may have reached the server and done
+  /// its work: a timeout, a broken connection or a 5xx answer (not `.offline`: nothing left).
+  public func mayHaveBeenDelivered(_ error: NetworkError) -> Bool {
+    switch error {
+    case .timeout, .transport: return true
+    case .status(let failure): return failure.status >= 500
+    default: return false
+    }
+  }
+
+  /// Whether `request`, answered `status`, is a DELETE that already took effect: an earlier
+  /// attempt may have been delivered (``mayHaveBeenDelivered(_:)``) and the server now says the
+  /// resource is gone (``deletedStatusCodes``).
+  public func isCompletedDelete(
+    _ request: HTTPRequest, status: Int, afterPossibleDelivery: Bool
+  ) -> Bool {
+    afterPossibleDelivery && request.method == .delete && deletedStatusCodes.contains(status)
+  }
+
   /// Whether `error` is worth another attempt (ignoring the method and the attempt count).
   public func isRetryable(_ error: NetworkError) -> Bool {
     switch error {
@@ -61,8 +90,8 @@ public struct RetryPolicy: Sendable {
       return true
     case .status(let failure):
       return retryableStatusCodes.contains(failure.status)
-    case .cancelled, .decoding, .unauthorized, .notSignedIn, .sessionRevoked, .refreshRateLimited,
-      .credentialStorage, .invalidRequest, .notStubbed:
+    case .cancelled, .decoding, .unauthorized, .notSignedIn, .sessionRevoked, .sessionEnded,
+      .refreshRateLimited, .credentialStorage, .invalidRequest, .notStubbed:
       return false
     }
   }

@@ -59,7 +59,9 @@ public final class LiveBackend: Sendable {
     ) { refreshToken in
       let route = AuthAPI.refresh(RefreshRequest(refreshToken: refreshToken))
       let response = try await refreshProvider.response(route)
-      let session = try DTODecoding.decode(SessionDTO.self, from: response.body).toDomain()
+      let session = try LiveErrorMapping.decodingFailure(as: SessionDTO.self) {
+        try DTODecoding.decode(SessionDTO.self, from: response.body).toDomain()
+      }
       return Credentials(
         accessToken: session.accessToken, refreshToken: session.refreshToken,
         expiresAt: session.expiresAt)
@@ -71,20 +73,37 @@ public final class LiveBackend: Sendable {
       timeout: configuration.timeout, encoder: encoder, clock: configuration.clock,
       now: configuration.now)
     let link = SessionLink()
+    let onSessionEnded: @Sendable (NetworkError, SessionGeneration?) async -> Void = {
+      error, session in
+      await link.controller?.sessionEnded(by: error, in: session)
+    }
     let client = APIClient(
-      provider: provider, logger: logger, now: configuration.now,
-      onSessionEnded: { error in await link.controller?.sessionEnded(by: error) })
+      provider: provider, logger: logger, now: configuration.now, onSessionEnded: onSessionEnded)
+    // Withdrawal is never repeated on its own: a repeat of a withdrawal that went through finds
+    // the account's tokens revoked (401), which cannot be told from a session that ended for
+    // another reason. Its failure says so instead (e.g. `.timeout`), and the caller decides.
+    var withdrawalPolicy = configuration.retryPolicy
+    withdrawalPolicy.idempotentMethods.remove(.delete)
+    let withdrawalClient = APIClient(
+      provider: NetworkProvider(
+        baseURL: baseURL, errorBody: errorBody, transport: configuration.transport,
+        authenticator: authenticator, plugins: plugins, retryPolicy: withdrawalPolicy,
+        timeout: configuration.timeout, encoder: encoder, clock: configuration.clock,
+        now: configuration.now),
+      logger: logger, now: configuration.now, onSessionEnded: onSessionEnded)
     let session = SessionController(
       store: configuration.credentialStore, authenticator: authenticator, logger: logger,
       refreshesProfileOnRestore: configuration.refreshesProfileOnRestore,
       loadProfile: { try await client.fetch(MeAPI.me, as: UserDTO.self) })
     link.controller = session
 
-    let analytics = AnalyticsUploader(options: configuration.analytics, logger: logger) {
-      events, key in
+    let analytics = AnalyticsUploader(
+      options: configuration.analytics, logger: logger,
+      currentSession: { try? await authenticator.signedInSession() }
+    ) { events, key, session in
       try await client.fetch(
         AnalyticsAPI.track(AnalyticsBatchRequest(events), idempotencyKey: key),
-        as: AnalyticsBatchResultDTO.self)
+        as: AnalyticsBatchResultDTO.self, in: session)
     }
 
     let chatServer = ChatRepository.live(client: client)
@@ -105,7 +124,9 @@ public final class LiveBackend: Sendable {
     self.analytics = analytics
     self.chat = chat
     self.repositories = RepositorySet(
-      auth: .live(client: client, session: session, authenticator: authenticator),
+      auth: .live(
+        client: client, withdrawalClient: withdrawalClient, session: session,
+        authenticator: authenticator),
       profile: .live(client: client, session: session),
       questions: .live(client: client),
       board: .live(client: client),

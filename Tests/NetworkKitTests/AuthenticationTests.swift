@@ -307,6 +307,133 @@ struct AuthenticationTests {
     try await provider.send(TestTarget(.get, "/me", authorization: .bearer))
   }
 
+  @Test func aRequestOfAnEndedSessionIsNeverSentWithTheNextUsersToken() async throws {
+    // A's POST is slow; A signs out and B signs in; then the server refuses A's token.
+    let refreshes = Counter()
+    let authenticator = Authenticator(
+      store: InMemoryCredentialStore(Credentials(accessToken: "a-token", refreshToken: "a-rt"))
+    ) { refreshToken in
+      _ = refreshes.next()
+      return Credentials(accessToken: "\(refreshToken)-fresh", refreshToken: refreshToken)
+    }
+    let (arrived, arrivedContinuation) = AsyncStream<Void>.makeStream()
+    let (gate, gateContinuation) = AsyncStream<Void>.makeStream()
+    let stubs = StubTransport()
+    stubs.stub(.post, "/posts") { request, _ throws(NetworkError) in
+      if request.headerFields[.authorization] == "Bearer a-token" {
+        arrivedContinuation.yield()
+        for await _ in gate {}
+      }
+      return .response(status: .unauthorized, body: Data())
+    }
+    let provider = NetworkProvider(
+      transport: stubs, authenticator: authenticator, retryPolicy: .never)
+
+    let call = Task {
+      try await provider.send(TestTarget(.post, "/posts", authorization: .bearer))
+    }
+    var arrivals = arrived.makeAsyncIterator()
+    await arrivals.next()
+    try await authenticator.signOut()
+    try await authenticator.signIn(Credentials(accessToken: "b-token", refreshToken: "b-rt"))
+    gateContinuation.finish()
+
+    await #expect(throws: NetworkError.sessionEnded) { try await call.value }
+    let sent = stubs.receivedRequests.map { $0.request.headerFields[.authorization] }
+    #expect(sent == ["Bearer a-token"], "A's request must never go out with B's token")
+    #expect(refreshes.value == 0)
+    #expect(try await authenticator.validAccessToken() == "b-token")
+  }
+
+  @Test func aRefreshOfAnEndedSessionIsNeitherJoinedNorHandedOut() async throws {
+    let (refreshStarted, startedContinuation) = AsyncStream<String>.makeStream()
+    let (gate, gateContinuation) = AsyncStream<Void>.makeStream()
+    // However the test ends, A's refresh is released, so nothing waits for it forever.
+    defer { gateContinuation.finish() }
+    let store = InMemoryCredentialStore(Credentials(accessToken: "a-stale", refreshToken: "a-rt"))
+    let authenticator = Authenticator(store: store) { refreshToken in
+      startedContinuation.yield(refreshToken)
+      if refreshToken == "a-rt" {
+        for await _ in gate {}
+      }
+      return Credentials(accessToken: "\(refreshToken)-fresh", refreshToken: "\(refreshToken)-2")
+    }
+    let stubs = StubTransport()
+    stubs.stub(.get, "/me") { _, _ throws(NetworkError) in
+      .response(status: .unauthorized, body: Data())
+    }
+    let provider = NetworkProvider(
+      transport: stubs, authenticator: authenticator, retryPolicy: .never)
+
+    // A's request is refused and waits for A's refresh, which hangs.
+    let call = Task { try await provider.send(TestTarget(.get, "/me", authorization: .bearer)) }
+    var started = refreshStarted.makeAsyncIterator()
+    #expect(await started.next() == "a-rt")
+    try await authenticator.signOut()
+    // B's token is due, so B refreshes at once: with B's refresh token, not by joining A's.
+    try await authenticator.signIn(
+      Credentials(accessToken: "b-stale", refreshToken: "b-rt", expiresAt: .distantPast))
+
+    // Joining A's refresh would wait for the gate (until the time limit cancels it).
+    #expect(try await authenticator.validAccessToken() == "b-rt-fresh")
+    #expect(await started.next() == "b-rt")
+    // A's waiting request failed when A signed out, without waiting for A's refresh.
+    await #expect(throws: NetworkError.sessionEnded) { try await call.value }
+    gateContinuation.finish()
+    #expect(stubs.receivedRequests.count == 1)
+    #expect(await store.credentials()?.refreshToken == "b-rt-2")
+  }
+
+  @Test func aSessionBoundSignOutLeavesALaterSessionAlone() async throws {
+    let authenticator = Authenticator(
+      store: InMemoryCredentialStore(Credentials(accessToken: "a", refreshToken: "ra"))
+    ) { _ in
+      Issue.record("no refresh expected")
+      return Credentials(accessToken: "", refreshToken: "")
+    }
+    let first = await authenticator.currentSession
+    #expect(try await authenticator.sessionToken().session == first)
+    try await authenticator.signIn(Credentials(accessToken: "b", refreshToken: "rb"))
+    let second = await authenticator.currentSession
+    #expect(second != first)
+    #expect(try await !authenticator.signOut(ifCurrent: first))
+    #expect(try await authenticator.validAccessToken() == "b")
+    await #expect(throws: NetworkError.sessionEnded) {
+      try await authenticator.sessionToken(in: first)
+    }
+    await #expect(throws: NetworkError.sessionEnded) {
+      try await authenticator.accessToken(afterRejecting: "a", in: first)
+    }
+    let token = try await authenticator.sessionToken(in: second)
+    #expect(token.accessToken == "b")
+    #expect("\(token)" == "SessionToken(\(second), accessToken: <redacted>)")
+    #expect(try await authenticator.signedInSession() == second)
+    #expect(try await authenticator.signOut(ifCurrent: second))
+    #expect(try await !authenticator.isSignedIn)
+    #expect(try await authenticator.signedInSession() == nil)
+  }
+
+  @Test func aCallBoundToAnEndedSessionIsNotSent() async throws {
+    let authenticator = Authenticator(
+      store: InMemoryCredentialStore(Credentials(accessToken: "a", refreshToken: "ra"))
+    ) { _ in
+      Issue.record("no refresh expected")
+      return Credentials(accessToken: "", refreshToken: "")
+    }
+    let stubs = StubTransport()
+    stubs.stub(.get, "/me", with: .response(status: .ok, body: Data()))
+    let provider = NetworkProvider(transport: stubs, authenticator: authenticator)
+    let me = TestTarget(.get, "/me", authorization: .bearer)
+    let first = await authenticator.currentSession
+    _ = try await provider.response(me, in: first)
+
+    try await authenticator.signIn(Credentials(accessToken: "b", refreshToken: "rb"))
+    await #expect(throws: NetworkError.sessionEnded) { try await provider.response(me, in: first) }
+
+    let sent = stubs.receivedRequests.map { $0.request.headerFields[.authorization] }
+    #expect(sent == ["Bearer a"])
+  }
+
   @Test func theRefreshEndpointMustNotNeedABearerToken() async throws {
     let clock = TestClock()
     let box = ProviderBox()

@@ -16,7 +16,7 @@ struct NetworkErrorTests {
       body: Data()),
     .status(code: 502, error: nil, body: Data("<html>".utf8)),
     .decoding(type: "Page", codingPath: "items[0].id", description: "expected Int"),
-    .unauthorized, .notSignedIn, .sessionRevoked, .refreshRateLimited,
+    .unauthorized, .notSignedIn, .sessionRevoked, .sessionEnded, .refreshRateLimited,
     .credentialStorage("keychain locked"), .invalidRequest("bad body"),
     .notStubbed(method: "GET", path: "/x"),
   ]

@@ -25,6 +25,24 @@ struct RetryPolicyTests {
     #expect(ranges.map(\.upperBound) == [0.5, 1, 2, 4, 8, 16, 30, 30])
   }
 
+  @Test func aRetriedDeleteThatFindsItsResourceGoneHasCompleted() {
+    let policy = RetryPolicy.default
+    let delete = HTTPRequest(method: .delete, scheme: "https", authority: "x", path: "/posts/1")
+    let get = HTTPRequest(method: .get, scheme: "https", authority: "x", path: "/posts/1")
+    #expect(policy.deletedStatusCodes == [404, 410])
+    // What may have reached the server: timeouts, broken connections, 5xx; not offline or 4xx.
+    #expect(policy.mayHaveBeenDelivered(.timeout))
+    #expect(policy.mayHaveBeenDelivered(.transport("reset")))
+    #expect(policy.mayHaveBeenDelivered(.status(code: 503)))
+    #expect(!policy.mayHaveBeenDelivered(.offline))
+    #expect(!policy.mayHaveBeenDelivered(.status(code: 429)))
+    #expect(policy.isCompletedDelete(delete, status: 404, afterPossibleDelivery: true))
+    #expect(policy.isCompletedDelete(delete, status: 410, afterPossibleDelivery: true))
+    #expect(!policy.isCompletedDelete(delete, status: 404, afterPossibleDelivery: false))
+    #expect(!policy.isCompletedDelete(delete, status: 403, afterPossibleDelivery: true))
+    #expect(!policy.isCompletedDelete(get, status: 404, afterPossibleDelivery: true))
+  }
+
   @Test func randomValuesOutsideTheRangeAreClamped() {
     let policy = RetryPolicy(baseDelay: .seconds(1), random: { _ in 99 })
     #expect(policy.backoff(retry: 0) == .seconds(1))

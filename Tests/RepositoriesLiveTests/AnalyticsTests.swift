@@ -139,6 +139,32 @@ struct AnalyticsTests {
     #expect(await harness.backend.analytics.pendingCount == 0)
   }
 
+  @Test func eventsOfAUserWhoSignedOutAreNeverUploadedUnderTheNextUser() async throws {
+    let harness = Harness()
+    try await harness.signIn(as: "u_a", accessToken: "access-a", refreshToken: "refresh-a")
+    let log = Self.stubUploads(harness, failing: [0])
+    // A's first batch fails (kept for a retry), a third event waits in the buffer.
+    for index in 0..<2 { await harness.repositories.analytics.track(try Self.event(index)) }
+    _ = await domainError { try await harness.repositories.analytics.flush() }
+    await harness.repositories.analytics.track(try Self.event(2))
+    #expect(await harness.backend.analytics.pendingCount == 3)
+
+    harness.stub(.post, "/auth/sign-out", status: .noContent, json: "")
+    try await harness.repositories.auth.signOut()
+    try await harness.signIn(as: "u_b", accessToken: "access-b", refreshToken: "refresh-b")
+    await harness.repositories.analytics.track(try Self.event(3))
+
+    #expect(try await harness.repositories.analytics.flush() == 1)
+    #expect(log.eventCounts == [2, 1])
+    #expect(log.firstIndexes == [0, 3])
+    let uploads = harness.sentRequests.filter { $0.request.path == "/analytics/events" }
+    #expect(
+      uploads.map { $0.request.headerFields[.authorization] } == [
+        "Bearer access-a", "Bearer access-b",
+      ])
+    #expect(await harness.backend.analytics.pendingCount == 0)
+  }
+
   @Test func theBufferIsBounded() async throws {
     let harness = Harness(
       analytics: AnalyticsOptions(batchSize: 2, flushPolicy: .manual, maximumBufferedEvents: 3))

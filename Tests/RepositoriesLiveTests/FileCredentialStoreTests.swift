@@ -66,6 +66,36 @@ struct FileCredentialStoreTests {
     try await store.clear()  // clearing twice is fine
   }
 
+  @Test func temporaryFilesLeftByACrashedWriteAreRemovedByClearAndTheNextWrite() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let file = directory.url.appendingPathComponent("s.json")
+    let store = FileCredentialStore(fileURL: file)
+    try await store.save(Self.credentials)
+    // What a write that crashed before its rename leaves behind, and files that are not ours.
+    func leftover() throws -> String {
+      let name = ".s.json.\(UUID().uuidString).tmp"
+      try Data("tokens".utf8).write(to: directory.url.appendingPathComponent(name))
+      return name
+    }
+    let unrelated = [".s.json.notes.tmp", "other.json", ".t.json.\(UUID().uuidString).tmp"]
+    for name in unrelated {
+      try Data().write(to: directory.url.appendingPathComponent(name))
+    }
+    func contents() throws -> Set<String> {
+      Set(try FileManager.default.contentsOfDirectory(atPath: directory.url.path))
+    }
+
+    _ = try leftover()
+    try await store.clear()
+    #expect(try contents() == Set(unrelated))
+
+    _ = try leftover()
+    try await store.save(Self.credentials)
+    #expect(try contents() == Set(unrelated + ["s.json"]))
+    #expect(try await store.credentials() == Self.credentials)
+  }
+
   @Test func fileIs0600AndNewDirectoriesAre0700() async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }

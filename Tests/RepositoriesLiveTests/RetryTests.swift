@@ -47,6 +47,51 @@ struct RetryTests {
     #expect(keys.count == 2)
   }
 
+  @Test func aRetriedDeleteThatFindsThePostGoneSucceeds() async throws {
+    // The first DELETE deleted the post but its answer was lost; the retry finds it gone.
+    let harness = Harness(retryPolicy: Self.immediateRetry)
+    try await harness.signIn()
+    let attempts = Counter()
+    let notFound = Data(Fixtures.error(code: "not_found", message: "no such post").utf8)
+    harness.transport.stub(.delete, BoardAPI.delete("p_1").path) { _, _ in
+      attempts.next() == 0
+        ? .failure(.timeout) : .response(status: .notFound, body: notFound)
+    }
+
+    try await harness.repositories.board.deletePost("p_1")
+
+    #expect(harness.sentRequests.count == 2)
+  }
+
+  @Test func aDeleteOfAMissingPostStillFails() async throws {
+    // Without an earlier attempt that may have deleted it, 404 means what it says.
+    let harness = Harness(retryPolicy: Self.immediateRetry)
+    try await harness.signIn()
+    let attempts = Counter()
+    harness.transport.stub(.delete, BoardAPI.delete("p_1").path) { _, _ in
+      attempts.next() == 0
+        ? .failure(.offline)
+        : .response(
+          status: .notFound,
+          body: Data(Fixtures.error(code: "not_found", message: "no such post").utf8))
+    }
+    let error = await domainError { try await harness.repositories.board.deletePost("p_1") }
+    #expect(error == .notFound)
+    #expect(harness.sentRequests.count == 2)
+  }
+
+  @Test func aWithdrawalIsNeverRepeatedOnItsOwn() async throws {
+    // A repeated withdrawal would find its tokens revoked and report a completed one as failed.
+    let harness = Harness(retryPolicy: Self.immediateRetry)
+    try await harness.signIn()
+    harness.transport.stub(.delete, MeAPI.withdraw.path, with: .failure(.timeout))
+
+    let error = await domainError { try await harness.repositories.auth.withdraw() }
+
+    #expect(error == .timeout)
+    #expect(harness.sentRequests.count == 1)
+  }
+
   @Test func aFailedWriteWithoutAKeyIsNotRetried() async throws {
     let harness = Harness(retryPolicy: Self.immediateRetry)
     try await harness.signIn()

@@ -1,5 +1,6 @@
 import DTO
 import Domain
+import Endpoints
 import Foundation
 import HTTPTypes
 import NetworkKit
@@ -169,6 +170,24 @@ struct SessionTests {
     #expect(await harness.repositories.auth.currentState() == .signedIn(user))
   }
 
+  @Test func aRefreshAnswerThatDoesNotDecodeIsAServerProblemNotOffline() async throws {
+    let harness = Harness()
+    let user = try await harness.signIn(accessToken: "expired", refreshToken: "r-1")
+    harness.stubError(.get, "/posts", status: 401, code: "token_expired", message: "expired")
+    harness.stub(.post, "/auth/refresh", json: #"{"access_token": 42}"#)
+
+    let error = await domainError { try await harness.repositories.board.fetchPosts(.first) }
+
+    guard case .server(let detail) = error else {
+      Issue.record("expected .server, got \(String(describing: error))")
+      return
+    }
+    #expect(detail.contains("SessionDTO"))
+    // Not a rejected refresh token: the user stays signed in.
+    #expect(try await harness.store.credentials()?.refreshToken == "r-1")
+    #expect(await harness.repositories.auth.currentState() == .signedIn(user))
+  }
+
   @Test func a401EvenAfterRefreshForgetsTheSession() async throws {
     let harness = Harness()
     try await harness.signIn()
@@ -204,6 +223,38 @@ struct SessionTests {
     #expect(await b.next() == .signedIn(user))
     #expect(await b.next() == .signedOut)
     #expect(await late.next() == .signedOut)
+  }
+
+  @Test func aLateUnauthorizedOfTheLastUserLeavesTheNextUserSignedIn() async throws {
+    let harness = Harness()
+    try await harness.signIn(as: "u_a", accessToken: "access-a", refreshToken: "refresh-a")
+    let path = BoardAPI.delete("p_1").path
+    let (arrived, arrivedContinuation) = AsyncStream<Void>.makeStream()
+    let (gate, gateContinuation) = AsyncStream<Void>.makeStream()
+    let unauthorized = Data(Fixtures.error(code: "unauthorized", message: "no").utf8)
+    harness.transport.stub(.delete, path) { request, _ in
+      if request.headerFields[.authorization] == "Bearer access-a" {
+        arrivedContinuation.yield()
+        for await _ in gate {}
+      }
+      return .response(status: .unauthorized, body: unauthorized)
+    }
+
+    // A's delete is slow; meanwhile A signs out and B signs in; then A's token is refused.
+    let call = Task { await domainError { try await harness.repositories.board.deletePost("p_1") } }
+    var arrivals = arrived.makeAsyncIterator()
+    await arrivals.next()
+    harness.stub(.post, "/auth/sign-out", status: .noContent, json: "")
+    try await harness.repositories.auth.signOut()
+    let userB = try await harness.signIn(
+      as: "u_b", accessToken: "access-b", refreshToken: "refresh-b")
+    gateContinuation.finish()
+
+    #expect(await call.value == .signedOut)
+    let deletes = harness.sentRequests.filter { $0.request.path == path }
+    #expect(deletes.map { $0.request.headerFields[.authorization] } == ["Bearer access-a"])
+    #expect(try await harness.store.credentials()?.accessToken == "access-b")
+    #expect(await harness.repositories.auth.currentState() == .signedIn(userB))
   }
 
   @Test func aProfileChangeUpdatesTheSignedInUser() async throws {

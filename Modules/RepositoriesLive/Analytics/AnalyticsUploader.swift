@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Logging
+import NetworkKit
 
 /// When buffered analytics events are uploaded without an explicit `flush()`.
 public enum AnalyticsFlushPolicy: Hashable, Sendable {
@@ -40,28 +41,50 @@ public struct AnalyticsOptions: Hashable, Sendable {
 /// Batches are taken out of the buffer while they upload, so concurrent flushes never send the
 /// same event twice. A batch the server refuses as invalid (`DomainError.validation`) would
 /// fail forever: it is dropped, logged and its error thrown.
+///
+/// Events belong to the session they were tracked in and are only ever uploaded in it: once
+/// that user signs out, withdraws or another user signs in, what is left of them is dropped
+/// (logged), never sent under the next user. Events tracked while nobody is signed in belong to
+/// nobody and go up with the next signed-in session (a batch is bound to the session of its
+/// first upload attempt, so its retries stay there too).
 actor AnalyticsUploader {
-  /// Uploads one batch; returns how many events the server accepted.
+  /// Uploads one batch within `session` (`nil`: whoever is signed in); returns how many events
+  /// the server accepted.
   typealias Upload =
-    @Sendable (_ events: [AnalyticsEvent], _ idempotencyKey: String) async throws
-    -> Int
+    @Sendable (
+      _ events: [AnalyticsEvent], _ idempotencyKey: String, _ session: SessionGeneration?
+    ) async throws -> Int
+  /// The session signed in now, `nil` when nobody is.
+  typealias CurrentSession = @Sendable () async -> SessionGeneration?
 
   private struct Batch {
     var key: String
     var events: [AnalyticsEvent]
+    /// The session the events belong to; `nil` for events tracked while signed out.
+    var session: SessionGeneration?
+  }
+
+  private struct Tracked {
+    var event: AnalyticsEvent
+    var session: SessionGeneration?
   }
 
   private let options: AnalyticsOptions
   private let upload: Upload
+  private let currentSession: CurrentSession
   private let logger: Logger
-  private var buffer: [AnalyticsEvent] = []
+  private var buffer: [Tracked] = []
   private var failedBatches: [Batch] = []
   private var autoFlush: Task<Void, Never>?
   private var autoFlushThreshold: Int
 
-  init(options: AnalyticsOptions, logger: Logger, upload: @escaping Upload) {
+  init(
+    options: AnalyticsOptions, logger: Logger, currentSession: @escaping CurrentSession,
+    upload: @escaping Upload
+  ) {
     self.options = options
     self.upload = upload
+    self.currentSession = currentSession
     self.logger = logger
     self.autoFlushThreshold = options.batchSize
   }
@@ -70,8 +93,10 @@ actor AnalyticsUploader {
   var pendingCount: Int { buffer.count + failedBatches.reduce(0) { $0 + $1.events.count } }
 
   /// Buffers `event`; under `.whenBatchIsFull` a full batch starts a background upload.
-  func track(_ event: AnalyticsEvent) {
-    buffer.append(event)
+  func track(_ event: AnalyticsEvent) async {
+    let session = await currentSession()
+    dropEndedSessions(current: session)
+    buffer.append(Tracked(event: event, session: session))
     dropOverflow()
     guard options.flushPolicy == .whenBatchIsFull, autoFlush == nil,
       pendingCount >= autoFlushThreshold
@@ -82,9 +107,11 @@ actor AnalyticsUploader {
   /// Uploads everything buffered, failed batches first; returns the accepted count.
   func flush() async throws -> Int {
     var accepted = 0
-    while let batch = takeBatch() {
+    while true {
+      let session = await currentSession()
+      guard let batch = takeBatch(current: session) else { break }
       do {
-        accepted += try await upload(batch.events, batch.key)
+        accepted += try await upload(batch.events, batch.key, batch.session)
       } catch DomainError.validation(let error) {
         logger.error(
           "The server refused an analytics batch as invalid; dropping its events.",
@@ -104,13 +131,34 @@ actor AnalyticsUploader {
     await autoFlush?.value
   }
 
-  private func takeBatch() -> Batch? {
-    if !failedBatches.isEmpty { return failedBatches.removeFirst() }
+  /// The next batch to send in `current` (after dropping what belongs to ended sessions); a
+  /// batch of events tracked while signed out is bound to `current` from now on.
+  private func takeBatch(current: SessionGeneration?) -> Batch? {
+    dropEndedSessions(current: current)
+    if !failedBatches.isEmpty {
+      var batch = failedBatches.removeFirst()
+      batch.session = batch.session ?? current
+      return batch
+    }
     guard !buffer.isEmpty else { return nil }
     let count = min(options.batchSize, buffer.count)
-    let events = Array(buffer.prefix(count))
+    let events = buffer.prefix(count).map(\.event)
     buffer.removeFirst(count)
-    return Batch(key: UUID().uuidString.lowercased(), events: events)
+    return Batch(key: UUID().uuidString.lowercased(), events: events, session: current)
+  }
+
+  /// Drops the events and batches of sessions other than `current`: they belong to a user who
+  /// is no longer signed in here and must not go up under anyone else.
+  private func dropEndedSessions(current: SessionGeneration?) {
+    func ended(_ session: SessionGeneration?) -> Bool { session != nil && session != current }
+    let before = pendingCount
+    buffer.removeAll { ended($0.session) }
+    failedBatches.removeAll { ended($0.session) }
+    let dropped = before - pendingCount
+    guard dropped > 0 else { return }
+    logger.notice(
+      "Dropped analytics events of a session that ended before they were uploaded.",
+      metadata: ["dropped": "\(dropped)"])
   }
 
   private func runAutoFlush() async {

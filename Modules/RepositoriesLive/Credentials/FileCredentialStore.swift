@@ -18,6 +18,8 @@ import Darwin
 ///   with `0700`.
 /// - Writes are atomic: a temporary file (`0600`) in the same directory is written, flushed to
 ///   disk and renamed over the old one, so a crash leaves either the old or the new session.
+///   A temporary file a crash left behind (`.<name>.<uuid>.tmp`, holding tokens) is removed by
+///   `clear()` and by the next write.
 /// - A file that others can read (e.g. `0644` after a copy) is tightened to `0600` when it is
 ///   read, and a warning is logged: the tokens may have been exposed, so consider signing out.
 /// - The file is never read through a symbolic link.
@@ -98,11 +100,12 @@ public actor FileCredentialStore: SessionStore {
     try saveSession(StoredSession(credentials: credentials, user: user))
   }
 
-  /// Deletes the file.
+  /// Deletes the file and any temporary file an interrupted write left next to it.
   public func clear() throws(CredentialStoreError) {
     if unlink(fileURL.path) != 0, errno != ENOENT {
       throw .fileSystem(operation: "delete", path: fileURL.path, errno: errno)
     }
+    try removeLeftoverTemporaryFiles()
   }
 
   // MARK: - Files
@@ -149,13 +152,42 @@ public actor FileCredentialStore: SessionStore {
     return data
   }
 
+  /// The name of a temporary file of a write: `.<name>.<uuid>.tmp`.
+  private func temporaryName(_ id: UUID) -> String {
+    ".\(fileURL.lastPathComponent).\(id.uuidString).tmp"
+  }
+
+  /// Removes the temporary files (they hold tokens) that writes interrupted by a crash left in
+  /// the file's directory; only names of the form ``temporaryName(_:)`` are touched.
+  private func removeLeftoverTemporaryFiles() throws(CredentialStoreError) {
+    let directory = fileURL.deletingLastPathComponent()
+    let names: [String]
+    do {
+      names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+    } catch {
+      // No directory, no leftovers.
+      if !FileManager.default.fileExists(atPath: directory.path) { return }
+      let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+      throw .fileSystem(
+        operation: "list", path: directory.path, errno: Int32(underlying?.code ?? Int(EIO)))
+    }
+    let prefix = ".\(fileURL.lastPathComponent)."
+    for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+      let id = name.dropFirst(prefix.count).dropLast(".tmp".count)
+      guard let uuid = UUID(uuidString: String(id)), temporaryName(uuid) == name else { continue }
+      let path = directory.appendingPathComponent(name).path
+      if unlink(path) != 0, errno != ENOENT {
+        throw .fileSystem(operation: "delete", path: path, errno: errno)
+      }
+    }
+  }
+
   /// Writes `data` atomically: temporary file (0600) in the same directory, fsync, rename.
   private func writeFile(_ data: Data) throws(CredentialStoreError) {
     let directory = fileURL.deletingLastPathComponent()
     try ensureDirectory(directory)
-    let temporary = directory.appendingPathComponent(
-      ".\(fileURL.lastPathComponent).\(UUID().uuidString).tmp"
-    ).path
+    try removeLeftoverTemporaryFiles()
+    let temporary = directory.appendingPathComponent(temporaryName(UUID())).path
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
       throw .fileSystem(operation: "create", path: temporary, errno: errno)

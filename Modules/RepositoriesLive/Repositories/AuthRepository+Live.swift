@@ -6,9 +6,11 @@ import NetworkKit
 import Repositories
 
 extension AuthRepository {
-  /// Sign-in, sign-up and sign-out over `/auth`, driving `session`.
+  /// Sign-in, sign-up and sign-out over `/auth`, driving `session`; withdrawal goes through
+  /// `withdrawalClient`, whose provider never repeats a DELETE.
   static func live(
-    client: APIClient, session: SessionController, authenticator: Authenticator
+    client: APIClient, withdrawalClient: APIClient, session: SessionController,
+    authenticator: Authenticator
   ) -> AuthRepository {
     AuthRepository(
       sessionStates: { session.states() },
@@ -81,7 +83,7 @@ extension AuthRepository {
         }
       },
       withdraw: {
-        try await client.send(MeAPI.withdraw)
+        try await withdrawalClient.send(MeAPI.withdraw)
         try await session.signOut()
       })
   }

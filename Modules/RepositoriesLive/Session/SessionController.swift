@@ -134,11 +134,15 @@ public actor SessionController {
 
   /// A request found the session gone (refresh token revoked, nobody signed in, or a 401 even
   /// after a refresh): make the state say so.
-  func sessionEnded(by error: NetworkError) async {
-    if error == .unauthorized {
+  ///
+  /// - Parameter session: The session the failing call started in; a 401 clears the
+  ///   credentials only while that session is still current (`nil`: never), so a late failure
+  ///   of one user's call cannot sign out the user who signed in since.
+  func sessionEnded(by error: NetworkError, in session: SessionGeneration?) async {
+    if error == .unauthorized, let session {
       // The server refuses even fresh tokens (e.g. the account was deleted): forget them.
       do {
-        try await authenticator.signOut()
+        try await authenticator.signOut(ifCurrent: session)
       } catch {
         noteStorageProblem("clearing the refused credentials failed", error)
       }

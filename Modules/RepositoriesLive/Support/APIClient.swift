@@ -13,16 +13,17 @@ struct APIClient: Sendable {
   let provider: NetworkProvider
   let logger: Logger
   let now: @Sendable () -> Date
-  /// Told about failures that end the session (revoked refresh token, 401 after refresh), so
-  /// the session state follows before the caller sees the error.
-  var onSessionEnded: (@Sendable (NetworkError) async -> Void)?
+  /// Told about failures that end the session (revoked refresh token, 401 after refresh) and
+  /// the session the call started in, so the session state follows before the caller sees the
+  /// error.
+  var onSessionEnded: (@Sendable (NetworkError, SessionGeneration?) async -> Void)?
 
   private let decoder = DecoderBox()
 
   init(
     provider: NetworkProvider, logger: Logger,
     now: @escaping @Sendable () -> Date,
-    onSessionEnded: (@Sendable (NetworkError) async -> Void)? = nil
+    onSessionEnded: (@Sendable (NetworkError, SessionGeneration?) async -> Void)? = nil
   ) {
     self.provider = provider
     self.logger = logger
@@ -31,18 +32,23 @@ struct APIClient: Sendable {
   }
 
   /// Performs `route`, decodes `Wire` and maps it to its Domain value.
+  ///
+  /// - Parameter session: The session the call must run in (``NetworkError/sessionEnded``
+  ///   otherwise), or `nil` for the current one.
   func fetch<Wire: Decodable & DomainConvertible>(
-    _ route: some APITarget, as wire: Wire.Type
+    _ route: some APITarget, as wire: Wire.Type, in session: SessionGeneration? = nil
   ) async throws -> Wire.DomainValue {
-    try await fetch(route, as: wire) { value throws(MappingError) in try value.toDomain() }
+    try await fetch(route, as: wire, in: session) { value throws(MappingError) in
+      try value.toDomain()
+    }
   }
 
   /// Performs `route`, decodes `Wire` and maps it with `transform`.
   func fetch<Wire: Decodable, Value>(
-    _ route: some APITarget, as wire: Wire.Type,
+    _ route: some APITarget, as wire: Wire.Type, in session: SessionGeneration? = nil,
     _ transform: (Wire) throws(MappingError) -> Value
   ) async throws -> Value {
-    let response = try await perform(route)
+    let response = try await perform(route, in: session)
     let decoded: Wire
     do {
       decoded = try DTODecoding.decode(Wire.self, from: response.body, using: decoder.decoder)
@@ -78,11 +84,25 @@ struct APIClient: Sendable {
     _ = try await perform(route)
   }
 
-  /// Performs `route`; failures become `DomainError` (or `CancellationError`).
-  func perform(_ route: some APITarget) async throws -> NetworkResponse {
+  /// Performs `route` (within `boundSession` when given); failures become `DomainError` (or
+  /// `CancellationError`).
+  func perform(
+    _ route: some APITarget, in boundSession: SessionGeneration? = nil
+  ) async throws -> NetworkResponse {
+    // The session the call starts in: a failure may end only this session, never a later one.
+    let session: SessionGeneration?
+    if let boundSession {
+      session = boundSession
+    } else {
+      session = await provider.authenticator?.currentSession
+    }
     let result: Result<NetworkResponse, NetworkError>
     do throws(NetworkError) {
-      result = .success(try await provider.response(route))
+      if let boundSession {
+        result = .success(try await provider.response(route, in: boundSession))
+      } else {
+        result = .success(try await provider.response(route))
+      }
     } catch {
       result = .failure(error)
     }
@@ -94,7 +114,7 @@ struct APIClient: Sendable {
     case .failure(let error):
       switch error {
       case .sessionRevoked, .unauthorized, .notSignedIn:
-        await onSessionEnded?(error)
+        await onSessionEnded?(error, session)
       default:
         break
       }

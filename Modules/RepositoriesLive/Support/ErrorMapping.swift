@@ -34,7 +34,7 @@ public enum LiveErrorMapping {
     case .decoding(let type, let codingPath, let description):
       let path = codingPath.isEmpty ? "the top level" : codingPath
       return .server("\(prefix)the response did not decode as \(type) at \(path): \(description)")
-    case .unauthorized, .notSignedIn, .sessionRevoked:
+    case .unauthorized, .notSignedIn, .sessionRevoked, .sessionEnded:
       return .signedOut
     case .refreshRateLimited:
       return .rateLimited(retryAfter: nil)
@@ -113,6 +113,25 @@ public enum LiveErrorMapping {
     let text = String(decoding: body.prefix(480), as: UTF8.self)
     let collapsed = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     return collapsed.count > 160 ? String(collapsed.prefix(160)) + "…" : collapsed
+  }
+
+  /// Runs `decode`, rethrowing a body that did not decode (`DTODecodingError`) or could not
+  /// become a Domain value (`MappingError`) as NetworkKit's ``NetworkKit/NetworkError/decoding(type:codingPath:description:)``
+  /// naming `wire`: code that must throw NetworkKit's errors (the token refresh) then reports
+  /// a bad answer as a server problem (`.server`), not as a connection failure (`.offline`).
+  static func decodingFailure<Wire, Value>(
+    as wire: Wire.Type, _ decode: () throws -> Value
+  ) throws -> Value {
+    do {
+      return try decode()
+    } catch let error as DTODecodingError {
+      throw NetworkError.decoding(
+        type: String(reflecting: wire), codingPath: error.path ?? "",
+        description: error.description)
+    } catch let error as MappingError {
+      throw NetworkError.decoding(
+        type: String(reflecting: wire), codingPath: error.path, description: error.description)
+    }
   }
 
   /// The Domain error for a body that decoded but could not become a Domain value.
