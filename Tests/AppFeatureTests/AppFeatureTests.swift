@@ -47,6 +47,17 @@ struct AppFeatureTests {
     return detail
   }
 
+  /// Taps `post` on the board and returns its screen, not loaded yet; `nil` (an issue recorded)
+  /// when the screen was not pushed.
+  func openPost(_ post: BoardPost.ID, in main: MainModel) -> PostDetailModel? {
+    main.board.postTapped(post)
+    guard case .post(let detail) = main[path: .board].only else {
+      Issue.record("board path: \(main[path: .board])")
+      return nil
+    }
+    return detail
+  }
+
   @Test func theSessionStreamDrivesThePhases() async throws {
     try backend.createUser(nickname: "alice")
     let client = backend.makeClient()
@@ -274,11 +285,7 @@ struct AppFeatureTests {
     main.tabTapped(.board)
     await main.board.task()
     #expect(main.board.posts.map(\.id) == [post.id])
-    main.board.postTapped(post.id)
-    guard case .post(let detail) = main[path: .board].only else {
-      Issue.record("board path: \(main[path: .board])")
-      return
-    }
+    guard let detail = openPost(post.id, in: main) else { return }
     main.profile.onNavigate(.question("q_1"))
     #expect(main.selectedTab == .profile)
     #expect(main[path: .profile].count == 1)
@@ -330,11 +337,7 @@ struct AppFeatureTests {
     await main.board.task()
     // Someone else comments after bob's list was loaded; bob likes and comments on the screen.
     _ = try await alice.board.createComment(post.id, CommentDraft(content: "Library"))
-    main.board.postTapped(post.id)
-    guard case .post(let detail) = main[path: .board].only else {
-      Issue.record("board path: \(main[path: .board])")
-      return
-    }
+    guard let detail = openPost(post.id, in: main) else { return }
     await detail.task()
     await detail.likeButtonTapped()
     detail.commentText = "Cafe"
