@@ -41,16 +41,22 @@ public final class LiveBackend: Sendable {
       configuration.plugins + [
         LoggingPlugin(logger: logger, level: configuration.networkLogLevel)
       ]
-    let baseURL = configuration.baseURL
-    let errorBody = ErrorBodyDecoder.qappleEnvelope
+    // Every provider of the backend: one server, transport, plugins, timeout and clock; they
+    // differ in the authenticator and the retry policy.
+    func makeProvider(
+      authenticator: Authenticator?, retryPolicy: RetryPolicy
+    ) -> NetworkProvider {
+      NetworkProvider(
+        baseURL: configuration.baseURL, errorBody: .qappleEnvelope,
+        transport: configuration.transport, authenticator: authenticator, plugins: plugins,
+        retryPolicy: retryPolicy, timeout: configuration.timeout, encoder: encoder,
+        clock: configuration.clock, now: configuration.now)
+    }
 
     // The refresh goes through its own provider: no authenticator (it would wait for itself)
     // and no retries (a refresh token is single-use; the authenticator decides what a failure
     // means).
-    let refreshProvider = NetworkProvider(
-      baseURL: baseURL, errorBody: errorBody, transport: configuration.transport,
-      plugins: plugins, retryPolicy: .never, timeout: configuration.timeout, encoder: encoder,
-      clock: configuration.clock, now: configuration.now)
+    let refreshProvider = makeProvider(authenticator: nil, retryPolicy: .never)
     // The refresh throws NetworkKit's errors as they are: the authenticator tells a rejected
     // refresh token (400/401: sign out) from a transient failure (keep the session) by them.
     let authenticator = Authenticator(
@@ -67,11 +73,8 @@ public final class LiveBackend: Sendable {
         expiresAt: session.expiresAt)
     }
 
-    let provider = NetworkProvider(
-      baseURL: baseURL, errorBody: errorBody, transport: configuration.transport,
-      authenticator: authenticator, plugins: plugins, retryPolicy: configuration.retryPolicy,
-      timeout: configuration.timeout, encoder: encoder, clock: configuration.clock,
-      now: configuration.now)
+    let provider = makeProvider(
+      authenticator: authenticator, retryPolicy: configuration.retryPolicy)
     let link = SessionLink()
     let onSessionEnded: @Sendable (NetworkError, SessionGeneration?) async -> Void = {
       error, session in
@@ -85,11 +88,7 @@ public final class LiveBackend: Sendable {
     var withdrawalPolicy = configuration.retryPolicy
     withdrawalPolicy.idempotentMethods.remove(.delete)
     let withdrawalClient = APIClient(
-      provider: NetworkProvider(
-        baseURL: baseURL, errorBody: errorBody, transport: configuration.transport,
-        authenticator: authenticator, plugins: plugins, retryPolicy: withdrawalPolicy,
-        timeout: configuration.timeout, encoder: encoder, clock: configuration.clock,
-        now: configuration.now),
+      provider: makeProvider(authenticator: authenticator, retryPolicy: withdrawalPolicy),
       logger: logger, now: configuration.now, onSessionEnded: onSessionEnded)
     let session = SessionController(
       store: configuration.credentialStore, authenticator: authenticator, logger: logger,
@@ -112,7 +111,7 @@ public final class LiveBackend: Sendable {
         sessionStates: { session.states() }, storage: configuration.chat.storage,
         makeChannel: { _ in
           SocketChatChannel(
-            baseURL: baseURL, authenticator: authenticator, logger: logger,
+            baseURL: configuration.baseURL, authenticator: authenticator, logger: logger,
             transport: configuration.chat.transport, clock: configuration.chat.clock)
         },
         server: chatServer,

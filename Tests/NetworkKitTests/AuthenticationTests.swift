@@ -384,13 +384,18 @@ struct AuthenticationTests {
     #expect(await store.credentials()?.refreshToken == "b-rt-2")
   }
 
-  @Test func aSessionBoundSignOutLeavesALaterSessionAlone() async throws {
-    let authenticator = Authenticator(
+  /// An authenticator signed in with token `a` (refresh token `ra`) whose refresh must not run.
+  static func signedInAsA() -> Authenticator {
+    Authenticator(
       store: InMemoryCredentialStore(Credentials(accessToken: "a", refreshToken: "ra"))
     ) { _ in
       Issue.record("no refresh expected")
       return Credentials(accessToken: "", refreshToken: "")
     }
+  }
+
+  @Test func aSessionBoundSignOutLeavesALaterSessionAlone() async throws {
+    let authenticator = Self.signedInAsA()
     let first = await authenticator.currentSession
     #expect(try await authenticator.sessionToken().session == first)
     try await authenticator.signIn(Credentials(accessToken: "b", refreshToken: "rb"))
@@ -414,12 +419,7 @@ struct AuthenticationTests {
   }
 
   @Test func aCallBoundToAnEndedSessionIsNotSent() async throws {
-    let authenticator = Authenticator(
-      store: InMemoryCredentialStore(Credentials(accessToken: "a", refreshToken: "ra"))
-    ) { _ in
-      Issue.record("no refresh expected")
-      return Credentials(accessToken: "", refreshToken: "")
-    }
+    let authenticator = Self.signedInAsA()
     let stubs = StubTransport()
     stubs.stub(.get, "/me", with: .response(status: .ok, body: Data()))
     let provider = NetworkProvider(transport: stubs, authenticator: authenticator)

@@ -89,17 +89,14 @@ struct APIClient: Sendable {
   func perform(
     _ route: some APITarget, in boundSession: SessionGeneration? = nil
   ) async throws -> NetworkResponse {
-    // The session the call starts in: a failure may end only this session, never a later one.
-    let session: SessionGeneration?
-    if let boundSession {
-      session = boundSession
-    } else {
-      session = await provider.authenticator?.currentSession
-    }
+    // The session the call runs in (the current one unless bound): a failure may end only
+    // this session, never a later one.
+    var session = boundSession
+    if session == nil { session = await provider.authenticator?.currentSession }
     let result: Result<NetworkResponse, NetworkError>
     do throws(NetworkError) {
-      if let boundSession {
-        result = .success(try await provider.response(route, in: boundSession))
+      if let session {
+        result = .success(try await provider.response(route, in: session))
       } else {
         result = .success(try await provider.response(route))
       }
