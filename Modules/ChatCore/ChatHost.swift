@@ -4,24 +4,37 @@ import Logging
 import Persistence
 import Repositories
 
-/// Where the chat engine keeps each user's local store.
+/// Where each user's local store lives: the chat cache and outbox the chat engine keeps, and
+/// the analytics events waiting for upload.
 public enum ChatStorage: Sendable, Hashable {
-  /// A throwaway store per engine (tests, previews, a tool that keeps nothing).
+  /// A throwaway store per ``open(for:logger:)`` (tests, previews, a tool that keeps nothing).
   case inMemory
   /// `<directory>/<user id>.sqlite`, kept across launches. A damaged file is moved aside and
   /// the engine starts over with an empty cache (the server still has every message).
   case directory(URL)
 
-  /// Opens the store of `user`.
+  /// The files opened so far: one store per file in the process (the chat engine and the
+  /// analytics queue of a user share it, as SQLite wants one connection pool per file).
+  private static let openFiles = Locked<[String: ChatStore]>([:])
+
+  /// Opens the store of `user` (each call for `.inMemory`; once per process for a file).
   public func open(for user: User.ID, logger: Logger) throws(PersistenceError) -> ChatStore {
     switch self {
     case .inMemory:
       return try ChatStore(at: .inMemory, owner: user)
     case .directory(let directory):
       let file = directory.appendingPathComponent("\(user.rawValue).sqlite").path
-      let (store, discarded) = try ChatStore.openOrStartOver(at: file, owner: user)
-      if let discarded { logger.error("Started an empty chat cache at \(file): \(discarded)") }
-      return store
+      return try Self.openFiles.withLock { files -> Result<ChatStore, PersistenceError> in
+        if let store = files[file] { return .success(store) }
+        do throws(PersistenceError) {
+          let (store, discarded) = try ChatStore.openOrStartOver(at: file, owner: user)
+          if let discarded { logger.error("Started an empty store at \(file): \(discarded)") }
+          files[file] = store
+          return .success(store)
+        } catch {
+          return .failure(error)
+        }
+      }.get()
     }
   }
 }

@@ -2,14 +2,18 @@ import Domain
 import Foundation
 import GRDB
 
-/// An analytics event waiting in the store for upload.
-public struct QueuedEvent: Sendable, Hashable {
-  /// The queue position; ``ChatStore/removeEvents(_:)`` takes it after an upload.
-  public var id: Int64
-  /// The event.
-  public var event: AnalyticsEvent
+/// Queued analytics events put in one upload, named by the idempotency key it goes under.
+public struct QueuedEventBatch: Sendable, Hashable {
+  /// The batch's `Idempotency-Key`; it stays the same for every attempt, across relaunches.
+  public var key: String
+  /// The events, oldest first.
+  public var events: [AnalyticsEvent]
 }
 
+/// The analytics queue: events wait in the store of the account that tracked them until the
+/// server accepted them, so they survive a relaunch. The oldest waiting events are put in a
+/// batch under a new key; a batch that failed keeps its events and key and goes first next
+/// time, so the server can tell a repeat from a new upload.
 extension ChatStore {
   /// Queues events for upload; they survive a relaunch.
   public func enqueue(events: [AnalyticsEvent]) throws(PersistenceError) {
@@ -30,35 +34,89 @@ extension ChatStore {
     }
   }
 
-  /// The oldest `limit` queued events.
-  public func queuedEvents(
-    limit: Int = AnalyticsBatch.maximumSize
-  ) throws(PersistenceError)
-    -> [QueuedEvent]
-  {
-    try read { db in
-      try Row.fetchAll(
-        db, sql: "SELECT * FROM analytics_event ORDER BY id LIMIT ?", arguments: [limit]
-      ).compactMap { row in
-        let properties =
-          (try? JSONDecoder().decode(
-            [String: String].self, from: Data((row["properties"] as String).utf8))) ?? [:]
-        guard
-          let event = try? AnalyticsEvent(
-            name: row["name"], properties: properties,
-            occurredAt: Date(timeIntervalSince1970: row["occurred_at"]),
-            sessionID: row["session_id"])
-        else { return nil }
-        return QueuedEvent(id: row["id"], event: event)
+  /// How many events wait for upload (in a batch or not).
+  public func queuedEventCount() throws(PersistenceError) -> Int {
+    try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM analytics_event") ?? 0 }
+  }
+
+  /// The batch to upload next: the oldest batch already made (one that failed, possibly before
+  /// a relaunch) whose key is not in `excluded` (batches being uploaded now), else a new batch
+  /// of the oldest `size` events not in one, put under `newKey`. `nil` when nothing is left.
+  ///
+  /// A row that no longer decodes as an event (written by something else than ``enqueue(events:)``)
+  /// would fail every upload; it is deleted.
+  public func nextEventBatch(
+    size: Int, newKey: @autoclosure () -> String, excluding excluded: Set<String> = []
+  ) throws(PersistenceError) -> QueuedEventBatch? {
+    try write { db in
+      let keys = try String.fetchAll(
+        db,
+        sql: """
+          SELECT batch_key FROM analytics_event WHERE batch_key IS NOT NULL
+          GROUP BY batch_key ORDER BY MIN(id)
+          """)
+      for key in keys where !excluded.contains(key) {
+        let rows = try Row.fetchAll(
+          db, sql: "SELECT * FROM analytics_event WHERE batch_key = ? ORDER BY id",
+          arguments: [key])
+        let events = try Self.events(rows, db)
+        if !events.isEmpty { return QueuedEventBatch(key: key, events: events) }
       }
+      let rows = try Row.fetchAll(
+        db, sql: "SELECT * FROM analytics_event WHERE batch_key IS NULL ORDER BY id LIMIT ?",
+        arguments: [max(size, 1)])
+      guard let last = rows.last else { return nil }
+      let key = newKey()
+      // The rows are the oldest unbatched ones, so they are exactly those up to the last id.
+      try db.execute(
+        sql: "UPDATE analytics_event SET batch_key = ? WHERE batch_key IS NULL AND id <= ?",
+        arguments: [key, last["id"] as Int64])
+      let events = try Self.events(rows, db)
+      return events.isEmpty ? nil : QueuedEventBatch(key: key, events: events)
     }
   }
 
-  /// Removes uploaded events from the queue.
-  public func removeEvents(_ ids: [Int64]) throws(PersistenceError) {
+  /// Removes the batch `key` (the server accepted it, or refused it for good).
+  public func removeEventBatch(_ key: String) throws(PersistenceError) {
     try write { db in
-      let statement = try db.cachedStatement(sql: "DELETE FROM analytics_event WHERE id = ?")
-      for id in ids { try statement.execute(arguments: [id]) }
+      try db.execute(sql: "DELETE FROM analytics_event WHERE batch_key = ?", arguments: [key])
     }
+  }
+
+  /// Deletes the oldest events not yet in a batch until at most `limit` events wait (batches
+  /// keep their events: their keys name those exact events). Returns how many were deleted.
+  @discardableResult
+  public func dropOldestEvents(keeping limit: Int) throws(PersistenceError) -> Int {
+    try write { db in
+      let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM analytics_event") ?? 0
+      guard count > limit else { return 0 }
+      try db.execute(
+        sql: """
+          DELETE FROM analytics_event WHERE id IN (
+            SELECT id FROM analytics_event WHERE batch_key IS NULL ORDER BY id LIMIT ?)
+          """,
+        arguments: [count - max(limit, 0)])
+      return db.changesCount
+    }
+  }
+
+  /// Decodes `rows`, deleting the ones that are not events.
+  private static func events(_ rows: [Row], _ db: Database) throws -> [AnalyticsEvent] {
+    var events: [AnalyticsEvent] = []
+    for row in rows {
+      let properties = try? JSONDecoder().decode(
+        [String: String].self, from: Data((row["properties"] as String).utf8))
+      if let properties,
+        let event = try? AnalyticsEvent(
+          name: row["name"], properties: properties,
+          occurredAt: Date(timeIntervalSince1970: row["occurred_at"]),
+          sessionID: row["session_id"])
+      {
+        events.append(event)
+      } else {
+        try db.execute(sql: "DELETE FROM analytics_event WHERE id = ?", arguments: [row["id"]])
+      }
+    }
+    return events
   }
 }

@@ -5,7 +5,10 @@ import GRDB
 /// released schema, and a test opens each).
 enum StoreSchema {
   /// The migration names in order; the last one is the current schema.
-  static let migrations = ["v1: rooms, messages, cursors, outbox, analytics queue"]
+  static let migrations = [
+    "v1: rooms, messages, cursors, outbox, analytics queue",
+    "v2: analytics batches",
+  ]
 
   static var migrator: DatabaseMigrator {
     var migrator = DatabaseMigrator()
@@ -47,6 +50,12 @@ enum StoreSchema {
         t.column("occurred_at", .double).notNull()
         t.column("session_id", .text)
       }
+    }
+    migrator.registerMigration(migrations[1]) { db in
+      // The idempotency key of the upload batch an event was put in (NULL: not in one yet); a
+      // batch keeps its key until the server accepted it, across relaunches.
+      try db.alter(table: "analytics_event") { t in t.add(column: "batch_key", .text) }
+      try db.create(index: "analytics_event_batch", on: "analytics_event", columns: ["batch_key"])
     }
     return migrator
   }

@@ -6,12 +6,13 @@ import Endpoints
 import Foundation
 import Logging
 import NetworkKit
+import Persistence
 import Repositories
 
 /// The live repositories of one server and their shared machinery: one
 /// `NetworkProvider` for the server, one ``NetworkKit/Authenticator`` (its refresh calls
 /// `AuthAPI.refresh` through a provider without an authenticator, so a refresh can never wait
-/// for itself), one ``SessionController`` and one analytics buffer.
+/// for itself), one ``SessionController`` and one analytics queue.
 ///
 /// Create one per server for the life of the app, then install its ``repositories``:
 /// ```swift
@@ -98,7 +99,10 @@ public final class LiveBackend: Sendable {
 
     let analytics = AnalyticsUploader(
       options: configuration.analytics, logger: logger,
-      currentSession: { try? await authenticator.signedInSession() }
+      currentAccount: { await session.signedInAccount() },
+      openStore: { user throws(PersistenceError) in
+        try configuration.chat.storage.open(for: user, logger: logger)
+      }
     ) { events, key, session in
       try await client.fetch(
         AnalyticsAPI.track(AnalyticsBatchRequest(events), idempotencyKey: key),

@@ -79,8 +79,9 @@ public struct LiveConfiguration: Sendable {
 
 /// How the live chat engine (`ChatRepository`'s sync endpoints) stores and connects.
 public struct ChatOptions: Sendable {
-  /// Where each user's rooms, messages and outbox live: in memory by default; give an app a
-  /// directory (Application Support) so the cache and unsent messages survive a relaunch.
+  /// Where each user's rooms, messages, outbox and queued analytics events live: in memory by
+  /// default; give an app a directory (Application Support) so the cache, unsent messages and
+  /// events not yet uploaded survive a relaunch.
   public var storage: ChatStorage
   /// Opens the `/realtime` sockets: HummingbirdWSClient on Linux, `URLSessionWebSocketTask`
   /// elsewhere.

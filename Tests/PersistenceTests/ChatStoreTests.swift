@@ -21,6 +21,15 @@ func sent(
     createdAt: epoch.addingTimeInterval(Double(seq)))
 }
 
+/// `count` screen views a second apart, numbered by their `index` property.
+func screenViews(_ count: Int) throws -> [AnalyticsEvent] {
+  try (0..<count).map {
+    try AnalyticsEvent(
+      name: "screen_viewed", properties: ["index": "\($0)"],
+      occurredAt: epoch.addingTimeInterval(Double($0)), sessionID: "s_1")
+  }
+}
+
 func temporaryPath() -> String {
   FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
     .appendingPathComponent("cache.sqlite").path
@@ -166,16 +175,83 @@ struct ChatStoreTests {
       let store = try ChatStore(at: .file(path: path), owner: mina.id)
       try store.save([sent(1), sent(2)])
       try store.enqueue("later", to: room, clientMessageID: id, sender: mina, at: epoch)
-      try store.enqueue(events: [try AnalyticsEvent(name: "room_opened", occurredAt: epoch)])
+      try store.enqueue(events: [
+        try AnalyticsEvent(name: "room_opened", occurredAt: epoch),
+        try AnalyticsEvent(name: "message_sent", occurredAt: epoch),
+      ])
+      // The first event was put in a batch whose upload never finished.
+      #expect(try store.nextEventBatch(size: 1, newKey: "batch-1")?.key == "batch-1")
       try store.close()
     }
     let store = try ChatStore(at: .file(path: path), owner: mina.id)
     #expect(try store.outbox().map(\.clientMessageID) == [id])
     #expect(try store.syncCursor(of: room) == 2)
-    let queued = try store.queuedEvents()
-    #expect(queued.map(\.event.name) == ["room_opened"])
-    try store.removeEvents(queued.map(\.id))
-    #expect(try store.queuedEvents().isEmpty)
+    #expect(try store.queuedEventCount() == 2)
+    // The batch goes again under its key, then the rest under a new one.
+    let batch = try #require(try store.nextEventBatch(size: 100, newKey: "batch-2"))
+    #expect(batch.key == "batch-1")
+    #expect(batch.events.map(\.name) == ["room_opened"])
+    try store.removeEventBatch(batch.key)
+    let rest = try #require(try store.nextEventBatch(size: 100, newKey: "batch-2"))
+    #expect(
+      rest
+        == QueuedEventBatch(
+          key: "batch-2",
+          events: [
+            try AnalyticsEvent(name: "message_sent", occurredAt: epoch)
+          ]))
+    try store.removeEventBatch(rest.key)
+    #expect(try store.queuedEventCount() == 0)
+    #expect(try store.nextEventBatch(size: 100, newKey: "batch-3") == nil)
+  }
+
+  @Test("analytics batches: oldest first, a failed batch before new ones, none taken twice")
+  func analyticsBatches() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    let events = try screenViews(5)
+    try store.enqueue(events: events)
+    let first = try #require(try store.nextEventBatch(size: 2, newKey: "a"))
+    #expect(first.events == Array(events[0..<2]))
+    // While "a" uploads, the next call makes a new batch of the following events.
+    let second = try #require(try store.nextEventBatch(size: 2, newKey: "b", excluding: ["a"]))
+    #expect(second.events == Array(events[2..<4]))
+    // "a" failed and is no longer in flight: it comes first again, with its events and key.
+    #expect(try store.nextEventBatch(size: 2, newKey: "c", excluding: ["b"]) == first)
+    try store.removeEventBatch("a")
+    try store.removeEventBatch("b")
+    #expect(try store.nextEventBatch(size: 2, newKey: "c")?.events == [events[4]])
+  }
+
+  @Test("the analytics queue is bounded by dropping the oldest events outside batches")
+  func analyticsBound() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    let events = try screenViews(6)
+    try store.enqueue(events: events)
+    let batch = try #require(try store.nextEventBatch(size: 2, newKey: "a"))
+    #expect(try store.dropOldestEvents(keeping: 3) == 3)
+    #expect(try store.queuedEventCount() == 3)
+    // The batch keeps its events (its key names them); of the rest, the newest stay.
+    #expect(try store.nextEventBatch(size: 10, newKey: "b") == batch)
+    try store.removeEventBatch("a")
+    #expect(try store.nextEventBatch(size: 10, newKey: "b")?.events == [events[5]])
+    #expect(try store.dropOldestEvents(keeping: 3) == 0)
+  }
+
+  @Test("a queued row that is not an event is deleted instead of failing every upload")
+  func undecodableEvent() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    try store.write { db in
+      try db.execute(
+        sql: """
+          INSERT INTO analytics_event (name, properties, occurred_at) VALUES
+            ('Not A Name!', '{}', 0), ('app_opened', 'not json', 0)
+          """)
+    }
+    try store.enqueue(events: [try AnalyticsEvent(name: "app_opened", occurredAt: epoch)])
+    let batch = try #require(try store.nextEventBatch(size: 10, newKey: "a"))
+    #expect(batch.events.map(\.occurredAt) == [epoch])
+    try store.removeEventBatch("a")
+    #expect(try store.queuedEventCount() == 0)
   }
 
   @Test("a damaged file is a typed error, and the app can start over with an empty store")
@@ -219,22 +295,54 @@ struct ChatStoreTests {
 struct MigrationTests {
   static let fixtures = Bundle.module.url(forResource: "Fixtures", withExtension: nil)!
 
-  @Test("v1 (rooms, messages, cursors, outbox, analytics queue)")
-  func v1() throws {
+  /// A copy of the committed file of schema `version`, opened.
+  static func open(_ version: Int) throws -> (ChatStore, cleanUp: () -> Void) {
     let copy = temporaryPath()
-    try FileManager.default.createDirectory(
-      atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    defer {
-      try? FileManager.default.removeItem(atPath: (copy as NSString).deletingLastPathComponent)
-    }
+    let folder = (copy as NSString).deletingLastPathComponent
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     try FileManager.default.copyItem(
-      at: Self.fixtures.appendingPathComponent("v1.qapple-cache"), to: URL(fileURLWithPath: copy))
-    let store = try ChatStore(at: .file(path: copy), owner: mina.id)
+      at: Self.fixtures.appendingPathComponent("v\(version).qapple-cache"),
+      to: URL(fileURLWithPath: copy))
+    return (
+      try ChatStore(at: .file(path: copy), owner: mina.id),
+      { try? FileManager.default.removeItem(atPath: folder) }
+    )
+  }
+
+  /// What the fixtures of every version hold.
+  static func expectCommonContent(_ store: ChatStore) throws {
     #expect(try store.latestMessages(in: room).compactMap(\.seq) == [1, 2, 3])
     #expect(try store.syncCursor(of: room) == 3)
     #expect(try store.outbox().map(\.text) == ["unsent"])
     #expect(try store.rooms().map(\.title) == ["Study"])
-    #expect(try store.queuedEvents().map(\.event.name) == ["app_opened"])
+  }
+
+  @Test("every released schema has its committed file")
+  func everySchemaHasAFixture() {
+    for version in 1...StoreSchema.migrations.count {
+      let file = Self.fixtures.appendingPathComponent("v\(version).qapple-cache")
+      #expect(FileManager.default.fileExists(atPath: file.path), "no fixture for v\(version)")
+    }
+  }
+
+  @Test("v1 (rooms, messages, cursors, outbox, analytics queue)")
+  func v1() throws {
+    let (store, cleanUp) = try Self.open(1)
+    defer { cleanUp() }
+    try Self.expectCommonContent(store)
+    #expect(
+      try store.nextEventBatch(size: 10, newKey: "new")?.events.map(\.name) == ["app_opened"])
+  }
+
+  @Test("v2 (analytics batches keep their keys)")
+  func v2() throws {
+    let (store, cleanUp) = try Self.open(2)
+    defer { cleanUp() }
+    try Self.expectCommonContent(store)
+    #expect(try store.queuedEventCount() == 2)
+    let batch = try #require(try store.nextEventBatch(size: 10, newKey: "new"))
+    #expect(batch.key == "fixture-batch")
+    #expect(batch.events.map(\.name) == ["app_opened"])
   }
 
   /// Writes the fixture of the current schema (run once per released schema, with
@@ -244,13 +352,17 @@ struct MigrationTests {
     guard let folder = ProcessInfo.processInfo.environment["QAPPLE_WRITE_STORE_FIXTURE"] else {
       return
     }
-    let path = folder + "/v1.qapple-cache"
+    let path = folder + "/v\(StoreSchema.migrations.count).qapple-cache"
     try? FileManager.default.removeItem(atPath: path)
     let store = try ChatStore(at: .file(path: path), owner: mina.id)
     try store.saveRooms([ChatRoom(id: room, kind: .group("g_1"), title: "Study")])
     try store.save([sent(1), sent(2), sent(3)])
     try store.enqueue("unsent", to: room, clientMessageID: UUID(), sender: mina, at: epoch)
-    try store.enqueue(events: [try AnalyticsEvent(name: "app_opened", occurredAt: epoch)])
+    try store.enqueue(events: [
+      try AnalyticsEvent(name: "app_opened", occurredAt: epoch),
+      try AnalyticsEvent(name: "screen_viewed", occurredAt: epoch),
+    ])
+    _ = try store.nextEventBatch(size: 1, newKey: "fixture-batch")
     try store.close()
   }
 }

@@ -1,6 +1,8 @@
+import ChatCore
 import Domain
 import Foundation
 import HTTPTypes
+import Logging
 import NetworkKit
 import NetworkKitTesting
 import Testing
@@ -44,7 +46,7 @@ struct AnalyticsTests {
     #expect(log.eventCounts == [100, 100, 50])
     #expect(log.firstIndexes == [0, 100, 200])
     #expect(Set(log.keys).count == 3)
-    #expect(await harness.backend.analytics.pendingCount == 0)
+    #expect(await harness.backend.analytics.pendingCount() == 0)
     // Nothing left: a second flush sends nothing.
     #expect(try await harness.repositories.analytics.flush() == 0)
     #expect(log.eventCounts.count == 3)
@@ -59,7 +61,7 @@ struct AnalyticsTests {
     let error = await domainError { try await harness.repositories.analytics.flush() }
 
     #expect(error == .offline)
-    #expect(await harness.backend.analytics.pendingCount == 150)
+    #expect(await harness.backend.analytics.pendingCount() == 150)
 
     let accepted = try await harness.repositories.analytics.flush()
 
@@ -69,7 +71,7 @@ struct AnalyticsTests {
     #expect(log.keys[2] == log.keys[1])
     #expect(log.firstIndexes[2] == 100)
     #expect(log.firstIndexes[3] == 200)
-    #expect(await harness.backend.analytics.pendingCount == 0)
+    #expect(await harness.backend.analytics.pendingCount() == 0)
   }
 
   @Test func eventsTrackedWhileSignedOutWaitForASession() async throws {
@@ -77,7 +79,7 @@ struct AnalyticsTests {
     await harness.repositories.analytics.track(try Self.event(0))
     let error = await domainError { try await harness.repositories.analytics.flush() }
     #expect(error == .signedOut)
-    #expect(await harness.backend.analytics.pendingCount == 1)
+    #expect(await harness.backend.analytics.pendingCount() == 1)
 
     try await harness.signIn()
     let log = Self.stubUploads(harness)
@@ -100,7 +102,7 @@ struct AnalyticsTests {
       Issue.record("expected .validation, got \(String(describing: error))")
       return
     }
-    #expect(await harness.backend.analytics.pendingCount == 0)
+    #expect(await harness.backend.analytics.pendingCount() == 0)
   }
 
   @Test func aFullBatchUploadsOnItsOwn() async throws {
@@ -115,7 +117,7 @@ struct AnalyticsTests {
     await harness.backend.analytics.waitForAutoFlush()
 
     #expect(log.eventCounts == [10])
-    #expect(await harness.backend.analytics.pendingCount == 0)
+    #expect(await harness.backend.analytics.pendingCount() == 0)
   }
 
   @Test func aFailedAutomaticUploadWaitsForAnotherBatch() async throws {
@@ -125,7 +127,7 @@ struct AnalyticsTests {
     for index in 0..<5 { await harness.repositories.analytics.track(try Self.event(index)) }
     await harness.backend.analytics.waitForAutoFlush()
     #expect(log.eventCounts == [5])
-    #expect(await harness.backend.analytics.pendingCount == 5)
+    #expect(await harness.backend.analytics.pendingCount() == 5)
 
     // Four more events do not trigger another attempt; the fifth does, and both batches go.
     for index in 5..<9 { await harness.repositories.analytics.track(try Self.event(index)) }
@@ -136,7 +138,7 @@ struct AnalyticsTests {
 
     #expect(log.eventCounts == [5, 5, 5])
     #expect(log.keys[1] == log.keys[0])
-    #expect(await harness.backend.analytics.pendingCount == 0)
+    #expect(await harness.backend.analytics.pendingCount() == 0)
   }
 
   @Test func eventsOfAUserWhoSignedOutAreNeverUploadedUnderTheNextUser() async throws {
@@ -147,7 +149,7 @@ struct AnalyticsTests {
     for index in 0..<2 { await harness.repositories.analytics.track(try Self.event(index)) }
     _ = await domainError { try await harness.repositories.analytics.flush() }
     await harness.repositories.analytics.track(try Self.event(2))
-    #expect(await harness.backend.analytics.pendingCount == 3)
+    #expect(await harness.backend.analytics.pendingCount() == 3)
 
     harness.stub(.post, "/auth/sign-out", status: .noContent, json: "")
     try await harness.repositories.auth.signOut()
@@ -157,19 +159,65 @@ struct AnalyticsTests {
     #expect(try await harness.repositories.analytics.flush() == 1)
     #expect(log.eventCounts == [2, 1])
     #expect(log.firstIndexes == [0, 3])
+    #expect(await harness.backend.analytics.pendingCount() == 0)
+
+    // A's events waited in A's queue: they go up when A signs in again, under A, the failed
+    // batch first with its key.
+    try await harness.repositories.auth.signOut()
+    try await harness.signIn(as: "u_a", accessToken: "access-a2", refreshToken: "refresh-a2")
+    #expect(await harness.backend.analytics.pendingCount() == 3)
+    #expect(try await harness.repositories.analytics.flush() == 3)
+    #expect(log.eventCounts == [2, 1, 2, 1])
+    #expect(log.firstIndexes == [0, 3, 0, 2])
+    #expect(log.keys[2] == log.keys[0])
     let uploads = harness.sentRequests.filter { $0.request.path == "/analytics/events" }
     #expect(
       uploads.map { $0.request.headerFields[.authorization] } == [
-        "Bearer access-a", "Bearer access-b",
+        "Bearer access-a", "Bearer access-b", "Bearer access-a2", "Bearer access-a2",
       ])
-    #expect(await harness.backend.analytics.pendingCount == 0)
+  }
+
+  @Test func queuedEventsAndAFailedBatchSurviveARelaunch() async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("analytics-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let credentials = FileCredentialStore(
+      fileURL: folder.appendingPathComponent("session.json"),
+      logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+    let stores = ChatStorage.directory(folder.appendingPathComponent("stores"))
+    var firstBody: Data?
+    var firstKey: String?
+    do {
+      let harness = Harness(store: credentials, storage: stores)
+      try await harness.signIn()
+      let log = Self.stubUploads(harness, failing: [0])
+      for index in 0..<3 { await harness.repositories.analytics.track(try Self.event(index)) }
+      _ = await domainError { try await harness.repositories.analytics.flush() }
+      await harness.repositories.analytics.track(try Self.event(3))
+      #expect(log.eventCounts == [3])
+      firstBody = harness.sentRequests.last?.body
+      firstKey = log.keys.first
+    }
+
+    // The next launch restores the session and finds both the failed batch and the event after
+    // it; the batch goes again under its key, with the same body.
+    let relaunched = Harness(store: credentials, storage: stores)
+    let log = Self.stubUploads(relaunched)
+    #expect(await relaunched.backend.analytics.pendingCount() == 4)
+    #expect(try await relaunched.repositories.analytics.flush() == 4)
+    #expect(log.eventCounts == [3, 1])
+    #expect(log.firstIndexes == [0, 3])
+    let uploads = relaunched.sentRequests.filter { $0.request.path == "/analytics/events" }
+    #expect(uploads.first?.body == firstBody)
+    #expect(log.keys.first == firstKey)
+    #expect(await relaunched.backend.analytics.pendingCount() == 0)
   }
 
   @Test func theBufferIsBounded() async throws {
     let harness = Harness(
       analytics: AnalyticsOptions(batchSize: 2, flushPolicy: .manual, maximumBufferedEvents: 3))
     for index in 0..<5 { await harness.repositories.analytics.track(try Self.event(index)) }
-    #expect(await harness.backend.analytics.pendingCount == 3)
+    #expect(await harness.backend.analytics.pendingCount() == 3)
     try await harness.signIn()
     let log = Self.stubUploads(harness)
     #expect(try await harness.repositories.analytics.flush() == 3)

@@ -1,3 +1,4 @@
+import ChatCore
 import DTO
 import Domain
 import Endpoints
@@ -25,7 +26,8 @@ struct Harness {
     refreshesProfileOnRestore: Bool = false,
     analytics: AnalyticsOptions = AnalyticsOptions(flushPolicy: .manual),
     retryPolicy: RetryPolicy = .never,
-    now: @escaping @Sendable () -> Date = { Date() }
+    now: @escaping @Sendable () -> Date = { Date() },
+    storage: ChatStorage = .inMemory
   ) {
     self.store = store
     backend = LiveBackend(
@@ -33,7 +35,8 @@ struct Harness {
         baseURL: Self.baseURL, credentialStore: store, transport: transport,
         logger: Logger(label: "RepositoriesLiveTests") { _ in SwiftLogNoOpLogHandler() },
         retryPolicy: retryPolicy, now: now,
-        analytics: analytics, refreshesProfileOnRestore: refreshesProfileOnRestore))
+        analytics: analytics, refreshesProfileOnRestore: refreshesProfileOnRestore,
+        chat: ChatOptions(storage: storage)))
   }
 
   var repositories: RepositorySet { backend.repositories }

@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import Logging
 import NetworkKit
+import Persistence
 
 /// When buffered analytics events are uploaded without an explicit `flush()`.
 public enum AnalyticsFlushPolicy: Hashable, Sendable {
@@ -34,93 +35,116 @@ public struct AnalyticsOptions: Hashable, Sendable {
   }
 }
 
-/// Buffers analytics events and uploads them in batches, losing none to a failed upload.
+/// Queues analytics events and uploads them in batches, losing none to a failed upload or a
+/// relaunch.
 ///
-/// A batch that failed keeps its events and its `Idempotency-Key` and is sent first by the next
-/// flush, so a batch the server did receive (but whose answer was lost) is not counted twice.
-/// Batches are taken out of the buffer while they upload, so concurrent flushes never send the
-/// same event twice. A batch the server refuses as invalid (`DomainError.validation`) would
-/// fail forever: it is dropped, logged and its error thrown.
+/// An event tracked while a user is signed in waits in that user's store (`Persistence`'s
+/// analytics queue, in the ``ChatOptions/storage`` the chat cache uses: on disk with
+/// `.directory`, so events survive a relaunch). It is only ever uploaded while that user is
+/// signed in, never under another user: a user who signs out keeps their events, which go up
+/// at their next sign-in on this device. Events tracked while nobody is signed in wait in
+/// memory and join the store of the next user who signs in.
 ///
-/// Events belong to the session they were tracked in and are only ever uploaded in it: once
-/// that user signs out, withdraws or another user signs in, what is left of them is dropped
-/// (logged), never sent under the next user. Events tracked while nobody is signed in belong to
-/// nobody and go up with the next signed-in session (a batch is bound to the session of its
-/// first upload attempt, so its retries stay there too).
+/// A batch keeps its `Idempotency-Key` from its first attempt until the server accepted it,
+/// even across a relaunch, and a failed batch is sent first by the next flush, so a batch the
+/// server did receive (but whose answer was lost) is not counted twice. Batches being uploaded
+/// are not taken again, so concurrent flushes never send the same event twice. A batch the
+/// server refuses as invalid (`DomainError.validation`) would fail forever: it is dropped,
+/// logged and its error thrown.
 actor AnalyticsUploader {
-  /// Uploads one batch within `session` (`nil`: whoever is signed in); returns how many events
-  /// the server accepted.
+  /// Uploads one batch within `session`; returns how many events the server accepted.
   typealias Upload =
     @Sendable (
-      _ events: [AnalyticsEvent], _ idempotencyKey: String, _ session: SessionGeneration?
+      _ events: [AnalyticsEvent], _ idempotencyKey: String, _ session: SessionGeneration
     ) async throws -> Int
-  /// The session signed in now, `nil` when nobody is.
-  typealias CurrentSession = @Sendable () async -> SessionGeneration?
-
-  private struct Batch {
-    var key: String
-    var events: [AnalyticsEvent]
-    /// The session the events belong to; `nil` for events tracked while signed out.
-    var session: SessionGeneration?
-  }
-
-  private struct Tracked {
-    var event: AnalyticsEvent
-    var session: SessionGeneration?
-  }
+  /// The signed-in user and the session their calls run in; `nil` when nobody is signed in.
+  typealias CurrentAccount = @Sendable () async -> (user: User.ID, session: SessionGeneration)?
+  /// Opens the store of a user.
+  typealias OpenStore = @Sendable (User.ID) throws(PersistenceError) -> ChatStore
 
   private let options: AnalyticsOptions
   private let upload: Upload
-  private let currentSession: CurrentSession
+  private let currentAccount: CurrentAccount
+  private let openStore: OpenStore
   private let logger: Logger
-  private var buffer: [Tracked] = []
-  private var failedBatches: [Batch] = []
+  /// Events tracked while nobody was signed in.
+  private var signedOut: [AnalyticsEvent] = []
+  /// The opened queue of each user (a store that could not be opened is replaced by one in
+  /// memory, so tracking goes on for this run).
+  private var stores: [User.ID: ChatStore] = [:]
+  /// Keys of the batches being uploaded now.
+  private var inFlight: Set<String> = []
   private var autoFlush: Task<Void, Never>?
   private var autoFlushThreshold: Int
+  private let newKey: @Sendable () -> String
 
   init(
-    options: AnalyticsOptions, logger: Logger, currentSession: @escaping CurrentSession,
+    options: AnalyticsOptions, logger: Logger, currentAccount: @escaping CurrentAccount,
+    openStore: @escaping OpenStore,
+    newKey: @escaping @Sendable () -> String = {
+      UUID().uuidString.lowercased()
+    },
     upload: @escaping Upload
   ) {
     self.options = options
     self.upload = upload
-    self.currentSession = currentSession
+    self.currentAccount = currentAccount
+    self.openStore = openStore
+    self.newKey = newKey
     self.logger = logger
     self.autoFlushThreshold = options.batchSize
   }
 
-  /// Events waiting for upload (failed batches included).
-  var pendingCount: Int { buffer.count + failedBatches.reduce(0) { $0 + $1.events.count } }
+  /// Events waiting for upload: the signed-in user's (failed batches included) and those
+  /// tracked while nobody was signed in.
+  func pendingCount() async -> Int {
+    guard let account = await currentAccount() else { return signedOut.count }
+    return signedOut.count + ((try? store(of: account.user).queuedEventCount()) ?? 0)
+  }
 
-  /// Buffers `event`; under `.whenBatchIsFull` a full batch starts a background upload.
+  /// Queues `event`; under `.whenBatchIsFull` a full batch starts a background upload.
   func track(_ event: AnalyticsEvent) async {
-    let session = await currentSession()
-    dropEndedSessions(current: session)
-    buffer.append(Tracked(event: event, session: session))
-    dropOverflow()
+    signedOut.append(event)
+    guard let account = await currentAccount() else {
+      let overflow = signedOut.count - options.maximumBufferedEvents
+      if overflow > 0 {
+        signedOut.removeFirst(overflow)
+        logDropped(overflow)
+      }
+      return
+    }
+    guard let pending = moveSignedOutEvents(to: account.user) else { return }
     guard options.flushPolicy == .whenBatchIsFull, autoFlush == nil,
-      pendingCount >= autoFlushThreshold
+      pending >= autoFlushThreshold
     else { return }
     autoFlush = Task { await self.runAutoFlush() }
   }
 
-  /// Uploads everything buffered, failed batches first; returns the accepted count.
+  /// Uploads everything the signed-in user has queued, failed batches first; returns the
+  /// accepted count. Throws `DomainError.signedOut` when events wait and nobody is signed in.
   func flush() async throws -> Int {
+    guard let account = await currentAccount() else {
+      if signedOut.isEmpty { return 0 }
+      throw DomainError.signedOut
+    }
+    _ = moveSignedOutEvents(to: account.user)
+    let store = store(of: account.user)
     var accepted = 0
-    while true {
-      let session = await currentSession()
-      guard let batch = takeBatch(current: session) else { break }
+    while let batch = try store.nextEventBatch(
+      size: options.batchSize, newKey: newKey(), excluding: inFlight)
+    {
+      inFlight.insert(batch.key)
+      defer { inFlight.remove(batch.key) }
       do {
-        accepted += try await upload(batch.events, batch.key, batch.session)
+        accepted += try await upload(batch.events, batch.key, account.session)
       } catch DomainError.validation(let error) {
         logger.error(
           "The server refused an analytics batch as invalid; dropping its events.",
           metadata: ["events": "\(batch.events.count)", "error": "\(error)"])
+        try store.removeEventBatch(batch.key)
         throw DomainError.validation(error)
-      } catch {
-        failedBatches.insert(batch, at: 0)
-        throw error
       }
+      try store.removeEventBatch(batch.key)
     }
     autoFlushThreshold = options.batchSize
     return accepted
@@ -131,34 +155,46 @@ actor AnalyticsUploader {
     await autoFlush?.value
   }
 
-  /// The next batch to send in `current` (after dropping what belongs to ended sessions); a
-  /// batch of events tracked while signed out is bound to `current` from now on.
-  private func takeBatch(current: SessionGeneration?) -> Batch? {
-    dropEndedSessions(current: current)
-    if !failedBatches.isEmpty {
-      var batch = failedBatches.removeFirst()
-      batch.session = batch.session ?? current
-      return batch
+  /// Moves the events tracked so far into `user`'s queue and bounds it; returns how many
+  /// events it holds, `nil` when the store failed (the events stay in memory).
+  private func moveSignedOutEvents(to user: User.ID) -> Int? {
+    let store = store(of: user)
+    do {
+      if !signedOut.isEmpty {
+        try store.enqueue(events: signedOut)
+        signedOut.removeAll()
+      }
+      let dropped = try store.dropOldestEvents(keeping: options.maximumBufferedEvents)
+      if dropped > 0 { logDropped(dropped) }
+      return try store.queuedEventCount()
+    } catch {
+      logger.error(
+        "Queueing analytics events failed; they wait in memory.",
+        metadata: ["events": "\(signedOut.count)", "error": "\(error)"])
+      return nil
     }
-    guard !buffer.isEmpty else { return nil }
-    let count = min(options.batchSize, buffer.count)
-    let events = buffer.prefix(count).map(\.event)
-    buffer.removeFirst(count)
-    return Batch(key: UUID().uuidString.lowercased(), events: events, session: current)
   }
 
-  /// Drops the events and batches of sessions other than `current`: they belong to a user who
-  /// is no longer signed in here and must not go up under anyone else.
-  private func dropEndedSessions(current: SessionGeneration?) {
-    func ended(_ session: SessionGeneration?) -> Bool { session != nil && session != current }
-    let before = pendingCount
-    buffer.removeAll { ended($0.session) }
-    failedBatches.removeAll { ended($0.session) }
-    let dropped = before - pendingCount
-    guard dropped > 0 else { return }
-    logger.notice(
-      "Dropped analytics events of a session that ended before they were uploaded.",
-      metadata: ["dropped": "\(dropped)"])
+  private func store(of user: User.ID) -> ChatStore {
+    if let store = stores[user] { return store }
+    let store: ChatStore
+    do {
+      store = try openStore(user)
+    } catch {
+      logger.error(
+        "The analytics queue cannot be opened; events are kept in memory for this run.",
+        metadata: ["error": "\(error)"])
+      // An in-memory store opens unless memory is exhausted.
+      store = try! ChatStore(at: .inMemory, owner: user)
+    }
+    stores[user] = store
+    return store
+  }
+
+  private func logDropped(_ count: Int) {
+    logger.warning(
+      "The analytics queue is full; dropped the oldest events.",
+      metadata: ["dropped": "\(count)", "limit": "\(options.maximumBufferedEvents)"])
   }
 
   private func runAutoFlush() async {
@@ -166,23 +202,14 @@ actor AnalyticsUploader {
       let accepted = try await flush()
       logger.debug("Uploaded analytics events.", metadata: ["accepted": "\(accepted)"])
     } catch {
-      // The events stay buffered; try again once another batch has been collected, so a
-      // device that is offline does not retry on every event.
-      autoFlushThreshold = pendingCount + options.batchSize
+      // The events stay queued; try again once another batch has been collected, so a device
+      // that is offline does not retry on every event.
+      let pending = await pendingCount()
+      autoFlushThreshold = pending + options.batchSize
       logger.warning(
-        "Uploading analytics events failed; they stay buffered for the next flush.",
-        metadata: ["pending": "\(pendingCount)", "error": "\(error)"])
+        "Uploading analytics events failed; they stay queued for the next flush.",
+        metadata: ["pending": "\(pending)", "error": "\(error)"])
     }
     autoFlush = nil
-  }
-
-  private func dropOverflow() {
-    let overflow = pendingCount - options.maximumBufferedEvents
-    guard overflow > 0 else { return }
-    let dropped = min(overflow, buffer.count)
-    buffer.removeFirst(dropped)
-    logger.warning(
-      "The analytics buffer is full; dropped the oldest events.",
-      metadata: ["dropped": "\(dropped)", "limit": "\(options.maximumBufferedEvents)"])
   }
 }

@@ -20,6 +20,9 @@ public actor SessionController {
   /// The state (none before the first restore finished) and its subscribers.
   private nonisolated let broadcaster = Broadcaster<SessionState>(replaysLatest: true)
 
+  /// The signed-in user and the authenticator's session their sign-in started; `nil` while
+  /// the state is not `.signedIn`.
+  private var account: (user: User.ID, session: SessionGeneration)?
   private var restoreTask: Task<Void, Never>?
   private var isRestored = false
   private var profileRefresh: Task<Void, Never>?
@@ -63,6 +66,14 @@ public actor SessionController {
     return broadcaster.current ?? .signedOut
   }
 
+  /// Who is signed in and the session their calls must run in, read together: a call bound to
+  /// that session can never go out with the token of a user who signed in since (it fails
+  /// with `NetworkError.sessionEnded` instead). `nil` when nobody is signed in.
+  func signedInAccount() async -> (user: User.ID, session: SessionGeneration)? {
+    await restore()
+    return account
+  }
+
   /// Restores the state from the credential store; later calls wait for the first one.
   public func restore() async {
     if isRestored { return }
@@ -101,7 +112,7 @@ public actor SessionController {
       // The authenticator keeps the credentials in memory even when the store refused them.
       noteStorageProblem("saving the credentials failed", error)
     }
-    publish(.signedIn(session.user))
+    await publishSignedIn(session.user)
   }
 
   /// Sign-in found no account: publish `.needsSignUp`, ending any previous session locally.
@@ -169,7 +180,7 @@ public actor SessionController {
     }
     guard let stored else { return publish(.signedOut) }
     if let user = stored.user {
-      publish(.signedIn(user))
+      await publishSignedIn(user)
       if refreshesProfileOnRestore {
         profileRefresh = Task { await self.refreshProfile() }
       }
@@ -178,7 +189,7 @@ public actor SessionController {
     // Tokens without a snapshot (a plain CredentialStore): only the server can say who this is.
     do {
       let user = try await loadProfile()
-      publish(.signedIn(user))
+      await publishSignedIn(user)
       if let sessionStore = store as? any SessionStore {
         do {
           try await sessionStore.saveUser(user)
@@ -234,8 +245,21 @@ public actor SessionController {
     }
   }
 
+  /// Publishes `state`; the account is forgotten unless it is `.signedIn` (a fresh profile of
+  /// the same user keeps it).
   private func publish(_ state: SessionState) {
+    if case .signedIn(let user) = state, user.id == account?.user {
+    } else {
+      account = nil
+    }
     broadcaster.publishIfChanged(state)
+  }
+
+  /// Publishes `.signedIn(user)` with the authenticator's current session as theirs.
+  private func publishSignedIn(_ user: User) async {
+    let session = await authenticator.currentSession
+    publish(.signedIn(user))
+    account = (user.id, session)
   }
 
   private func noteStorageProblem(_ what: String, _ error: any Error) {
