@@ -17,7 +17,9 @@ public enum ChatStorage: Sendable, Hashable {
   /// analytics queue of a user share it, as SQLite wants one connection pool per file).
   private static let openFiles = Locked<[String: ChatStore]>([:])
 
-  /// Opens the store of `user` (each call for `.inMemory`; once per process for a file).
+  /// Opens the store of `user` (each call for `.inMemory`; once per process for a file, unless
+  /// that store found its file ``Persistence/ChatStore/damaged``: then the file is moved aside
+  /// and an empty store takes its place).
   public func open(for user: User.ID, logger: Logger) throws(PersistenceError) -> ChatStore {
     switch self {
     case .inMemory:
@@ -25,9 +27,16 @@ public enum ChatStorage: Sendable, Hashable {
     case .directory(let directory):
       let file = directory.appendingPathComponent("\(user.rawValue).sqlite").path
       return try Self.openFiles.withLock { files -> Result<ChatStore, PersistenceError> in
-        if let store = files[file] { return .success(store) }
+        let damaged = files[file]?.damaged
+        if let store = files[file], damaged == nil { return .success(store) }
         do throws(PersistenceError) {
-          let (store, discarded) = try ChatStore.openOrStartOver(at: file, owner: user)
+          let (store, discarded): (ChatStore, PersistenceError?)
+          if let damaged {
+            try? files[file]?.close()
+            (store, discarded) = (try ChatStore.startOver(at: file, owner: user), damaged)
+          } else {
+            (store, discarded) = try ChatStore.openOrStartOver(at: file, owner: user)
+          }
           if let discarded { logger.error("Started an empty store at \(file): \(discarded)") }
           files[file] = store
           return .success(store)
@@ -87,7 +96,8 @@ public actor ChatHost {
     // Stopping the last user's engine awaits, and another call may start the new user's
     // engine meanwhile: look again after every wait, so one user never gets two engines.
     while let running {
-      if running.me.id == user.id { return running }
+      // A store found damaged keeps failing: its engine stops and the next starts over.
+      if running.me.id == user.id, running.store.damaged == nil { return running }
       await stop()
       user = try await signedInUser()
     }

@@ -185,6 +185,8 @@ extension ChatStore {
         do {
           for try await value in values { continuation.yield(value) }
           continuation.finish()
+        } catch let error as DatabaseError {
+          continuation.finish(throwing: self.failure(error))
         } catch {
           continuation.finish(throwing: error)
         }

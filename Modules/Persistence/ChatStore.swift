@@ -21,7 +21,15 @@ public final class ChatStore: Sendable {
 
   /// The account the store belongs to: its own messages are never unread.
   public let owner: User.ID
+  /// Where it lives.
+  public let location: Location
   let writer: any DatabaseWriter
+  private let damage = Locked<PersistenceError?>(nil)
+
+  /// The ``PersistenceError/corrupt(path:reason:)`` a read or write met, if any: SQLite found
+  /// the file damaged after it opened, so the store will keep failing. Start over with
+  /// ``startOver(at:owner:)`` (the server still has every message).
+  public var damaged: PersistenceError? { damage.withLock { $0 } }
 
   /// Opens (or creates) the store and migrates it.
   ///
@@ -30,6 +38,7 @@ public final class ChatStore: Sendable {
   ///   ``PersistenceError/newerSchema(path:migration:)`` for a file of a newer app version.
   public init(at location: Location, owner: User.ID) throws(PersistenceError) {
     self.owner = owner
+    self.location = location
     var configuration = Configuration()
     configuration.foreignKeysEnabled = true
     configuration.busyMode = .timeout(5)
@@ -72,37 +81,58 @@ public final class ChatStore: Sendable {
     } catch {
       switch error {
       case .corrupt, .newerSchema:
-        let manager = FileManager.default
-        for suffix in ["", "-wal", "-shm"] where manager.fileExists(atPath: path + suffix) {
-          try? manager.removeItem(atPath: path + ".broken" + suffix)
-          try? manager.moveItem(atPath: path + suffix, toPath: path + ".broken" + suffix)
-        }
-        return (try ChatStore(at: .file(path: path), owner: owner), error)
+        return (try startOver(at: path, owner: owner), error)
       case .unreadable, .database:
         throw error
       }
     }
   }
 
-  private static func openingError(_ error: any Error, path: String) -> PersistenceError {
-    if let error = error as? DatabaseError {
-      switch error.resultCode {
-      case .SQLITE_NOTADB, .SQLITE_CORRUPT:
-        return .corrupt(path: path, reason: error.message ?? "\(error.resultCode)")
-      case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR:
-        return .unreadable(path: path, reason: error.message ?? "\(error.resultCode)")
-      default:
-        return .database("\(error)")
-      }
+  /// Moves the file at `path` aside (`<path>.broken`, replacing an older one) and opens an empty
+  /// store there: for a file found ``damaged`` after it opened (close that store first).
+  public static func startOver(
+    at path: String, owner: User.ID
+  ) throws(PersistenceError)
+    -> ChatStore
+  {
+    let manager = FileManager.default
+    for suffix in ["", "-wal", "-shm"] where manager.fileExists(atPath: path + suffix) {
+      try? manager.removeItem(atPath: path + ".broken" + suffix)
+      try? manager.moveItem(atPath: path + suffix, toPath: path + ".broken" + suffix)
     }
+    return try ChatStore(at: .file(path: path), owner: owner)
+  }
+
+  private static func openingError(_ error: any Error, path: String) -> PersistenceError {
+    if let error = error as? DatabaseError { return storeError(error, path: path) }
     return .unreadable(path: path, reason: "\(error)")
+  }
+
+  /// What SQLite's `error` means for the file at `path`.
+  private static func storeError(_ error: DatabaseError, path: String) -> PersistenceError {
+    switch error.resultCode {
+    case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+      return .corrupt(path: path, reason: error.message ?? "\(error.resultCode)")
+    case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR:
+      return .unreadable(path: path, reason: error.message ?? "\(error.resultCode)")
+    default:
+      return .database("\(error)")
+    }
+  }
+
+  /// The error of a failed read or write; a damaged file is remembered in ``damaged``.
+  func failure(_ error: any Error) -> PersistenceError {
+    guard let error = error as? DatabaseError else { return .database("\(error)") }
+    let failure = Self.storeError(error, path: location.path)
+    if case .corrupt = failure { damage.withLock { $0 = $0 ?? failure } }
+    return failure
   }
 
   func write<T>(_ body: (Database) throws -> T) throws(PersistenceError) -> T {
     do {
       return try writer.write(body)
     } catch {
-      throw .database("\(error)")
+      throw failure(error)
     }
   }
 
@@ -116,7 +146,7 @@ public final class ChatStore: Sendable {
       if let queue = writer as? DatabaseQueue { return try queue.unsafeRead(body) }
       return try writer.read(body)
     } catch {
-      throw .database("\(error)")
+      throw failure(error)
     }
   }
 

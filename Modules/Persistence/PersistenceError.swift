@@ -1,8 +1,9 @@
 import Foundation
 
 /// Why the local store could not do what was asked. The cache is never the source of truth: an
-/// app that gets ``corrupt(path:reason:)`` or ``unreadable(path:reason:)`` starts over with an
-/// empty store (``ChatStore/openOrStartOver(at:)``) and syncs again.
+/// app that gets ``corrupt(path:reason:)`` starts over with an empty store
+/// (``ChatStore/openOrStartOver(at:owner:)`` when opening, ``ChatStore/startOver(at:owner:)``
+/// for damage a read or write found) and syncs again.
 public enum PersistenceError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The file is not a database (or is damaged).
   case corrupt(path: String, reason: String)

@@ -1,6 +1,7 @@
 import ChatCore
 import Domain
 import Foundation
+import Persistence
 import Repositories
 import Testing
 
@@ -47,6 +48,42 @@ struct ChatHostTests {
 
   static func user(_ id: String) -> User {
     User(id: User.ID(rawValue: id), nickname: Nickname(trusted: id), joinedAt: Date())
+  }
+
+  @Test("a store found damaged after opening is started over by the next engine")
+  func damagedStoreStartsOver() async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("host-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // A cache whose schema pages are whole but whose table pages are overwritten.
+    let path = folder.appendingPathComponent("u_a.sqlite").path
+    let written = try ChatStore(at: .file(path: path), owner: "u_a")
+    try written.saveRooms([ChatRoom(id: "room_1", kind: .group("g_1"), title: "Study")])
+    try written.close()
+    let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+    try file.seek(toOffset: 2 * 4096)
+    try file.write(contentsOf: Data(repeating: 0x42, count: 8 * 4096))
+    try file.close()
+
+    let channel = SlowClosingChannel()
+    channel.openGate()
+    let host = ChatHost(
+      ChatHost.Environment(
+        sessionStates: {
+          Broadcaster<SessionState>(replaysLatest: true, initial: .signedIn(Self.user("u_a")))
+            .subscribe()
+        },
+        storage: .directory(folder), makeChannel: { _ in channel }, server: ChatRepository(),
+        options: ChatSyncOptions(retryDelay: { _ in .seconds(1) })))
+    let first = try await host.engine()
+    #expect(throws: PersistenceError.self) { try first.store.rooms() }
+    #expect(first.store.damaged != nil)
+
+    let second = try await host.engine()
+    #expect(second !== first)
+    #expect(try second.store.rooms().isEmpty)
+    #expect(FileManager.default.fileExists(atPath: path + ".broken"))
+    await host.stop()
   }
 
   @Test("two calls while the last user's engine is still closing get the new user's one engine")

@@ -274,6 +274,38 @@ struct ChatStoreTests {
     #expect(FileManager.default.fileExists(atPath: path + ".broken"))
   }
 
+  @Test("damage found after opening is a typed error, remembered, and the file can start over")
+  func damageAfterOpening() throws {
+    let (store, cleanUp) = try MigrationTests.open(2)
+    defer { cleanUp() }
+    let path = try #require(
+      { if case .file(let path) = store.location { path } else { nil } }())
+    try store.close()
+    // Pages 1 and 2 (the schema and the migrations table) stay whole, so the file opens; the
+    // pages of the tables are overwritten.
+    let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+    try file.seek(toOffset: 2 * 4096)
+    try file.write(contentsOf: Data(repeating: 0x42, count: 8 * 4096))
+    try file.close()
+
+    let damaged = try ChatStore(at: .file(path: path), owner: mina.id)
+    #expect(damaged.damaged == nil)
+    #expect {
+      _ = try damaged.rooms()
+    } throws: { error in
+      if case .corrupt(path, _) = error as? PersistenceError { true } else { false }
+    }
+    guard case .corrupt = damaged.damaged else {
+      Issue.record("the store did not remember the damage: \(String(describing: damaged.damaged))")
+      return
+    }
+    try? damaged.close()
+    let fresh = try ChatStore.startOver(at: path, owner: mina.id)
+    #expect(try fresh.rooms().isEmpty)
+    #expect(fresh.damaged == nil)
+    #expect(FileManager.default.fileExists(atPath: path + ".broken"))
+  }
+
   @Test("a file from a newer app version is refused by name")
   func newerSchema() throws {
     let path = temporaryPath()

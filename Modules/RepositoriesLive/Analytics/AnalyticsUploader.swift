@@ -176,7 +176,8 @@ actor AnalyticsUploader {
   }
 
   private func store(of user: User.ID) -> ChatStore {
-    if let store = stores[user] { return store }
+    // A store that found its file damaged is opened again (which starts it over).
+    if let store = stores[user], store.damaged == nil { return store }
     let store: ChatStore
     do {
       store = try openStore(user)
