@@ -170,15 +170,21 @@ extension DependencyValues {
   ///   - baseURL: The server.
   ///   - credentialStore: Where the session survives relaunches; the platform's default store
   ///     (Keychain, or a `0600` file) unless given.
+  ///   - storage: Where each user's chat cache, outbox and analytics queue survive relaunches;
+  ///     the platform's folder for app data unless given
+  ///     (``ChatCore/ChatStorage/platformDefault(server:service:)``).
   ///   - configure: Changes the rest of the ``LiveConfiguration``.
   /// - Returns: The backend, for access to its session controller and authenticator.
   @discardableResult
   public mutating func useLive(
     baseURL: URL,
     credentialStore: any CredentialStore = PlatformCredentialStore.platformDefault(),
+    storage: ChatStorage? = nil,
     configure: (inout LiveConfiguration) -> Void = { _ in }
   ) -> LiveBackend {
-    var configuration = LiveConfiguration(baseURL: baseURL, credentialStore: credentialStore)
+    var configuration = LiveConfiguration(
+      baseURL: baseURL, credentialStore: credentialStore,
+      chat: ChatOptions(storage: storage ?? .platformDefault(server: baseURL)))
     configure(&configuration)
     return useLive(configuration)
   }

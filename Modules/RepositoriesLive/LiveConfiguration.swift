@@ -79,9 +79,10 @@ public struct LiveConfiguration: Sendable {
 
 /// How the live chat engine (`ChatRepository`'s sync endpoints) stores and connects.
 public struct ChatOptions: Sendable {
-  /// Where each user's rooms, messages, outbox and queued analytics events live: in memory by
-  /// default; give an app a directory (Application Support) so the cache, unsent messages and
-  /// events not yet uploaded survive a relaunch.
+  /// Where each user's rooms, messages, outbox and queued analytics events live. In memory
+  /// unless given (tests, previews, tools); `useLive(baseURL:)` gives an app
+  /// `ChatStorage.platformDefault(server:)`, so the cache, unsent messages and events not yet
+  /// uploaded survive a relaunch.
   public var storage: ChatStorage
   /// Opens the `/realtime` sockets: HummingbirdWSClient on Linux, `URLSessionWebSocketTask`
   /// elsewhere.

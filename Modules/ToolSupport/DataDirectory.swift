@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import RepositoriesLive
 
 /// Where the tools keep their files: the embedded server's database, the saved sessions and
 /// pending sign-ups.
@@ -11,6 +12,7 @@ import Foundation
 /// Layout:
 /// ```
 /// <data>/local.sqlite                              the embedded server's database
+/// <data>/chat/<server>/<user id>.sqlite            each user's local store (chat, analytics)
 /// <data>/sessions/<tool>/<server>.session.json     saved sign-in (0600)
 /// <data>/sessions/<tool>/<server>.signup.json      a sign-up waiting for its e-mail code (0600)
 /// ```
@@ -33,21 +35,7 @@ public struct DataDirectory: Hashable, Sendable {
     if let home = environment[environmentKey], !home.isEmpty {
       return DataDirectory(url: URL(fileURLWithPath: home, isDirectory: true))
     }
-    #if canImport(Darwin)
-    let base =
-      FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
-        "Library/Application Support", isDirectory: true)
-    #else
-    // XDG: a relative XDG_DATA_HOME is invalid and must be ignored.
-    let base: URL
-    if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-      base = URL(fileURLWithPath: xdg, isDirectory: true)
-    } else {
-      base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
-        ".local/share", isDirectory: true)
-    }
-    #endif
+    let base = PlatformDirectories.data(environment: environment)
     return DataDirectory(url: base.appendingPathComponent("qapple", isDirectory: true))
   }
 
@@ -59,11 +47,16 @@ public struct DataDirectory: Hashable, Sendable {
     sessionsDirectory(tool: tool).appendingPathComponent("\(server.identity).session.json")
   }
 
-  /// The chat cache (`Persistence.ChatStore`) of `user` on `server`.
-  public func chatCacheFile(server: ServerSelection, user: User.ID) -> URL {
+  /// The folder of the users' local stores (`Persistence.ChatStore`: chat cache, outbox,
+  /// analytics queue) on `server`, one `<user id>.sqlite` each (`ChatStorage.directory`).
+  public func storesDirectory(server: ServerSelection) -> URL {
     url.appendingPathComponent("chat", isDirectory: true)
       .appendingPathComponent(server.identity, isDirectory: true)
-      .appendingPathComponent("\(user.rawValue).sqlite")
+  }
+
+  /// The local store of `user` on `server`, in ``storesDirectory(server:)``.
+  public func chatCacheFile(server: ServerSelection, user: User.ID) -> URL {
+    storesDirectory(server: server).appendingPathComponent("\(user.rawValue).sqlite")
   }
 
   /// The sign-up of `tool` with `server` that waits for its e-mail code.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Domain
 import Foundation
+import RepositoriesLive
 
 /// Which server a command talks to.
 public enum ServerSelection: Hashable, Sendable, CustomStringConvertible {
@@ -42,13 +43,7 @@ public enum ServerSelection: Hashable, Sendable, CustomStringConvertible {
     case .embedded:
       return "local"
     case .remote(let url):
-      let scheme = url.scheme?.lowercased() ?? "http"
-      let port = url.port ?? (scheme == "https" ? 443 : 80)
-      var name = "\(scheme)-\(url.host ?? "server")-\(port)"
-      let path = url.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-      if !path.isEmpty { name += "-\(path)" }
-      let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-      return String(name.map { allowed.contains($0) ? $0 : "_" })
+      return PlatformDirectories.serverName(url)
     }
   }
 

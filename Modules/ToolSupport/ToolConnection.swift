@@ -27,26 +27,17 @@ public struct ToolConnection: Sendable {
   /// The embedded server, when one was started for this command.
   public let embeddedServer: EmbeddedServer?
 
-  /// The local chat cache of `user` on this server (created when missing; a damaged file is
-  /// replaced by an empty cache, which the next sync fills again, with a warning on stderr).
+  /// The local store of `user` on this server (created when missing; a damaged file is
+  /// replaced by an empty store, which the next sync fills again, with an error logged on
+  /// stderr). It is the store the backend's chat engine and analytics queue use.
   public func chatStore(for user: User.ID) throws(ToolError) -> ChatStore {
-    let file = dataDirectory.chatCacheFile(server: server, user: user)
     do {
-      try FileManager.default.createDirectory(
-        at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+      return try backend.configuration.chat.storage.open(
+        for: user, logger: ToolLogging.logger(label: "qapple.store"))
     } catch {
+      let file = dataDirectory.chatCacheFile(server: server, user: user)
       throw ToolError(
-        "cannot create \(file.deletingLastPathComponent().path): \(error)", exitCode: .failure)
-    }
-    do {
-      let (store, discarded) = try ChatStore.openOrStartOver(at: file.path, owner: user)
-      if let discarded {
-        StandardStreams.writeError("warning: started an empty chat cache (\(discarded))")
-      }
-      return store
-    } catch {
-      throw ToolError(
-        "the chat cache \(file.path) cannot be opened: \(error.description)", exitCode: .failure)
+        "the local store \(file.path) cannot be opened: \(error.description)", exitCode: .failure)
     }
   }
 
@@ -83,7 +74,8 @@ public struct ToolConnection: Sendable {
       baseURL: baseURL, credentialStore: store, timeout: .seconds(20),
       logger: ToolLogging.logger(label: "qapple.client"),
       // A command runs for a moment: the saved profile is enough, no background refresh.
-      refreshesProfileOnRestore: false)
+      refreshesProfileOnRestore: false,
+      chat: ChatOptions(storage: .directory(dataDirectory.storesDirectory(server: server))))
     let connection = ToolConnection(
       tool: tool, server: server, dataDirectory: dataDirectory,
       backend: LiveBackend(configuration: configuration), embeddedServer: embedded)

@@ -132,7 +132,8 @@ struct ChatSession: Sendable {
   let room: ChatRoom.ID
   let me: User.ID
 
-  /// Opens the cache and the engine, runs `body`, then stops both (also when `body` throws).
+  /// Opens the cache and the engine, runs `body`, then stops the engine (also when `body`
+  /// throws).
   static func run(
     _ connection: ToolConnection, room: ChatRoom.ID,
     _ body: (ChatSession) async throws -> Void
@@ -145,15 +146,14 @@ struct ChatSession: Sendable {
     await sync.start()
     await sync.open(room)
     let session = ChatSession(sync: sync, store: store, room: room, me: user.id)
+    // The store stays open: it is the backend's, for the life of the process.
     do {
       try await body(session)
     } catch {
       await sync.stop()
-      try? store.close()
       throw error
     }
     await sync.stop()
-    try store.close()
   }
 
   /// Waits until the outbox holds no pending or sending message (or `timeout` passes), then

@@ -1,3 +1,4 @@
+import ChatCore
 import Dependencies
 import Domain
 import Foundation
@@ -58,6 +59,43 @@ struct EntryPointTests {
 
     #expect(
       transport.receivedRequests.last?.request.headerFields[.authorization] == "Bearer shared")
+  }
+
+  @Test func useLiveKeepsEachUsersStoreInThePlatformsAppDataByDefault() throws {
+    var backend: LiveBackend?
+    withDependencies {
+      backend = $0.useLive(baseURL: Harness.baseURL, credentialStore: InMemoryCredentialStore())
+    } operation: {
+    }
+    let storage = try #require(backend?.configuration.chat.storage)
+    #expect(storage == .platformDefault(server: Harness.baseURL))
+    guard case .directory(let folder) = storage else {
+      Issue.record("expected a directory, got \(storage)")
+      return
+    }
+    #expect(folder.pathComponents.suffix(3) == ["qapple", "stores", "https-api.qapple.test-443"])
+    #expect(folder.path.hasPrefix(PlatformDirectories.data().path))
+
+    withDependencies {
+      backend = $0.useLive(
+        baseURL: Harness.baseURL, credentialStore: InMemoryCredentialStore(), storage: .inMemory)
+    } operation: {
+    }
+    #expect(backend?.configuration.chat.storage == .inMemory)
+  }
+
+  @Test func platformDirectoriesFollowXDGOnLinux() {
+    #if !canImport(Darwin)
+    #expect(
+      PlatformDirectories.data(environment: ["XDG_DATA_HOME": "/srv/data"]).path == "/srv/data")
+    #expect(
+      PlatformDirectories.config(environment: ["XDG_CONFIG_HOME": "relative"]).path
+        == NSHomeDirectory() + "/.config")
+    #expect(PlatformDirectories.data(environment: [:]).path == NSHomeDirectory() + "/.local/share")
+    #endif
+    #expect(
+      PlatformDirectories.serverName(URL(string: "http://127.0.0.1:8080/api/v1")!)
+        == "http-127.0.0.1-8080-api_v1")
   }
 
   @Test func thePlatformDefaultStoreIsAFileOnLinux() {

@@ -48,20 +48,7 @@ public actor FileCredentialStore: SessionStore {
   )
     -> URL
   {
-    // `NSHomeDirectory()` exists everywhere; `homeDirectoryForCurrentUser` is macOS/Linux only.
-    let home = URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
-    let base: URL
-    #if canImport(Darwin)
-    base =
-      FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-      ?? home.appendingPathComponent("Library/Application Support", isDirectory: true)
-    #else
-    if let xdg = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
-      base = URL(fileURLWithPath: xdg, isDirectory: true)
-    } else {
-      base = home.appendingPathComponent(".config", isDirectory: true)
-    }
-    #endif
+    let base = PlatformDirectories.config()
     return base.appendingPathComponent(safeName(service), isDirectory: true)
       .appendingPathComponent("\(safeName(account)).session.json")
   }
