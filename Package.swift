@@ -295,6 +295,7 @@ let testTargets: [Target] = [
     dependencies: [
       "ChatCore", "Repositories", "Persistence", "Domain",
       .product(name: "Clocks", package: "swift-clocks"),
+      .product(name: "Logging", package: "swift-log"),
     ],
     path: "Tests/ChatCoreTests"
   ),

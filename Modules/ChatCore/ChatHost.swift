@@ -18,8 +18,8 @@ public enum ChatStorage: Sendable, Hashable {
   private static let openFiles = Locked<[String: ChatStore]>([:])
 
   /// Opens the store of `user` (each call for `.inMemory`; once per process for a file, unless
-  /// that store found its file ``Persistence/ChatStore/damaged``: then the file is moved aside
-  /// and an empty store takes its place).
+  /// that store was closed, or found its file ``Persistence/ChatStore/damaged``: then the file
+  /// is moved aside and an empty store takes its place).
   public func open(for user: User.ID, logger: Logger) throws(PersistenceError) -> ChatStore {
     switch self {
     case .inMemory:
@@ -28,7 +28,7 @@ public enum ChatStorage: Sendable, Hashable {
       let file = directory.appendingPathComponent("\(user.rawValue).sqlite").path
       return try Self.openFiles.withLock { files -> Result<ChatStore, PersistenceError> in
         let damaged = files[file]?.damaged
-        if let store = files[file], damaged == nil { return .success(store) }
+        if let store = files[file], damaged == nil, !store.isClosed { return .success(store) }
         do throws(PersistenceError) {
           let (store, discarded): (ChatStore, PersistenceError?)
           if let damaged {

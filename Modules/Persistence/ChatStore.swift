@@ -25,6 +25,7 @@ public final class ChatStore: Sendable {
   public let location: Location
   let writer: any DatabaseWriter
   private let damage = Locked<PersistenceError?>(nil)
+  private let closed = Locked(false)
 
   /// The ``PersistenceError/corrupt(path:reason:)`` a read or write met, if any: SQLite found
   /// the file damaged after it opened, so the store will keep failing. Start over with
@@ -150,8 +151,12 @@ public final class ChatStore: Sendable {
     }
   }
 
+  /// Whether ``close()`` was called.
+  public var isClosed: Bool { closed.withLock { $0 } }
+
   /// Closes the store (folding a file's WAL into it first); later calls fail.
   public func close() throws(PersistenceError) {
+    closed.withLock { $0 = true }
     do {
       if let pool = writer as? DatabasePool {
         try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }

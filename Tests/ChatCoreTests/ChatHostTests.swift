@@ -1,6 +1,7 @@
 import ChatCore
 import Domain
 import Foundation
+import Logging
 import Persistence
 import Repositories
 import Testing
@@ -48,6 +49,24 @@ struct ChatHostTests {
 
   static func user(_ id: String) -> User {
     User(id: User.ID(rawValue: id), nickname: Nickname(trusted: id), joinedAt: Date())
+  }
+
+  @Test("a directory storage opens each file once per process, again after it was closed")
+  func oneStorePerFile() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("storage-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let storage = ChatStorage.directory(folder)
+    let logger = Logger(label: "test")
+    let first = try storage.open(for: "u_a", logger: logger)
+    #expect(try storage.open(for: "u_a", logger: logger) === first)
+    #expect(try storage.open(for: "u_b", logger: logger) !== first)
+    try first.saveRooms([ChatRoom(id: "room_1", kind: .group("g_1"), title: "Study")])
+    try first.close()
+    #expect(first.isClosed)
+    let reopened = try storage.open(for: "u_a", logger: logger)
+    #expect(reopened !== first)
+    #expect(try reopened.rooms().map(\.title) == ["Study"])
   }
 
   @Test("a store found damaged after opening is started over by the next engine")
