@@ -7,7 +7,8 @@ import Logging
 import NetworkKit
 
 /// The live chat engine's real-time link: `/realtime` over a ``NetworkKit/WebSocketConnection``
-/// (the access token of the backend's authenticator, one refresh after a refused handshake,
+/// (the access token of the backend's authenticator, in the session of the channel's first
+/// token only, one refresh after a refused handshake,
 /// heartbeat, reconnects with full-jitter backoff), speaking the frames of `DTO.ClientFrame` and
 /// `DTO.ServerFrame` (`Docs/Realtime.md`).
 public final class SocketChatChannel: ChatChannel {
@@ -40,6 +41,7 @@ public final class SocketChatChannel: ChatChannel {
     transport: any WebSocketTransport, clock: any Clock<Duration>
   ) {
     self.logger = logger
+    let session = Locked<SessionGeneration?>(nil)
     connection = WebSocketConnection(
       configuration: .init(
         url: Self.socketURL(baseURL),
@@ -50,9 +52,19 @@ public final class SocketChatChannel: ChatChannel {
             return (try? ServerFrame(text: text)) == .pong
           })),
       transport: transport, clock: clock, logger: logger,
-      accessToken: { try await authenticator.validAccessToken() },
+      accessToken: {
+        // The channel belongs to the session of its first token: once that session ended (a
+        // sign-out, another user's sign-in), reconnects fail with `sessionEnded` instead of
+        // opening the engine's socket, and its unsent messages, with the next user's token.
+        let token = try await authenticator.sessionToken(in: session.withLock { $0 })
+        return session.withLock { bound in
+          bound = bound ?? token.session
+          return token.accessToken
+        }
+      },
       refreshAccessToken: { rejected in
-        try await authenticator.accessToken(afterRejecting: rejected)
+        guard let bound = session.withLock({ $0 }) else { throw NetworkError.sessionEnded }
+        return try await authenticator.accessToken(afterRejecting: rejected, in: bound)
       })
   }
 
