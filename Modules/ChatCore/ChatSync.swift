@@ -407,7 +407,10 @@ public actor ChatSync {
       case .state(let state):
         await connectionChanged(to: state)
       case .subscribed(let room, let lastSeq):
-        try await syncing(room) { room in try await catchUp(room, upTo: lastSeq) }
+        try await syncing(room) { room in
+          try await catchUp(room, upTo: lastSeq)
+          await reconcile(room, lastSeq: lastSeq)
+        }
       case .messages(let messages):
         // One transaction for the whole burst, then the gaps of each room it touched.
         try store.save(messages)
@@ -528,6 +531,25 @@ public actor ChatSync {
       let last = page.last?.seq ?? cursor
       try store.skip(in: room, through: page.count < options.pageSize ? max(last, lastSeq) : last)
       cursor = try store.syncCursor(of: room)
+    }
+  }
+
+  /// Brings moderation into the cache after a catch-up: the server's newest page shows which
+  /// stored messages were hidden since they were stored, and which hidden ones were restored
+  /// after the cursor stepped over them (`ChatStore.reconcile`). A failure waits for the next
+  /// subscription (a reopened room, a new link).
+  private func reconcile(_ room: ChatRoom.ID, lastSeq: Int64) async {
+    do {
+      let newest = try await server.fetchMessages(room, nil, nil, options.pageSize)
+      let changes = try store.reconcile(
+        room, newest: newest, isWholeHistory: newest.count < options.pageSize, lastSeq: lastSeq)
+      if changes.removed + changes.restored > 0 {
+        logger.info(
+          "Moderation reached \(room.rawValue): \(changes.removed) hidden, \(changes.restored) restored"
+        )
+      }
+    } catch {
+      logger.debug("Reconciling \(room.rawValue) with the server failed: \(error)")
     }
   }
 

@@ -68,36 +68,69 @@ extension ChatStore {
   /// contiguous `seq`.
   @discardableResult
   public func save(_ messages: [ChatMessage]) throws(PersistenceError) -> SaveResult {
-    try write { db in
-      let room = try db.cachedStatement(
-        sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')")
-      let upsert = try db.cachedStatement(
+    try write { db in try Self.save(messages, db) }
+  }
+
+  /// Makes the stored history of `room` agree with `newest`, the server's newest visible
+  /// messages (oldest first), fetched after the server said the room's last `seq` was
+  /// `lastSeq`. A stored message the server no longer shows in that stretch was hidden by
+  /// moderation and is deleted; one it shows that is missing here (restored after the sync
+  /// stepped over it) is stored. The stretch runs from the page's first `seq` (from the start
+  /// when `isWholeHistory`: the page held every visible message) up to `lastSeq` or the page's
+  /// last `seq`, whichever is higher; everything in it was committed before the page was read.
+  /// Unsent messages are never touched. Returns how many messages were deleted and stored.
+  @discardableResult
+  public func reconcile(
+    _ room: ChatRoom.ID, newest: [ChatMessage], isWholeHistory: Bool, lastSeq: Int64
+  ) throws(PersistenceError) -> (removed: Int, restored: Int) {
+    let shown = newest.compactMap(\.seq)
+    let upper = max(lastSeq, shown.last ?? 0)
+    let lower = isWholeHistory ? 0 : (shown.first ?? upper + 1)
+    return try write { db in
+      let stored = try Int64.fetchAll(
+        db,
         sql: """
-          INSERT INTO message (room_id, id, seq, client_message_id, sender_id, sender_nickname,
-            text, created_at, state)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'sent')
-          ON CONFLICT(room_id, client_message_id) DO UPDATE SET id = excluded.id,
-            seq = excluded.seq, sender_nickname = excluded.sender_nickname,
-            text = excluded.text, created_at = excluded.created_at, state = 'sent', failure = NULL
-            WHERE message.state <> 'sent'
-          ON CONFLICT DO NOTHING
-          """)
-      var result = SaveResult(stored: 0, duplicates: 0)
-      var rooms = Set<String>()
-      for message in messages {
-        guard let seq = message.seq else { continue }
-        let roomID = message.roomID.rawValue
-        if rooms.insert(roomID).inserted { try room.execute(arguments: [roomID]) }
-        try upsert.execute(arguments: [
-          roomID, message.id.rawValue, seq, message.clientMessageID.uuidString.lowercased(),
-          message.sender.id.rawValue, message.sender.nickname, message.text,
-          message.createdAt.timeIntervalSince1970,
-        ])
-        if db.changesCount > 0 { result.stored += 1 } else { result.duplicates += 1 }
-      }
-      for roomID in rooms { try Self.advanceSyncCursor(db, room: roomID) }
-      return result
+          SELECT seq FROM message WHERE room_id = ? AND seq IS NOT NULL AND seq BETWEEN ? AND ?
+          """,
+        arguments: [room.rawValue, lower, upper])
+      let hidden = Set(stored).subtracting(shown)
+      let delete = try db.cachedStatement(
+        sql: "DELETE FROM message WHERE room_id = ? AND seq = ?")
+      for seq in hidden { try delete.execute(arguments: [room.rawValue, seq]) }
+      let restored = try Self.save(newest.filter { $0.roomID == room }, db).stored
+      return (hidden.count, restored)
     }
+  }
+
+  private static func save(_ messages: [ChatMessage], _ db: Database) throws -> SaveResult {
+    let room = try db.cachedStatement(
+      sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')")
+    let upsert = try db.cachedStatement(
+      sql: """
+        INSERT INTO message (room_id, id, seq, client_message_id, sender_id, sender_nickname,
+          text, created_at, state)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'sent')
+        ON CONFLICT(room_id, client_message_id) DO UPDATE SET id = excluded.id,
+          seq = excluded.seq, sender_nickname = excluded.sender_nickname,
+          text = excluded.text, created_at = excluded.created_at, state = 'sent', failure = NULL
+          WHERE message.state <> 'sent'
+        ON CONFLICT DO NOTHING
+        """)
+    var result = SaveResult(stored: 0, duplicates: 0)
+    var rooms = Set<String>()
+    for message in messages {
+      guard let seq = message.seq else { continue }
+      let roomID = message.roomID.rawValue
+      if rooms.insert(roomID).inserted { try room.execute(arguments: [roomID]) }
+      try upsert.execute(arguments: [
+        roomID, message.id.rawValue, seq, message.clientMessageID.uuidString.lowercased(),
+        message.sender.id.rawValue, message.sender.nickname, message.text,
+        message.createdAt.timeIntervalSince1970,
+      ])
+      if db.changesCount > 0 { result.stored += 1 } else { result.duplicates += 1 }
+    }
+    for roomID in rooms { try Self.advanceSyncCursor(db, room: roomID) }
+    return result
   }
 
   /// Moves a room's sync cursor over every stored `seq` that follows it without a gap.

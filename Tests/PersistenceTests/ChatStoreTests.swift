@@ -205,6 +205,31 @@ struct ChatStoreTests {
     #expect(try store.nextEventBatch(size: 100, newKey: "batch-3") == nil)
   }
 
+  @Test("reconcile: the newest page drops hidden messages and brings restored ones back")
+  func reconcile() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    try store.save((1...6).map { sent($0) })
+    try store.enqueue("unsent", to: room, clientMessageID: UUID(), sender: mina, at: epoch)
+    // The server's newest page (limit 3) shows 3, 5, 6 of the 6: 4 was hidden since. 1 and 2
+    // lie before the page's stretch and stay.
+    let result = try store.reconcile(
+      room, newest: [sent(3), sent(5), sent(6)], isWholeHistory: false, lastSeq: 6)
+    #expect(result.removed == 1 && result.restored == 0)
+    #expect(try store.latestMessages(in: room).map(\.seq) == [1, 2, 3, 5, 6, nil])
+    // A page holding the whole history (not full) also speaks for what lies before it: 1 is
+    // hidden too, 4 came back; 7 arrived after the server's last seq was read and stays.
+    try store.save([sent(7)])
+    let whole = try store.reconcile(
+      room, newest: [sent(2), sent(3), sent(4), sent(5), sent(6)], isWholeHistory: true,
+      lastSeq: 6)
+    #expect(whole.removed == 1 && whole.restored == 1)
+    #expect(try store.latestMessages(in: room).map(\.seq) == [2, 3, 4, 5, 6, 7, nil])
+    #expect(try store.syncCursor(of: room) == 7)
+    // Every visible message hidden: an empty whole page clears the stretch up to the last seq.
+    #expect(try store.reconcile(room, newest: [], isWholeHistory: true, lastSeq: 7).removed == 6)
+    #expect(try store.latestMessages(in: room).map(\.text) == ["unsent"])
+  }
+
   @Test("analytics batches: oldest first, a failed batch before new ones, none taken twice")
   func analyticsBatches() throws {
     let store = try ChatStore(at: .inMemory, owner: mina.id)

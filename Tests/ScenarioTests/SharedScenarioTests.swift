@@ -82,6 +82,11 @@ struct SharedScenarioTests {
     try await withBackend(kind, ChatScenarios.liveChat)
   }
 
+  @Test("chat moderation reaches the stores: hidden and restored", arguments: BackendKind.allCases)
+  func moderatedChat(_ kind: BackendKind) async throws {
+    try await withBackend(kind, ChatScenarios.moderatedMessages)
+  }
+
   @Test("chat over REST: rooms, seq, de-duplication, direct rooms", arguments: BackendKind.allCases)
   func chat(_ kind: BackendKind) async throws {
     try await withBackend(kind, RuleScenarios.chat)

@@ -109,6 +109,63 @@ enum ChatScenarios {
   }
 }
 
+extension ChatScenarios {
+  /// Moderation reaches the members' stores: a message hidden after a member stored it leaves
+  /// that member's store, and comes back once the moderators restore it, the next time the room
+  /// is subscribed (the engine reconciles its newest page, `ChatStore.reconcile`).
+  static func moderatedMessages(_ backend: any ScenarioBackend) async throws {
+    let admin = try await backend.makeAdmin()
+    let mina = try await backend.makeMember(nickname: "mina")
+    let jun = try await backend.makeMember(nickname: "jun")
+    let group = try await mina.studyGroups.createGroup(StudyGroupDraft(name: "Reading"))
+    _ = try await jun.studyGroups.joinGroup(group.id)
+    var reporters: [RepositorySet] = []
+    for index in 1...ModerationPolicy.autoHideThreshold {
+      let reporter = try await backend.makeMember(nickname: "reader\(index)")
+      _ = try await reporter.studyGroups.joinGroup(group.id)
+      reporters.append(reporter)
+    }
+    let room = try #require(
+      try await jun.chat.fetchRooms(.first).items.first { $0.kind == .group(group.id) })
+    var sent: [ChatMessage] = []
+    for text in ["one", "two", "three"] {
+      sent.append(try await mina.chat.sendMessage(text, room.id, UUID()))
+    }
+    let target = ReportTarget.chatMessage(sent[1].id)
+
+    /// Opens jun's room screen again and again until it shows `expected`: an opening
+    /// subscribes anew once the previous screen's room was closed.
+    func reopenUntil(_ expected: [String], _ what: String) async throws {
+      for _ in 0..<20 {
+        let screen = Watched(jun.chat.messages(in: room.id, limit: 50))
+        defer { screen.cancel() }
+        for _ in 0..<50 {
+          if screen.values.last?.map(\.text) == expected { return }
+          try await Task.sleep(for: .milliseconds(10))
+        }
+      }
+      throw ScenarioFailure(description: "timed out waiting until \(what)")
+    }
+    try await reopenUntil(["one", "two", "three"], "jun stored the three messages")
+
+    // Hidden by reports: gone from jun's store at the next subscription.
+    for reporter in reporters { _ = try await reporter.reports.report(target, .spam) }
+    try await reopenUntil(["one", "three"], "the hidden message left jun's store")
+
+    // The moderators dismiss the case: restored, and back in jun's store (the sync cursor had
+    // stepped over it).
+    let reported = try #require(
+      try await admin.admin.fetchReportCases(.open, .first).items.first { $0.target == target })
+    _ = try await admin.admin.resolveReportCase(reported.id, .dismiss, nil)
+    try await reopenUntil(["one", "two", "three"], "the restored message is back in jun's store")
+
+    // Reported again and hidden by a moderator's decision.
+    _ = try await jun.reports.report(target, .abuse)
+    _ = try await admin.admin.resolveReportCase(reported.id, .hideContent, nil)
+    try await reopenUntil(["one", "three"], "the message hidden by a moderator left jun's store")
+  }
+}
+
 protocol Cancellable: Sendable {
   func cancel()
 }
