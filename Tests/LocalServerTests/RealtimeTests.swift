@@ -42,6 +42,27 @@ struct RealtimeTests {
     }
   }
 
+  /// Sends `count` messages into the room over REST, as its owner.
+  static func postMessages(_ count: Int, _ h: Harness, _ r: Room) async throws {
+    for index in 1...count {
+      let id = UUID()
+      let sent = try await h.send(
+        .post, "/chat/rooms/\(r.room)/messages", token: r.owner,
+        json: SendMessageRequest(clientMessageId: id, text: "m\(index)"),
+        headers: [.init("Idempotency-Key")!: id.uuidString])
+      #expect(sent.status == .created)
+    }
+  }
+
+  /// Runs `body` against a dev-mode server whose sockets have `faults`.
+  static func withFaultyServer(
+    _ faults: SocketFaults, _ body: @Sendable (Harness) async throws -> Void
+  ) async throws {
+    var configuration = ServerConfiguration.testing(devMode: true)
+    configuration.socketFaults = faults
+    try await withServer(configuration, body)
+  }
+
   @Test("the handshake needs a valid bearer token; a plain GET answers 426, a bad token 401")
   func handshake() async throws {
     try await withServer { h in
@@ -128,14 +149,7 @@ struct RealtimeTests {
   func replay() async throws {
     try await withServer { h in
       let r = try await Self.room(h)
-      for index in 1...4 {
-        let id = UUID()
-        let sent = try await h.send(
-          .post, "/chat/rooms/\(r.room)/messages", token: r.owner,
-          json: SendMessageRequest(clientMessageId: id, text: "m\(index)"),
-          headers: [.init("Idempotency-Key")!: id.uuidString])
-        #expect(sent.status == .created)
-      }
+      try await Self.postMessages(4, h, r)
       let probe = try await SocketProbe.open(h.url, token: r.member)
       probe.send(.subscribe(roomID: r.room, afterSeq: 2))
       var seqs: [Int64] = []
@@ -384,9 +398,7 @@ struct RealtimeTests {
 
   @Test("socket faults (dev mode): duplicated frames, then a drop after N frames")
   func faults() async throws {
-    var configuration = ServerConfiguration.testing(devMode: true)
-    configuration.socketFaults = SocketFaults(dropAfterFrames: 2, duplicateRate: 1)
-    try await withServer(configuration) { h in
+    try await Self.withFaultyServer(SocketFaults(dropAfterFrames: 2, duplicateRate: 1)) { h in
       let token = try await h.member("Chaos")
       let probe = try await SocketProbe.open(h.url, token: token)
       probe.send(.ping)
@@ -397,6 +409,35 @@ struct RealtimeTests {
       #expect(try await probe.frame() == .pong)
       probe.send(.ping)
       #expect(try await probe.next() == .closed(code: nil))
+    }
+  }
+
+  @Test("socket faults (dev mode): delay holds every frame back, one after another")
+  func delayFault() async throws {
+    try await Self.withFaultyServer(SocketFaults(delay: .milliseconds(300))) { h in
+      let token = try await h.member("Slow")
+      let probe = try await SocketProbe.open(h.url, token: token)
+      let clock = ContinuousClock()
+      let start = clock.now
+      probe.send(.ping)
+      probe.send(.ping)
+      #expect(try await probe.frame() == .pong)
+      #expect(start.duration(to: clock.now) >= .milliseconds(300))
+      #expect(try await probe.frame() == .pong)
+      #expect(start.duration(to: clock.now) >= .milliseconds(600))
+      await probe.close()
+    }
+  }
+
+  @Test("socket faults (dev mode): drop-rate 1 drops every connection before its first frame")
+  func randomDropFault() async throws {
+    try await Self.withFaultyServer(SocketFaults(dropRate: 1)) { h in
+      let token = try await h.member("Dropped")
+      for _ in 1...2 {
+        let probe = try await SocketProbe.open(h.url, token: token)
+        probe.send(.ping)
+        #expect(try await probe.next() == .closed(code: nil))
+      }
     }
   }
 
