@@ -63,6 +63,16 @@ struct RealtimeTests {
     try await withServer(configuration, body)
   }
 
+  /// The server's frames until (and with) the first `subscribed`.
+  static func framesUntilSubscribed(_ probe: SocketProbe) async throws -> [ServerFrame] {
+    var frames: [ServerFrame] = []
+    while true {
+      let frame = try await probe.frame()
+      frames.append(frame)
+      if case .subscribed = frame { return frames }
+    }
+  }
+
   @Test("the handshake needs a valid bearer token; a plain GET answers 426, a bad token 401")
   func handshake() async throws {
     try await withServer { h in
@@ -409,6 +419,28 @@ struct RealtimeTests {
       #expect(try await probe.frame() == .pong)
       probe.send(.ping)
       #expect(try await probe.next() == .closed(code: nil))
+    }
+  }
+
+  @Test("socket faults (dev mode): reorder swaps neighbours; a frame held last still goes out")
+  func reorderFault() async throws {
+    try await Self.withFaultyServer(SocketFaults(reorderRate: 1)) { h in
+      let r = try await Self.room(h)
+      try await Self.postMessages(4, h, r)
+      let probe = try await SocketProbe.open(h.url, token: r.member)
+      // The replay (seq 1...4) and `subscribed` are posted at once: every first frame of a pair
+      // is held back and sent after the second; `subscribed`, held last, goes out alone.
+      probe.send(.subscribe(roomID: r.room, afterSeq: 0))
+      let frames = try await Self.framesUntilSubscribed(probe)
+      let seqs = frames.compactMap { frame -> Int64? in
+        if case .message(let message) = frame { message.seq } else { nil }
+      }
+      #expect(seqs == [2, 1, 4, 3])
+      #expect(frames.last == .subscribed(roomID: r.room, lastSeq: 4))
+      // A pong held back on an idle socket is not held until the client's heartbeat gives up.
+      probe.send(.ping)
+      #expect(try await probe.frame() == .pong)
+      await probe.close()
     }
   }
 
