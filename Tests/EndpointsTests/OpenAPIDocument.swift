@@ -33,12 +33,7 @@ struct OpenAPIDocument: Sendable {
 
   /// Reads `Docs/openapi.yaml` of this repository.
   static func load() throws -> OpenAPIDocument {
-    let url = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent()  // EndpointsTests
-      .deletingLastPathComponent()  // Tests
-      .deletingLastPathComponent()  // repository root
-      .appendingPathComponent("Docs/openapi.yaml")
-    let text = try String(contentsOf: url, encoding: .utf8)
+    let text = try String(contentsOf: repositoryFile("Docs/openapi.yaml"), encoding: .utf8)
     guard let root = try Yams.compose(yaml: text) else { throw Failure("openapi.yaml is empty") }
     return try OpenAPIDocument(root: root)
   }
@@ -116,4 +111,13 @@ struct OpenAPIDocument: Sendable {
     }
     self.operations = operations
   }
+}
+
+/// A file of this repository, e.g. `Docs/openapi.yaml`.
+func repositoryFile(_ path: String) -> URL {
+  URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent()  // EndpointsTests
+    .deletingLastPathComponent()  // Tests
+    .deletingLastPathComponent()  // repository root
+    .appendingPathComponent(path)
 }

@@ -42,6 +42,37 @@ struct RealtimeTests {
     }
   }
 
+  /// Sends `count` messages into the room over REST, as its owner.
+  static func postMessages(_ count: Int, _ h: Harness, _ r: Room) async throws {
+    for index in 1...count {
+      let id = UUID()
+      let sent = try await h.send(
+        .post, "/chat/rooms/\(r.room)/messages", token: r.owner,
+        json: SendMessageRequest(clientMessageId: id, text: "m\(index)"),
+        headers: [.init("Idempotency-Key")!: id.uuidString])
+      #expect(sent.status == .created)
+    }
+  }
+
+  /// Runs `body` against a dev-mode server whose sockets have `faults`.
+  static func withFaultyServer(
+    _ faults: SocketFaults, _ body: @Sendable (Harness) async throws -> Void
+  ) async throws {
+    var configuration = ServerConfiguration.testing(devMode: true)
+    configuration.socketFaults = faults
+    try await withServer(configuration, body)
+  }
+
+  /// The server's frames until (and with) the first `subscribed`.
+  static func framesUntilSubscribed(_ probe: SocketProbe) async throws -> [ServerFrame] {
+    var frames: [ServerFrame] = []
+    while true {
+      let frame = try await probe.frame()
+      frames.append(frame)
+      if case .subscribed = frame { return frames }
+    }
+  }
+
   @Test("the handshake needs a valid bearer token; a plain GET answers 426, a bad token 401")
   func handshake() async throws {
     try await withServer { h in
@@ -128,14 +159,7 @@ struct RealtimeTests {
   func replay() async throws {
     try await withServer { h in
       let r = try await Self.room(h)
-      for index in 1...4 {
-        let id = UUID()
-        let sent = try await h.send(
-          .post, "/chat/rooms/\(r.room)/messages", token: r.owner,
-          json: SendMessageRequest(clientMessageId: id, text: "m\(index)"),
-          headers: [.init("Idempotency-Key")!: id.uuidString])
-        #expect(sent.status == .created)
-      }
+      try await Self.postMessages(4, h, r)
       let probe = try await SocketProbe.open(h.url, token: r.member)
       probe.send(.subscribe(roomID: r.room, afterSeq: 2))
       var seqs: [Int64] = []
@@ -384,9 +408,7 @@ struct RealtimeTests {
 
   @Test("socket faults (dev mode): duplicated frames, then a drop after N frames")
   func faults() async throws {
-    var configuration = ServerConfiguration.testing(devMode: true)
-    configuration.socketFaults = SocketFaults(dropAfterFrames: 2, duplicateRate: 1)
-    try await withServer(configuration) { h in
+    try await Self.withFaultyServer(SocketFaults(dropAfterFrames: 2, duplicateRate: 1)) { h in
       let token = try await h.member("Chaos")
       let probe = try await SocketProbe.open(h.url, token: token)
       probe.send(.ping)
@@ -397,6 +419,57 @@ struct RealtimeTests {
       #expect(try await probe.frame() == .pong)
       probe.send(.ping)
       #expect(try await probe.next() == .closed(code: nil))
+    }
+  }
+
+  @Test("socket faults (dev mode): reorder swaps neighbours; a frame held last still goes out")
+  func reorderFault() async throws {
+    try await Self.withFaultyServer(SocketFaults(reorderRate: 1)) { h in
+      let r = try await Self.room(h)
+      try await Self.postMessages(4, h, r)
+      let probe = try await SocketProbe.open(h.url, token: r.member)
+      // The replay (seq 1...4) and `subscribed` are posted at once: every first frame of a pair
+      // is held back and sent after the second; `subscribed`, held last, goes out alone.
+      probe.send(.subscribe(roomID: r.room, afterSeq: 0))
+      let frames = try await Self.framesUntilSubscribed(probe)
+      let seqs = frames.compactMap { frame -> Int64? in
+        if case .message(let message) = frame { message.seq } else { nil }
+      }
+      #expect(seqs == [2, 1, 4, 3])
+      #expect(frames.last == .subscribed(roomID: r.room, lastSeq: 4))
+      // A pong held back on an idle socket is not held until the client's heartbeat gives up.
+      probe.send(.ping)
+      #expect(try await probe.frame() == .pong)
+      await probe.close()
+    }
+  }
+
+  @Test("socket faults (dev mode): delay holds every frame back, one after another")
+  func delayFault() async throws {
+    try await Self.withFaultyServer(SocketFaults(delay: .milliseconds(300))) { h in
+      let token = try await h.member("Slow")
+      let probe = try await SocketProbe.open(h.url, token: token)
+      let clock = ContinuousClock()
+      let start = clock.now
+      probe.send(.ping)
+      probe.send(.ping)
+      #expect(try await probe.frame() == .pong)
+      #expect(start.duration(to: clock.now) >= .milliseconds(300))
+      #expect(try await probe.frame() == .pong)
+      #expect(start.duration(to: clock.now) >= .milliseconds(600))
+      await probe.close()
+    }
+  }
+
+  @Test("socket faults (dev mode): drop-rate 1 drops every connection before its first frame")
+  func randomDropFault() async throws {
+    try await Self.withFaultyServer(SocketFaults(dropRate: 1)) { h in
+      let token = try await h.member("Dropped")
+      for _ in 1...2 {
+        let probe = try await SocketProbe.open(h.url, token: token)
+        probe.send(.ping)
+        #expect(try await probe.next() == .closed(code: nil))
+      }
     }
   }
 

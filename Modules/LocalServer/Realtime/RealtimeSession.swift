@@ -45,6 +45,9 @@ struct RealtimeSession: Sendable {
     case frame(ServerFrame)
     /// A frame encoded already (a chat message's, shared by every subscriber: ``MessageFrames``).
     case encoded(String)
+    /// The wait of the frame the reorder fault held back as the connection's frame `number` is
+    /// over (``SocketFaults/longestHold``): if it is still held, it goes out alone.
+    case releaseHeld(number: Int)
     case close(SocketClose, reason: String)
   }
 
@@ -75,7 +78,7 @@ struct RealtimeSession: Sendable {
     let inbox = BatchQueue<Inbound>()
     register { close, reason in post.yield(.close(close, reason: reason)) }
     await withTaskGroup(of: Void.self) { group in
-      group.addTask { await write(mailbox, to: outbound) }
+      group.addTask { await write(mailbox, to: outbound, post: post) }
       group.addTask { await forward(listener, post: post, turn: turn) }
       async let handled: Void = handle(inbox, listener: listener, post: post, turn: turn)
       await read(inbound, into: inbox)
@@ -308,19 +311,31 @@ struct RealtimeSession: Sendable {
 
   // MARK: Writing
 
+  /// Writes what the mailbox hands over, with the socket faults; `post` is the mailbox's own
+  /// input, for the end of a held frame's wait.
   private func write(
-    _ mailbox: AsyncStream<Outgoing>, to outbound: WebSocketOutboundWriter
+    _ mailbox: AsyncStream<Outgoing>, to outbound: WebSocketOutboundWriter,
+    post: AsyncStream<Outgoing>.Continuation
   ) async {
     var sent = 0
-    var heldBack: String?
+    // The frame the reorder fault holds back, and its number: it goes out after the next frame,
+    // or alone once its wait is over (a held `pong` on an idle socket must not wait for the
+    // client's heartbeat to give up on the connection).
+    var held: (number: Int, text: String)?
     do {
       for await item in mailbox {
         let text: String
         switch item {
         case .frame(let frame): text = frame.text
         case .encoded(let encoded): text = encoded
+        case .releaseHeld(let number):
+          if let frame = held, frame.number == number {
+            held = nil
+            try await outbound.write(.text(frame.text))
+          }
+          continue
         case .close(let close, let reason):
-          if let held = heldBack { try await outbound.write(.text(held)) }
+          if let held { try await outbound.write(.text(held.text)) }
           try await outbound.close(.init(codeNumber: Int(close.code)), reason: reason)
           return
         }
@@ -331,15 +346,19 @@ struct RealtimeSession: Sendable {
           await drop()
           return
         }
-        if decision.holdBack, heldBack == nil {
-          heldBack = text
+        if decision.holdBack, held == nil {
+          held = (sent, text)
+          Task { [sent] in
+            try? await Task.sleep(for: SocketFaults.longestHold)
+            post.yield(.releaseHeld(number: sent))
+          }
           continue
         }
         try await outbound.write(.text(text))
         if decision.duplicate { try await outbound.write(.text(text)) }
-        if let held = heldBack {
-          heldBack = nil
-          try await outbound.write(.text(held))
+        if let frame = held {
+          held = nil
+          try await outbound.write(.text(frame.text))
         }
       }
     } catch {

@@ -17,7 +17,8 @@ public struct SocketFaults: Sendable, Hashable {
   public var dropRate: Double
   /// The share of frames (0...1) sent twice.
   public var duplicateRate: Double
-  /// The share of frames (0...1) held back and sent after the next one.
+  /// The share of frames (0...1) held back and sent after the next one (or alone after
+  /// ``longestHold`` when no other frame comes first).
   public var reorderRate: Double
   /// Extra time before each frame.
   public var delay: Duration
@@ -33,6 +34,11 @@ public struct SocketFaults: Sendable, Hashable {
     self.reorderRate = reorderRate
     self.delay = delay
   }
+
+  /// The longest a frame held back by ``reorderRate`` waits for the next one: after it, it goes
+  /// out alone (late, not out of order), so a held answer on an idle socket is not kept until
+  /// the connection's own timeouts give up on it.
+  public static let longestHold: Duration = .milliseconds(100)
 
   /// `true` when the set injects nothing.
   public var isEmpty: Bool { self == SocketFaults() }
