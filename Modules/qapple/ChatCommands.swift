@@ -25,6 +25,7 @@ struct Chat: AsyncParsableCommand {
 
     @OptionGroup var page: PageOptions
     @OptionGroup var server: ServerOptions
+    @OptionGroup var output: OutputOptions
 
     func run() async throws {
       try await server.withConnection(tool: .member) { connection in
@@ -32,20 +33,20 @@ struct Chat: AsyncParsableCommand {
         let rooms = try await connection.repositories.chat.fetchRooms(page.request)
         let store = try connection.chatStore(for: user.id)
         try store.saveRooms(rooms.items)
-        try store.close()
-        guard !rooms.items.isEmpty else { return StandardStreams.write("No rooms.") }
-        var table = TextTable([
-          .init("ID", maxWidth: 16), .init("KIND", maxWidth: 6), .init("TITLE", maxWidth: 24),
-          .init("UNREAD", maxWidth: 6), .init("LAST MESSAGE", maxWidth: 50),
-        ])
-        for room in rooms.items {
-          let kind = if case .group = room.kind { "group" } else { "direct" }
-          table.append([
-            room.id.rawValue, kind, room.title, "\(room.unreadCount)",
-            room.lastMessage.map { "\($0.sender.nickname): \($0.text)" } ?? "",
+        let list = ListOutput(rooms, ChatRoomOutput.init)
+        try ToolOutput(output).emitList(list, empty: "No rooms.") {
+          var table = TextTable([
+            .init("ID", maxWidth: 16), .init("KIND", maxWidth: 6), .init("TITLE", maxWidth: 24),
+            .init("UNREAD", maxWidth: 6), .init("LAST MESSAGE", maxWidth: 50),
           ])
+          for room in list.items {
+            table.append([
+              room.id, room.kind, room.title, "\(room.unreadCount)",
+              room.lastMessage.map { "\($0.sender.nickname): \($0.text)" } ?? "",
+            ])
+          }
+          return table
         }
-        StandardStreams.write(table.render())
       }
     }
   }

@@ -596,3 +596,96 @@ public struct ChatScreenOutput: Codable, Sendable {
     self.messages = messages
   }
 }
+
+/// A chat message as a listing shows it: a room's newest message in `qapple chat rooms`.
+public struct ChatMessageOutput: Codable, Hashable, Sendable {
+  /// The message id.
+  public var id: String
+  /// The server's per-room sequence number; `null` while the message is not sent yet.
+  public var seq: Int64?
+  /// Who sent it.
+  public var sender: UserSummaryOutput
+  /// The text.
+  public var text: String
+  /// When it was created.
+  public var createdAt: Date
+
+  /// The output of `message`.
+  public init(_ message: ChatMessage) {
+    id = message.id.rawValue
+    seq = message.seq
+    sender = UserSummaryOutput(message.sender)
+    text = message.text
+    createdAt = message.createdAt
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case id, seq, sender, text
+    case createdAt = "created_at"
+  }
+
+  /// Writes every key, `seq` as `null` while unsent.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(id, forKey: .id)
+    try container.encode(seq, forKey: .seq)
+    try container.encode(sender, forKey: .sender)
+    try container.encode(text, forKey: .text)
+    try container.encode(createdAt, forKey: .createdAt)
+  }
+}
+
+/// A chat room: `qapple chat rooms`.
+public struct ChatRoomOutput: Codable, Hashable, Sendable {
+  /// The room id (`chat open <id>`).
+  public var id: String
+  /// `group` or `direct`.
+  public var kind: String
+  /// The study group of a group room; `null` for a direct room.
+  public var groupID: String?
+  /// The other person's user id in a direct room; `null` for a group room.
+  public var peerID: String?
+  /// The group name or the other person's nickname.
+  public var title: String
+  /// Messages the user has not read.
+  public var unreadCount: Int
+  /// The highest `seq` the user has read.
+  public var lastReadSeq: Int64
+  /// The newest message, or `null` in a room without messages.
+  public var lastMessage: ChatMessageOutput?
+
+  /// The output of `room`.
+  public init(_ room: ChatRoom) {
+    id = room.id.rawValue
+    switch room.kind {
+    case .group(let group): (kind, groupID, peerID) = ("group", group.rawValue, nil)
+    case .direct(let peer): (kind, groupID, peerID) = ("direct", nil, peer.rawValue)
+    }
+    title = room.title
+    unreadCount = room.unreadCount
+    lastReadSeq = room.lastReadSeq
+    lastMessage = room.lastMessage.map(ChatMessageOutput.init)
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case id, kind, title
+    case groupID = "group_id"
+    case peerID = "peer_id"
+    case unreadCount = "unread_count"
+    case lastReadSeq = "last_read_seq"
+    case lastMessage = "last_message"
+  }
+
+  /// Writes every key, `group_id`, `peer_id` and `last_message` as `null` when absent.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(id, forKey: .id)
+    try container.encode(kind, forKey: .kind)
+    try container.encode(groupID, forKey: .groupID)
+    try container.encode(peerID, forKey: .peerID)
+    try container.encode(title, forKey: .title)
+    try container.encode(unreadCount, forKey: .unreadCount)
+    try container.encode(lastReadSeq, forKey: .lastReadSeq)
+    try container.encode(lastMessage, forKey: .lastMessage)
+  }
+}
