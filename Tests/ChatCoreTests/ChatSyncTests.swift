@@ -32,10 +32,12 @@ struct ChatSyncEngineTests {
           pageSize: 100))
     }
 
-    /// Starts the engine and brings the channel up.
+    /// Starts the engine and brings the channel up; returns once the engine has seen it up
+    /// (else a send right after could take the server call, on a loaded machine).
     func connected() async {
       await sync.start()
       channel.emit(.state(.connected))
+      for await state in sync.connectionStates() where state == .connected { break }
     }
   }
 
