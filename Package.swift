@@ -324,8 +324,8 @@ let testTargets: [Target] = [
   .testTarget(
     name: "RepositoriesLiveTests",
     dependencies: [
-      "RepositoriesLive", "Repositories", "ChatCore", "NetworkKit", "NetworkKitTesting",
-      "Endpoints", "DTO", "Domain",
+      "RepositoriesLive", "Repositories", "ChatCore", "Persistence", "NetworkKit",
+      "NetworkKitTesting", "Endpoints", "DTO", "Domain",
       .product(name: "Dependencies", package: "swift-dependencies"),
       .product(name: "HTTPTypes", package: "swift-http-types"),
       .product(name: "Logging", package: "swift-log"),

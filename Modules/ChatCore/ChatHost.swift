@@ -10,14 +10,16 @@ public enum ChatStorage: Sendable, Hashable {
   /// A throwaway store per ``open(for:logger:)`` (tests, previews, a tool that keeps nothing).
   case inMemory
   /// `<directory>/<user id>.sqlite`, kept across launches. A damaged file is moved aside and
-  /// the engine starts over with an empty cache (the server still has every message).
+  /// the engine starts over with an empty cache: the server still has every sent message, but
+  /// unsent messages and analytics events not yet uploaded are lost with the file.
   case directory(URL)
 
   /// The files opened so far: one store per file in the process (the chat engine and the
   /// analytics queue of a user share it, as SQLite wants one connection pool per file).
   private static let openFiles = Locked<[String: ChatStore]>([:])
 
-  /// Opens the store of `user` (each call for `.inMemory`; once per process for a file, unless
+  /// Opens the store of `user` (each call for `.inMemory`; once per process for a file, shared
+  /// by the chat engine and the analytics queue, so a caller does not close it; unless
   /// that store was closed, or found its file ``Persistence/ChatStore/damaged``: then the file
   /// is moved aside and an empty store takes its place).
   public func open(for user: User.ID, logger: Logger) throws(PersistenceError) -> ChatStore {
@@ -61,21 +63,27 @@ public actor ChatHost {
     public var storage: ChatStorage
     /// Makes the real-time link of the signed-in user.
     public var makeChannel: @Sendable (_ user: User.ID) -> any ChatChannel
-    /// The server calls the engine uses.
+    /// The server calls of the implementation (the repository's own, e.g. `fetchRooms`).
     public var server: ChatRepository
+    /// The server calls the engine of `user` makes: `server`, or, where the implementation can,
+    /// the same calls bound to that user's session, so an engine that outlives its user's
+    /// session (until the host stops it) never calls as the next user.
+    public var makeServer: @Sendable (_ user: User.ID) -> ChatRepository
     /// Clock, logger and backoff of the engines.
     public var options: ChatSyncOptions
 
-    /// Creates an environment.
+    /// Creates an environment; `makeServer` defaults to `server` for every user.
     public init(
       sessionStates: @escaping @Sendable () -> AsyncStream<SessionState>, storage: ChatStorage,
       makeChannel: @escaping @Sendable (_ user: User.ID) -> any ChatChannel,
-      server: ChatRepository, options: ChatSyncOptions
+      server: ChatRepository, options: ChatSyncOptions,
+      makeServer: (@Sendable (_ user: User.ID) -> ChatRepository)? = nil
     ) {
       self.sessionStates = sessionStates
       self.storage = storage
       self.makeChannel = makeChannel
       self.server = server
+      self.makeServer = makeServer ?? { _ in server }
       self.options = options
     }
   }
@@ -96,15 +104,18 @@ public actor ChatHost {
     // Stopping the last user's engine awaits, and another call may start the new user's
     // engine meanwhile: look again after every wait, so one user never gets two engines.
     while let running {
-      // A store found damaged keeps failing: its engine stops and the next starts over.
-      if running.me.id == user.id, running.store.damaged == nil { return running }
+      // A store found damaged (or closed by someone) keeps failing: its engine stops and the
+      // next one opens the store again (starting a damaged one over).
+      if running.me.id == user.id, running.store.damaged == nil, !running.store.isClosed {
+        return running
+      }
       await stop()
       user = try await signedInUser()
     }
     let store = try environment.storage.open(for: user.id, logger: environment.options.logger)
     let sync = ChatSync(
       store: store, me: user.summary, channel: environment.makeChannel(user.id),
-      server: environment.server, options: environment.options)
+      server: environment.makeServer(user.id), options: environment.options)
     running = sync
     watchSession()
     await sync.start()

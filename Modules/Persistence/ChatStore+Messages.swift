@@ -78,7 +78,8 @@ extension ChatStore {
   /// stepped over it) is stored. The stretch runs from the page's first `seq` (from the start
   /// when `isWholeHistory`: the page held every visible message) up to `lastSeq` or the page's
   /// last `seq`, whichever is higher; everything in it was committed before the page was read.
-  /// Unsent messages are never touched. Returns how many messages were deleted and stored.
+  /// Unsent messages are never touched. Returns how many messages were deleted, and how many
+  /// up to `lastSeq` were stored (restored; later ones are merely new).
   @discardableResult
   public func reconcile(
     _ room: ChatRoom.ID, newest: [ChatMessage], isWholeHistory: Bool, lastSeq: Int64
@@ -97,7 +98,10 @@ extension ChatStore {
       let delete = try db.cachedStatement(
         sql: "DELETE FROM message WHERE room_id = ? AND seq = ?")
       for seq in hidden { try delete.execute(arguments: [room.rawValue, seq]) }
-      let restored = try Self.save(newest.filter { $0.roomID == room }, db).stored
+      // Only a message the server had by `lastSeq` can have been restored; a later one is new.
+      let page = newest.filter { $0.roomID == room }
+      let restored = try Self.save(page.filter { ($0.seq ?? 0) <= lastSeq }, db).stored
+      try Self.save(page.filter { ($0.seq ?? 0) > lastSeq }, db)
       return (hidden.count, restored)
     }
   }

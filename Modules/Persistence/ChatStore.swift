@@ -29,7 +29,8 @@ public final class ChatStore: Sendable {
 
   /// The ``PersistenceError/corrupt(path:reason:)`` a read or write met, if any: SQLite found
   /// the file damaged after it opened, so the store will keep failing. Start over with
-  /// ``startOver(at:owner:)`` (the server still has every message).
+  /// ``startOver(at:owner:)`` (the server still has every sent message; unsent messages and
+  /// queued analytics events go with the file).
   public var damaged: PersistenceError? { damage.withLock { $0 } }
 
   /// Opens (or creates) the store and migrates it.
@@ -154,12 +155,13 @@ public final class ChatStore: Sendable {
   /// Whether ``close()`` was called.
   public var isClosed: Bool { closed.withLock { $0 } }
 
-  /// Closes the store (folding a file's WAL into it first); later calls fail.
+  /// Closes the store (folding a file's WAL into it first, when it can); later calls fail.
+  /// ``isClosed`` turns true only once the connections are closed.
   public func close() throws(PersistenceError) {
-    closed.withLock { $0 = true }
     do {
       if let pool = writer as? DatabasePool {
-        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        // Best effort: a damaged or busy file still closes (its WAL stays beside it).
+        try? pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         try pool.close()
       } else if let queue = writer as? DatabaseQueue {
         try queue.close()
@@ -167,6 +169,7 @@ public final class ChatStore: Sendable {
     } catch {
       throw .database("\(error)")
     }
+    closed.withLock { $0 = true }
   }
 }
 

@@ -110,16 +110,20 @@ public final class LiveBackend: Sendable {
     }
 
     let chatServer = ChatRepository.live(client: client)
+    // Each user's engine runs in that user's session only: its socket and its server calls.
+    let binding: @Sendable (User.ID) -> SessionBinding = { SessionBinding(user: $0, in: session) }
     let chat = ChatHost(
       ChatHost.Environment(
         sessionStates: { session.states() }, storage: configuration.chat.storage,
-        makeChannel: { _ in
+        makeChannel: { user in
           SocketChatChannel(
-            baseURL: configuration.baseURL, authenticator: authenticator, logger: logger,
-            transport: configuration.chat.transport, clock: configuration.chat.clock)
+            baseURL: configuration.baseURL, authenticator: authenticator,
+            binding: binding(user), logger: logger, transport: configuration.chat.transport,
+            clock: configuration.chat.clock)
         },
         server: chatServer,
-        options: .live(configuration, clock: configuration.chat.clock)))
+        options: .live(configuration, clock: configuration.chat.clock),
+        makeServer: { user in ChatRepository.live(client: client.bound(to: binding(user))) }))
 
     self.authenticator = authenticator
     self.session = session
@@ -140,6 +144,13 @@ public final class LiveBackend: Sendable {
       analytics: .live(analytics),
       admin: .live(client: client))
     Task { await session.restore() }
+  }
+}
+
+extension LiveBackend {
+  /// A binding of calls to `user`'s session with this backend.
+  func binding(for user: User.ID) -> SessionBinding {
+    SessionBinding(user: user, in: session)
   }
 }
 

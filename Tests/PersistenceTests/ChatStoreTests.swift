@@ -228,6 +228,10 @@ struct ChatStoreTests {
     // Every visible message hidden: an empty whole page clears the stretch up to the last seq.
     #expect(try store.reconcile(room, newest: [], isWholeHistory: true, lastSeq: 7).removed == 6)
     #expect(try store.latestMessages(in: room).map(\.text) == ["unsent"])
+    // A message after the last seq the server named is new, not restored.
+    let later = try store.reconcile(room, newest: [sent(8)], isWholeHistory: false, lastSeq: 7)
+    #expect(later.removed == 0 && later.restored == 0)
+    #expect(try store.latestMessages(in: room).map(\.seq) == [8, nil])
   }
 
   @Test("analytics batches: oldest first, a failed batch before new ones, none taken twice")

@@ -5,6 +5,7 @@ import HTTPTypes
 import Logging
 import NetworkKit
 import NetworkKitTesting
+import Persistence
 import Testing
 
 @testable import RepositoriesLive
@@ -249,5 +250,54 @@ final class UploadLog: @unchecked Sendable {
       idempotencyKeys.append(request.headerFields[RetryPolicy.idempotencyKey] ?? "")
       return counts.count - 1
     }
+  }
+}
+
+@Suite("Analytics queue: a store that refuses events")
+struct AnalyticsStoreFailureTests {
+  @Test func eventsAUsersStoreRefusedNeverJoinTheNextUsersQueue() async throws {
+    let harness = Harness()
+    try await harness.signIn(as: "u_a", accessToken: "access-a", refreshToken: "refresh-a")
+    let sessionA = await harness.backend.authenticator.currentSession
+    try await harness.signIn(as: "u_b", accessToken: "access-b", refreshToken: "refresh-b")
+    let sessionB = await harness.backend.authenticator.currentSession
+
+    let account = Locked<(user: User.ID, session: SessionGeneration)?>(("u_a", sessionA))
+    // A's store refuses every write (it is closed) until A's disk has room again.
+    let aRefuses = Locked(true)
+    let uploads = Locked<[(names: [String], session: SessionGeneration)]>([])
+    let uploader = AnalyticsUploader(
+      options: AnalyticsOptions(flushPolicy: .manual),
+      logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+      currentAccount: { account.withLock { $0 } },
+      openStore: { user throws(PersistenceError) in
+        let store = try ChatStore(at: .inMemory, owner: user)
+        if user == "u_a", aRefuses.withLock({ $0 }) { try store.close() }
+        return store
+      }
+    ) { events, _, session in
+      uploads.withLock { $0.append((events.map(\.name), session)) }
+      return events.count
+    }
+
+    for name in ["a_one", "a_two"] {
+      await uploader.track(try AnalyticsEvent(name: name, occurredAt: Date()))
+    }
+    #expect(await uploader.pendingCount() == 2)
+
+    // B signs in: B's queue holds B's event only.
+    account.withLock { $0 = ("u_b", sessionB) }
+    await uploader.track(try AnalyticsEvent(name: "b_one", occurredAt: Date()))
+    #expect(await uploader.pendingCount() == 1)
+    #expect(try await uploader.flush() == 1)
+    #expect(uploads.withLock { $0.map(\.names) } == [["b_one"]])
+
+    // A is back and A's store works again: A's events go up, in A's session.
+    aRefuses.withLock { $0 = false }
+    account.withLock { $0 = ("u_a", sessionA) }
+    #expect(try await uploader.flush() == 2)
+    let last = try #require(uploads.withLock { $0.last })
+    #expect(last.names == ["a_one", "a_two"])
+    #expect(last.session == sessionA)
   }
 }

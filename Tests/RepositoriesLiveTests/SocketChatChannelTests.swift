@@ -1,21 +1,38 @@
+import Domain
 import Foundation
 import Logging
 import NetworkKit
 import NetworkKitTesting
+import Repositories
 import Testing
 
 @testable import RepositoriesLive
 
-@Suite("SocketChatChannel", .timeLimit(.minutes(1)))
+/// A chat engine's calls run in its user's session only (`SessionBinding`).
+@Suite("Chat engine calls bound to their user's session", .timeLimit(.minutes(1)))
 struct SocketChatChannelTests {
+  static func channel(
+    _ harness: Harness, for user: User.ID, transport: ScriptedWebSocketTransport
+  ) -> SocketChatChannel {
+    SocketChatChannel(
+      baseURL: Harness.baseURL, authenticator: harness.backend.authenticator,
+      binding: harness.backend.binding(for: user),
+      logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, transport: transport,
+      clock: ContinuousClock())
+  }
+
+  /// Waits until the channel has failed `attempts` reconnects in a row.
+  static func waitForFailedAttempts(_ channel: SocketChatChannel, _ attempts: Int) async {
+    for await state in channel.connection.stateChanges() {
+      if case .waitingToReconnect(let attempt, _) = state, attempt >= attempts { return }
+    }
+  }
+
   @Test func aChannelNeverReconnectsWithTheNextUsersToken() async throws {
     let harness = Harness()
     try await harness.signIn(as: "u_a", accessToken: "access-a", refreshToken: "refresh-a")
     let transport = ScriptedWebSocketTransport(.accept)
-    let channel = SocketChatChannel(
-      baseURL: Harness.baseURL, authenticator: harness.backend.authenticator,
-      logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, transport: transport,
-      clock: ContinuousClock())
+    let channel = Self.channel(harness, for: "u_a", transport: transport)
     await channel.open()
     #expect(await transport.attempt(0).headerFields[.authorization] == "Bearer access-a")
 
@@ -23,14 +40,49 @@ struct SocketChatChannelTests {
     harness.stub(.post, "/auth/sign-out", status: .noContent, json: "")
     try await harness.repositories.auth.signOut()
     try await harness.signIn(as: "u_b", accessToken: "access-b", refreshToken: "refresh-b")
-    let states = channel.connection.stateChanges()
     await transport.socket(0).closeFromServer(code: .goingAway)
 
     // Two reconnect attempts fail for want of A's session; no socket opens with B's token.
-    for await state in states {
-      if case .waitingToReconnect(let attempt, _) = state, attempt >= 2 { break }
-    }
+    await Self.waitForFailedAttempts(channel, 2)
     #expect(transport.attempts.count == 1)
     await channel.close()
+  }
+
+  @Test func aChannelOfAUserWhoIsNotSignedInNeverConnects() async throws {
+    // A's engine made its channel, but B signed in before its first connect.
+    let harness = Harness()
+    try await harness.signIn(as: "u_b", accessToken: "access-b", refreshToken: "refresh-b")
+    let transport = ScriptedWebSocketTransport(.accept)
+    let channel = Self.channel(harness, for: "u_a", transport: transport)
+    await channel.open()
+    await Self.waitForFailedAttempts(channel, 2)
+    #expect(transport.attempts.isEmpty)
+    await channel.close()
+  }
+
+  @Test func anEnginesServerCallsFailOnceItsUsersSessionEnded() async throws {
+    let harness = Harness()
+    try await harness.signIn(as: "u_a", accessToken: "access-a", refreshToken: "refresh-a")
+    let server = ChatRepository.live(
+      client: harness.backend.client.bound(to: harness.backend.binding(for: "u_a")))
+    harness.stub(
+      .post, "/chat/rooms/room_1/messages", status: .created,
+      json: """
+        {"id": "m_1", "room_id": "room_1", "seq": 1,
+         "client_message_id": "8f0c1a52-36c2-4a8e-9b51-0c7b1d2e3f40",
+         "sender": {"id": "u_a", "nickname": "a"}, "text": "hi",
+         "created_at": "2026-03-02T00:12:45.120Z"}
+        """)
+    let id = UUID(uuidString: "8f0c1a52-36c2-4a8e-9b51-0c7b1d2e3f40")!
+    _ = try await server.sendMessage("hi", "room_1", id)
+
+    harness.stub(.post, "/auth/sign-out", status: .noContent, json: "")
+    try await harness.repositories.auth.signOut()
+    try await harness.signIn(as: "u_b", accessToken: "access-b", refreshToken: "refresh-b")
+    await #expect(throws: DomainError.signedOut) {
+      _ = try await server.sendMessage("hi again", "room_1", UUID())
+    }
+    let sends = harness.sentRequests.filter { $0.request.path == "/chat/rooms/room_1/messages" }
+    #expect(sends.map { $0.request.headerFields[.authorization] } == ["Bearer access-a"])
   }
 }

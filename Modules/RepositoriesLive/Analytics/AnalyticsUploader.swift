@@ -67,8 +67,9 @@ actor AnalyticsUploader {
   private let currentAccount: CurrentAccount
   private let openStore: OpenStore
   private let logger: Logger
-  /// Events tracked while nobody was signed in.
-  private var signedOut: [AnalyticsEvent] = []
+  /// Events not in a store: under `nil` those tracked while nobody was signed in, under a
+  /// user those their store refused (a full disk): they never join another user's queue.
+  private var unstored: [User.ID?: [AnalyticsEvent]] = [:]
   /// The opened queue of each user (a store that could not be opened is replaced by one in
   /// memory, so tracking goes on for this run).
   private var stores: [User.ID: ChatStore] = [:]
@@ -98,22 +99,17 @@ actor AnalyticsUploader {
   /// Events waiting for upload: the signed-in user's (failed batches included) and those
   /// tracked while nobody was signed in.
   func pendingCount() async -> Int {
-    guard let account = await currentAccount() else { return signedOut.count }
-    return signedOut.count + ((try? store(of: account.user).queuedEventCount()) ?? 0)
+    let anonymous = unstored[nil]?.count ?? 0
+    guard let account = await currentAccount() else { return anonymous }
+    return anonymous + (unstored[account.user]?.count ?? 0)
+      + ((try? store(of: account.user).queuedEventCount()) ?? 0)
   }
 
   /// Queues `event`; under `.whenBatchIsFull` a full batch starts a background upload.
   func track(_ event: AnalyticsEvent) async {
-    signedOut.append(event)
-    guard let account = await currentAccount() else {
-      let overflow = signedOut.count - options.maximumBufferedEvents
-      if overflow > 0 {
-        signedOut.removeFirst(overflow)
-        logDropped(overflow)
-      }
-      return
-    }
-    guard let pending = moveSignedOutEvents(to: account.user) else { return }
+    let account = await currentAccount()
+    keep([event], for: account?.user)
+    guard let account, let pending = storeUnstored(of: account.user) else { return }
     guard options.flushPolicy == .whenBatchIsFull, autoFlush == nil,
       pending >= autoFlushThreshold
     else { return }
@@ -124,10 +120,10 @@ actor AnalyticsUploader {
   /// accepted count. Throws `DomainError.signedOut` when events wait and nobody is signed in.
   func flush() async throws -> Int {
     guard let account = await currentAccount() else {
-      if signedOut.isEmpty { return 0 }
+      if unstored[nil, default: []].isEmpty { return 0 }
       throw DomainError.signedOut
     }
-    _ = moveSignedOutEvents(to: account.user)
+    _ = storeUnstored(of: account.user)
     let store = store(of: account.user)
     var accepted = 0
     while let batch = try store.nextEventBatch(
@@ -155,29 +151,41 @@ actor AnalyticsUploader {
     await autoFlush?.value
   }
 
-  /// Moves the events tracked so far into `user`'s queue and bounds it; returns how many
-  /// events it holds, `nil` when the store failed (the events stay in memory).
-  private func moveSignedOutEvents(to user: User.ID) -> Int? {
+  /// Keeps `events` in memory for `user` (`nil`: nobody signed in), the oldest dropped beyond
+  /// ``AnalyticsOptions/maximumBufferedEvents``.
+  private func keep(_ events: [AnalyticsEvent], for user: User.ID?) {
+    unstored[user, default: []].append(contentsOf: events)
+    let overflow = unstored[user, default: []].count - options.maximumBufferedEvents
+    guard overflow > 0 else { return }
+    unstored[user]?.removeFirst(overflow)
+    logDropped(overflow)
+  }
+
+  /// Moves the events tracked while nobody was signed in, and those `user`'s store refused
+  /// before, into `user`'s queue and bounds it; returns how many events it holds, `nil` when the
+  /// store failed (the events wait in memory, as `user`'s).
+  private func storeUnstored(of user: User.ID) -> Int? {
+    if let anonymous = unstored.removeValue(forKey: nil) { keep(anonymous, for: user) }
+    let events = unstored.removeValue(forKey: user) ?? []
     let store = store(of: user)
     do {
-      if !signedOut.isEmpty {
-        try store.enqueue(events: signedOut)
-        signedOut.removeAll()
-      }
+      if !events.isEmpty { try store.enqueue(events: events) }
       let dropped = try store.dropOldestEvents(keeping: options.maximumBufferedEvents)
       if dropped > 0 { logDropped(dropped) }
       return try store.queuedEventCount()
     } catch {
+      keep(events, for: user)
       logger.error(
         "Queueing analytics events failed; they wait in memory.",
-        metadata: ["events": "\(signedOut.count)", "error": "\(error)"])
+        metadata: ["events": "\(events.count)", "error": "\(error)"])
       return nil
     }
   }
 
   private func store(of user: User.ID) -> ChatStore {
-    // A store that found its file damaged is opened again (which starts it over).
-    if let store = stores[user], store.damaged == nil { return store }
+    // A store that found its file damaged, or was closed, is opened again (which starts a
+    // damaged one over).
+    if let store = stores[user], store.damaged == nil, !store.isClosed { return store }
     let store: ChatStore
     do {
       store = try openStore(user)

@@ -6,8 +6,9 @@ import Persistence
 
 extension ChatSync {
   /// The live engine of the signed-in user of `backend`: `/realtime` through a
-  /// ``SocketChatChannel`` and the live chat server calls, with the backend's logger and a
-  /// full-jitter backoff (0.5 s base, 30 s cap).
+  /// ``SocketChatChannel`` and the live chat server calls, both in `me`'s session only (once it
+  /// ended they fail instead of going out as whoever signed in next), with the backend's
+  /// logger and a full-jitter backoff (0.5 s base, 30 s cap).
   ///
   /// - Parameters:
   ///   - backend: the live backend (REST client, tokens, base URL).
@@ -20,10 +21,15 @@ extension ChatSync {
     transport: any WebSocketTransport = WebSocketTransports.platformDefault,
     clock: any Clock<Duration> = ContinuousClock()
   ) {
+    // One binding: the socket and the server calls run in `me`'s session only.
+    let binding = backend.binding(for: me.id)
     self.init(
       store: store, me: me,
-      channel: SocketChatChannel(backend: backend, transport: transport, clock: clock),
-      server: .live(client: backend.client),
+      channel: SocketChatChannel(
+        baseURL: backend.configuration.baseURL, authenticator: backend.authenticator,
+        binding: binding, logger: backend.configuration.logger, transport: transport,
+        clock: clock),
+      server: .live(client: backend.client.bound(to: binding)),
       options: ChatSyncOptions.live(backend.configuration, clock: clock))
   }
 }

@@ -7,8 +7,8 @@ import Logging
 import NetworkKit
 
 /// The live chat engine's real-time link: `/realtime` over a ``NetworkKit/WebSocketConnection``
-/// (the access token of the backend's authenticator, in the session of the channel's first
-/// token only, one refresh after a refused handshake,
+/// (the access token of the backend's authenticator, in its user's session only, one refresh
+/// after a refused handshake,
 /// heartbeat, reconnects with full-jitter backoff), speaking the frames of `DTO.ClientFrame` and
 /// `DTO.ServerFrame` (`Docs/Realtime.md`).
 public final class SocketChatChannel: ChatChannel {
@@ -20,28 +20,31 @@ public final class SocketChatChannel: ChatChannel {
   private let logger: Logger
   private let tasks = TaskBag()
 
-  /// A channel to the server of `backend`, as its signed-in user.
+  /// A channel to the server of `backend`, as `user`, who must be signed in: it runs in that
+  /// user's session only (see ``ChatSync/init(backend:store:me:transport:clock:)``).
   ///
   /// - Parameters:
-  ///   - backend: the live backend (base URL, tokens, logger).
+  ///   - backend: the live backend (base URL, tokens, logger, session).
+  ///   - user: the user whose engine the channel serves.
   ///   - transport: opens the sockets; the platform's by default.
   ///   - clock: measures the heartbeat and the reconnect backoff (a real clock: the backend's
   ///     retry clock may be one whose sleeps return at once in tests).
   public convenience init(
-    backend: LiveBackend, transport: any WebSocketTransport = WebSocketTransports.platformDefault,
+    backend: LiveBackend, for user: User.ID,
+    transport: any WebSocketTransport = WebSocketTransports.platformDefault,
     clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.init(
       baseURL: backend.configuration.baseURL, authenticator: backend.authenticator,
-      logger: backend.configuration.logger, transport: transport, clock: clock)
+      binding: backend.binding(for: user), logger: backend.configuration.logger,
+      transport: transport, clock: clock)
   }
 
   init(
-    baseURL: URL, authenticator: Authenticator, logger: Logger,
+    baseURL: URL, authenticator: Authenticator, binding: SessionBinding, logger: Logger,
     transport: any WebSocketTransport, clock: any Clock<Duration>
   ) {
     self.logger = logger
-    let session = Locked<SessionGeneration?>(nil)
     connection = WebSocketConnection(
       configuration: .init(
         url: Self.socketURL(baseURL),
@@ -52,19 +55,14 @@ public final class SocketChatChannel: ChatChannel {
             return (try? ServerFrame(text: text)) == .pong
           })),
       transport: transport, clock: clock, logger: logger,
+      // Tokens of the engine's user's session only: once it ended (a sign-out, another user's
+      // sign-in), reconnects fail with `sessionEnded` instead of opening the engine's socket,
+      // and sending its outbox, with the next user's token.
       accessToken: {
-        // The channel belongs to the session of its first token: once that session ended (a
-        // sign-out, another user's sign-in), reconnects fail with `sessionEnded` instead of
-        // opening the engine's socket, and its unsent messages, with the next user's token.
-        let token = try await authenticator.sessionToken(in: session.withLock { $0 })
-        return session.withLock { bound in
-          bound = bound ?? token.session
-          return token.accessToken
-        }
+        try await authenticator.sessionToken(in: try await binding.session()).accessToken
       },
       refreshAccessToken: { rejected in
-        guard let bound = session.withLock({ $0 }) else { throw NetworkError.sessionEnded }
-        return try await authenticator.accessToken(afterRejecting: rejected, in: bound)
+        try await authenticator.accessToken(afterRejecting: rejected, in: binding.session())
       })
   }
 

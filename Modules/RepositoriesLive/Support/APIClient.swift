@@ -17,6 +17,8 @@ struct APIClient: Sendable {
   /// the session the call started in, so the session state follows before the caller sees the
   /// error.
   var onSessionEnded: (@Sendable (NetworkError, SessionGeneration?) async -> Void)?
+  /// The session every call of this client runs in (``bound(to:)``); `nil`: each call's own.
+  private(set) var binding: SessionBinding?
 
   private let decoder = DecoderBox()
 
@@ -29,6 +31,13 @@ struct APIClient: Sendable {
     self.logger = logger
     self.now = now
     self.onSessionEnded = onSessionEnded
+  }
+
+  /// This client with every call bound to `binding`'s session (a chat engine's calls).
+  func bound(to binding: SessionBinding) -> APIClient {
+    var client = self
+    client.binding = binding
+    return client
   }
 
   /// Performs `route`, decodes `Wire` and maps it to its Domain value.
@@ -92,9 +101,10 @@ struct APIClient: Sendable {
     // The session the call runs in (the current one unless bound): a failure may end only
     // this session, never a later one.
     var session = boundSession
-    if session == nil { session = await provider.authenticator?.currentSession }
     let result: Result<NetworkResponse, NetworkError>
     do throws(NetworkError) {
+      if session == nil, let binding { session = try await binding.session() }
+      if session == nil { session = await provider.authenticator?.currentSession }
       if let session {
         result = .success(try await provider.response(route, in: session))
       } else {
