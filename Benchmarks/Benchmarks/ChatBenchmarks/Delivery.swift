@@ -90,7 +90,7 @@ struct DeliveryRig {
 
   static func start() async throws -> DeliveryRig {
     let (server, url) = try await startBenchmarkServer()
-    let (senderBackend, _) = try await signedIn("demo-1", at: url)
+    let (senderBackend, senderUser) = try await signedIn("demo-1", at: url)
     let (receiverBackend, receiverUser) = try await signedIn("demo-2", at: url)
     let group = try await senderBackend.repositories.studyGroups.createGroup(
       StudyGroupDraft(name: "P6 bench"))
@@ -100,10 +100,10 @@ struct DeliveryRig {
         .items.first(where: { $0.kind == .group(group.id) })
     else { throw BenchmarkError("P6: the group has no room") }
 
-    let sender = SocketChatChannel(backend: senderBackend)
+    let sender = SocketChatChannel(backend: senderBackend, for: senderUser.id)
     let senderEvents = sender.events
     let draining = Task { for await _ in senderEvents {} }
-    let timing = TimingChannel(SocketChatChannel(backend: receiverBackend))
+    let timing = TimingChannel(SocketChatChannel(backend: receiverBackend, for: receiverUser.id))
     let store = try ChatStore(at: .inMemory, owner: receiverUser.id)
     let receiver = ChatSync(
       store: store, me: receiverUser.summary, channel: timing,

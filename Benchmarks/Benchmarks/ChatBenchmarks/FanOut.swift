@@ -33,7 +33,7 @@ final class ArrivalCounter: Sendable {
 
 func fanOut() async throws {
   let (server, url) = try await startBenchmarkServer()
-  let (senderBackend, _) = try await signedIn("demo-1", at: url)
+  let (senderBackend, senderUser) = try await signedIn("demo-1", at: url)
   let group = try await senderBackend.repositories.studyGroups.createGroup(
     StudyGroupDraft(name: "Fan-out bench"))
   let socketURL = URL(string: "ws://\(url.host ?? "127.0.0.1"):\(url.port ?? 0)/realtime")!
@@ -70,7 +70,7 @@ func fanOut() async throws {
   for (socket, _, _) in receivers {
     try await socket.send(.text(ClientFrame.subscribe(roomID: room.rawValue, afterSeq: nil).text))
   }
-  let sender = SocketChatChannel(backend: senderBackend)
+  let sender = SocketChatChannel(backend: senderBackend, for: senderUser.id)
   // Its acks are read and dropped, so they do not pile up.
   let senderEvents = sender.events
   let draining = Task { for await _ in senderEvents {} }
