@@ -50,6 +50,28 @@ public enum ChatStorage: Sendable, Hashable {
   }
 }
 
+extension ChatStorage {
+  /// Deletes the store of `user` (an account withdrawn on this device): the open store is
+  /// closed, and with `.directory` its file, a damaged copy moved aside, and their `-wal` and
+  /// `-shm` files are removed. A file that cannot be removed is logged.
+  public func remove(for user: User.ID, logger: Logger) {
+    guard case .directory(let directory) = self else { return }
+    let file = directory.appendingPathComponent("\(user.rawValue).sqlite").path
+    let open = Self.openFiles.withLock { $0.removeValue(forKey: file) }
+    try? open?.close()
+    let manager = FileManager.default
+    for name in [file, file + ".broken"] {
+      for suffix in ["", "-wal", "-shm"] where manager.fileExists(atPath: name + suffix) {
+        do {
+          try manager.removeItem(atPath: name + suffix)
+        } catch {
+          logger.error("Could not delete the local store \(name + suffix): \(error)")
+        }
+      }
+    }
+  }
+}
+
 /// Runs one ``ChatSync`` for whoever is signed in: created and started on first use, stopped
 /// when the user signs out or another user signs in (the next use starts the new user's own
 /// engine and store). The sync endpoints of a `ChatRepository` made by
@@ -122,8 +144,21 @@ public actor ChatHost {
     return sync
   }
 
-  /// The engine if one runs for the signed-in user (nothing is started).
-  public var runningEngine: ChatSync? { running }
+  /// Forgets `user` on this device (their account was withdrawn): stops their engine if it
+  /// runs and deletes their store (``ChatStorage/remove(for:logger:)``).
+  public func removeStore(of user: User.ID) async {
+    if running?.me.id == user { await stop() }
+    environment.storage.remove(for: user, logger: environment.options.logger)
+  }
+
+  /// The engine if one runs for the signed-in user (nothing is started; an engine of a user
+  /// who is no longer signed in, not stopped yet, is not handed out).
+  public var runningEngine: ChatSync? {
+    get async {
+      guard let running, (try? await signedInUser())?.id == running.me.id else { return nil }
+      return running
+    }
+  }
 
   /// Stops the running engine (its streams end; its store stays on disk).
   public func stop() async {

@@ -133,7 +133,12 @@ public final class LiveBackend: Sendable {
     self.repositories = RepositorySet(
       auth: .live(
         client: client, withdrawalClient: withdrawalClient, session: session,
-        authenticator: authenticator),
+        authenticator: authenticator,
+        forget: { user in
+          // A withdrawn account's messages, outbox and queued events leave the device.
+          await analytics.forget(user)
+          await chat.removeStore(of: user)
+        }),
       profile: .live(client: client, session: session),
       questions: .live(client: client),
       board: .live(client: client),

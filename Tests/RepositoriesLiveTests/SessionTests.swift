@@ -115,6 +115,27 @@ struct SessionTests {
     #expect(harness.sentRequests.map(\.request.method) == [.delete])
   }
 
+  @Test func withdrawalDeletesTheAccountsLocalStore() async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("withdraw-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let harness = Harness(storage: .directory(folder))
+    try await harness.signIn(as: "u_gone")
+    await harness.repositories.analytics.track(
+      try AnalyticsEvent(name: "screen_viewed", occurredAt: Date()))
+    let file = folder.appendingPathComponent("u_gone.sqlite").path
+    #expect(FileManager.default.fileExists(atPath: file))
+    #expect(await harness.backend.analytics.pendingCount() == 1)
+
+    harness.stub(.delete, "/me", status: .noContent, json: "")
+    try await harness.repositories.auth.withdraw()
+    let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    #expect(left.filter { $0.hasPrefix("u_gone") }.isEmpty)
+    // A later sign-in on this device starts with nothing of the withdrawn account.
+    try await harness.signIn(as: "u_next")
+    #expect(await harness.backend.analytics.pendingCount() == 0)
+  }
+
   @Test func aFailedWithdrawalKeepsTheSession() async throws {
     let harness = Harness()
     let user = try await harness.signIn()

@@ -82,7 +82,14 @@ struct SocketChatChannelTests {
     await #expect(throws: DomainError.signedOut) {
       _ = try await server.sendMessage("hi again", "room_1", UUID())
     }
+    // A signs in again (B signed out): A's engine follows A's new session.
+    try await harness.repositories.auth.signOut()
+    try await harness.signIn(as: "u_a", accessToken: "access-a2", refreshToken: "refresh-a2")
+    _ = try await server.sendMessage("hi", "room_1", id)
     let sends = harness.sentRequests.filter { $0.request.path == "/chat/rooms/room_1/messages" }
-    #expect(sends.map { $0.request.headerFields[.authorization] } == ["Bearer access-a"])
+    #expect(
+      sends.map { $0.request.headerFields[.authorization] } == [
+        "Bearer access-a", "Bearer access-a2",
+      ])
   }
 }

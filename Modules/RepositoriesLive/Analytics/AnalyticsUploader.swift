@@ -116,8 +116,8 @@ actor AnalyticsUploader {
     autoFlush = Task { await self.runAutoFlush() }
   }
 
-  /// Uploads everything the signed-in user has queued, failed batches first; returns the
-  /// accepted count. Throws `DomainError.signedOut` when events wait and nobody is signed in.
+  /// Uploads everything the signed-in user's store holds (events it refused wait in memory for
+  /// a later flush), failed batches first; returns the accepted count. Throws `DomainError.signedOut` when events wait and nobody is signed in.
   func flush() async throws -> Int {
     guard let account = await currentAccount() else {
       if unstored[nil, default: []].isEmpty { return 0 }
@@ -146,6 +146,13 @@ actor AnalyticsUploader {
     return accepted
   }
 
+  /// Forgets `user`'s events (their account was withdrawn): those in memory go, and their
+  /// store is no longer used (the caller deletes it).
+  func forget(_ user: User.ID) {
+    unstored[user] = nil
+    stores[user] = nil
+  }
+
   /// Waits for a background upload started by `track`, if any.
   func waitForAutoFlush() async {
     await autoFlush?.value
@@ -170,14 +177,21 @@ actor AnalyticsUploader {
     let store = store(of: user)
     do {
       if !events.isEmpty { try store.enqueue(events: events) }
-      let dropped = try store.dropOldestEvents(keeping: options.maximumBufferedEvents)
-      if dropped > 0 { logDropped(dropped) }
-      return try store.queuedEventCount()
     } catch {
+      // Not stored: they wait in memory, as `user`'s. (Once stored they never come back here,
+      // or they would be stored, and counted, twice.)
       keep(events, for: user)
       logger.error(
         "Queueing analytics events failed; they wait in memory.",
         metadata: ["events": "\(events.count)", "error": "\(error)"])
+      return nil
+    }
+    do {
+      let dropped = try store.dropOldestEvents(keeping: options.maximumBufferedEvents)
+      if dropped > 0 { logDropped(dropped) }
+      return try store.queuedEventCount()
+    } catch {
+      logger.error("Bounding the analytics queue failed.", metadata: ["error": "\(error)"])
       return nil
     }
   }

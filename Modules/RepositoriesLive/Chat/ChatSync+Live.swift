@@ -6,8 +6,8 @@ import Persistence
 
 extension ChatSync {
   /// The live engine of the signed-in user of `backend`: `/realtime` through a
-  /// ``SocketChatChannel`` and the live chat server calls, both in `me`'s session only (once it
-  /// ended they fail instead of going out as whoever signed in next), with the backend's
+  /// ``SocketChatChannel`` and the live chat server calls, both in `me`'s sessions only (while
+  /// someone else is signed in they fail instead of going out as that user), with the backend's
   /// logger and a full-jitter backoff (0.5 s base, 30 s cap).
   ///
   /// - Parameters:
@@ -21,7 +21,7 @@ extension ChatSync {
     transport: any WebSocketTransport = WebSocketTransports.platformDefault,
     clock: any Clock<Duration> = ContinuousClock()
   ) {
-    // One binding: the socket and the server calls run in `me`'s session only.
+    // The socket and the server calls run in `me`'s sessions only.
     let binding = backend.binding(for: me.id)
     self.init(
       store: store, me: me,

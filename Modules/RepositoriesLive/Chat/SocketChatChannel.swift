@@ -21,7 +21,7 @@ public final class SocketChatChannel: ChatChannel {
   private let tasks = TaskBag()
 
   /// A channel to the server of `backend`, as `user`, who must be signed in: it runs in that
-  /// user's session only (see ``ChatSync/init(backend:store:me:transport:clock:)``).
+  /// user's sessions only (see ``ChatSync/init(backend:store:me:transport:clock:)``).
   ///
   /// - Parameters:
   ///   - backend: the live backend (base URL, tokens, logger, session).
@@ -55,9 +55,9 @@ public final class SocketChatChannel: ChatChannel {
             return (try? ServerFrame(text: text)) == .pong
           })),
       transport: transport, clock: clock, logger: logger,
-      // Tokens of the engine's user's session only: once it ended (a sign-out, another user's
-      // sign-in), reconnects fail with `sessionEnded` instead of opening the engine's socket,
-      // and sending its outbox, with the next user's token.
+      // Tokens of the engine's user only: while someone else is signed in (or nobody),
+      // reconnects fail with `sessionEnded` instead of opening the engine's socket, and sending
+      // its outbox, with another user's token.
       accessToken: {
         try await authenticator.sessionToken(in: try await binding.session()).accessToken
       },

@@ -7,10 +7,11 @@ import Repositories
 
 extension AuthRepository {
   /// Sign-in, sign-up and sign-out over `/auth`, driving `session`; withdrawal goes through
-  /// `withdrawalClient`, whose provider never repeats a DELETE.
+  /// `withdrawalClient`, whose provider never repeats a DELETE, then `forget` deletes what the
+  /// device keeps of the account.
   static func live(
     client: APIClient, withdrawalClient: APIClient, session: SessionController,
-    authenticator: Authenticator
+    authenticator: Authenticator, forget: @escaping @Sendable (User.ID) async -> Void
   ) -> AuthRepository {
     AuthRepository(
       sessionStates: { session.states() },
@@ -83,8 +84,10 @@ extension AuthRepository {
         }
       },
       withdraw: {
+        let user = await session.signedInAccount()?.user
         try await withdrawalClient.send(MeAPI.withdraw)
         try await session.signOut()
+        if let user { await forget(user) }
       })
   }
 }
