@@ -125,14 +125,16 @@ enum LandedScreen {
         return lines.joined(separator: "\n")
       }
     case .chatRoom(let model):
+      // The newest message the server has for the room (the local store may know the room
+      // before its messages: a list saved it): the screen is caught up once it shows it.
+      let newest = try await repositories.chat.fetchMessages(model.roomID, nil, nil, 1).last?.seq
       let live = Task { await model.task() }
       defer { live.cancel() }
-      // Caught up: the room (from the server) is known and its newest message has arrived.
       try await waitUntil("the room") {
         guard model.failure == nil else { return true }
-        guard !model.isLoading, let room = model.room else { return false }
-        guard let newest = room.lastMessage?.seq else { return true }
-        return model.messages.contains { $0.seq == newest }
+        guard !model.isLoading, model.room != nil else { return false }
+        guard let newest else { return true }
+        return model.messages.contains { ($0.seq ?? 0) >= newest }
       }
       if let failure = model.failure { throw failure }
       let me = model.me ?? main.user.id

@@ -278,6 +278,35 @@ struct ToolsProcessTests {
     #expect(todayScreen.content.locked == (todayScreen.content.question.myAnswer == nil))
   }
 
+  @Test func openLandsOnAChatRoomAndTheInbox() async throws {
+    #expect(try await tools.run("qapple", "signin", "--token", "demo-1").status == 0)
+    let rooms = try await tools.run("qapple", "chat", "rooms", "--json")
+    let room = try #require(
+      try rooms.decode(ListOutput<ChatRoomOutput>.self).items.first { $0.lastMessage != nil })
+    let newest = try #require(room.lastMessage)
+
+    // Through AppFeature: the groups tab, the room's screen, caught up to its newest message.
+    let chat = try await tools.run("qapple", "open", "qapple://chat/\(room.id)", "--json")
+    #expect(chat.status == 0, "\(chat)")
+    let screen = try chat.decode(OpenOutput<ChatScreenOutput>.self)
+    #expect(screen.tab == "groups" && screen.screen == "chat_room")
+    #expect(screen.content.room == room.id && screen.content.title == room.title)
+    #expect(screen.content.messages.last?.contains(newest.text) == true, "\(screen.content)")
+
+    // The bell's inbox: what `qapple notifications` lists, with the same unread count.
+    let inbox = try await tools.run("qapple", "open", "qapple://notifications", "--json")
+    #expect(inbox.status == 0, "\(inbox)")
+    let landed = try inbox.decode(OpenOutput<NotificationListOutput>.self)
+    #expect(landed.screen == "notifications")
+    let listed = try await tools.run("qapple", "notifications", "--json")
+    let list = try listed.decode(NotificationListOutput.self)
+    #expect(landed.content.unreadCount == list.unreadCount)
+    #expect(
+      landed.content.items.map(\.id)
+        == Array(list.items.map(\.id).prefix(landed.content.items.count)))
+    #expect(!landed.content.items.isEmpty)
+  }
+
   @Test func openRefusesHostileLinksAndSaysWhy() async throws {
     #expect(try await tools.run("qapple", "signin", "--token", "demo-1").status == 0)
     for link in [
