@@ -367,3 +367,70 @@ struct SessionRestoreTests {
     #expect(stored?.user == user)
   }
 }
+
+/// A credential store whose `save` of an access token waits until the test releases it.
+actor GatedCredentialStore: CredentialStore {
+  private var stored: Credentials?
+  private var waiting: [String: CheckedContinuation<Void, Never>] = [:]
+  private var released: Set<String> = []
+
+  func credentials() -> Credentials? { stored }
+  func clear() { stored = nil }
+  func save(_ credentials: Credentials) async {
+    if !released.contains(credentials.accessToken) {
+      await withCheckedContinuation { waiting[credentials.accessToken] = $0 }
+    }
+    stored = credentials
+  }
+
+  /// Lets the save of `accessToken` finish (now, or when it comes).
+  func release(_ accessToken: String) {
+    released.insert(accessToken)
+    waiting.removeValue(forKey: accessToken)?.resume()
+  }
+
+  func isWaiting(_ accessToken: String) -> Bool { waiting[accessToken] != nil }
+}
+
+@Suite("Session state: sign-ins at once")
+struct ConcurrentSignInTests {
+  @Test func twoSignInsAtOnceNeverPairAUserWithTheOthersTokens() async throws {
+    let store = GatedCredentialStore()
+    let harness = Harness(store: store)
+    // Each account's sign-in answers with its own tokens.
+    harness.transport.stub(.post, "/auth/sign-in") { _, body in
+      let user = String(decoding: body ?? Data(), as: UTF8.self).contains("dev-a") ? "a" : "b"
+      return .response(
+        status: .ok, headerFields: [.contentType: "application/json"],
+        body: Data(
+          Fixtures.signedIn(
+            Fixtures.session(
+              accessToken: "access-\(user)", refreshToken: "refresh-\(user)",
+              user: Fixtures.user(id: "u_\(user)", nickname: user))
+          ).utf8))
+    }
+    let auth = harness.repositories.auth
+    let a = Task { try await auth.signIn(.dev, "dev-a") }
+    while !(await store.isWaiting("access-a")) { try await Task.sleep(for: .milliseconds(5)) }
+    let b = Task { try await auth.signIn(.dev, "dev-b") }
+    // B's sign-in may finish first (it cannot while A's runs: then this waits out its second).
+    await store.release("access-b")
+    for _ in 0..<100 where !(await store.isWaiting("access-b")) {
+      if case .signedIn(let user) = await auth.currentState(), user.id == "u_b" { break }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    await store.release("access-a")
+    _ = try await (a.value, b.value)
+
+    guard case .signedIn(let user) = await auth.currentState() else {
+      Issue.record("not signed in")
+      return
+    }
+    let token = try await harness.backend.authenticator.credentials()?.accessToken
+    #expect(
+      token == "access-\(user.nickname.rawValue)", "\(user.id) holds \(String(describing: token))")
+    let account = await harness.backend.session.signedInAccount()
+    #expect(account?.user == user.id)
+    #expect(account?.session == (await harness.backend.authenticator.currentSession))
+  }
+}

@@ -24,6 +24,9 @@ public actor SessionController {
   /// the state is not `.signedIn`.
   private var account: (user: User.ID, session: SessionGeneration)?
   private var restoreTask: Task<Void, Never>?
+  /// Whether a sign-in, sign-up or sign-out runs (``exclusively(_:)``), and who waits for it.
+  private var isTransitioning = false
+  private var waitingTransitions: [CheckedContinuation<Void, Never>] = []
   private var isRestored = false
   private var profileRefresh: Task<Void, Never>?
 
@@ -94,6 +97,10 @@ public actor SessionController {
   /// A sign-in or sign-up produced `session`: store it and publish `.signedIn`.
   func signIn(_ session: AuthSession) async {
     await restore()
+    await exclusively { await self.storeAndPublish(session) }
+  }
+
+  private func storeAndPublish(_ session: AuthSession) async {
     let credentials = Credentials(
       accessToken: session.accessToken, refreshToken: session.refreshToken,
       expiresAt: session.expiresAt)
@@ -118,15 +125,19 @@ public actor SessionController {
   /// Sign-in found no account: publish `.needsSignUp`, ending any previous session locally.
   func needsSignUp(_ token: SignUpToken) async throws(DomainError) {
     await restore()
-    if case .signedIn = broadcaster.current { try await forgetCredentials() }
-    publish(.needsSignUp(token))
+    try await exclusively { () throws(DomainError) in
+      if case .signedIn = self.broadcaster.current { try await self.forgetCredentials() }
+      self.publish(.needsSignUp(token))
+    }
   }
 
   /// Forgets the credentials on this device and publishes `.signedOut`.
   func signOut() async throws(DomainError) {
     await restore()
-    defer { publish(.signedOut) }
-    try await forgetCredentials()
+    try await exclusively { () throws(DomainError) in
+      defer { self.publish(.signedOut) }
+      try await self.forgetCredentials()
+    }
   }
 
   /// A fresh profile of the signed-in user arrived: publish it and update the snapshot.
@@ -260,6 +271,23 @@ public actor SessionController {
     let session = await authenticator.currentSession
     publish(.signedIn(user))
     account = (user.id, session)
+  }
+
+  /// Runs `body` when no other sign-in, sign-up or sign-out is under way, so each pairs its
+  /// user with the authenticator session it started: two sign-ins at once would otherwise let
+  /// the first read the second's session (and publish its user over the second's tokens).
+  private func exclusively<T, Failure: Error>(
+    _ body: () async throws(Failure) -> T
+  ) async throws(Failure) -> T {
+    while isTransitioning {
+      await withCheckedContinuation { waitingTransitions.append($0) }
+    }
+    isTransitioning = true
+    defer {
+      isTransitioning = false
+      if !waitingTransitions.isEmpty { waitingTransitions.removeFirst().resume() }
+    }
+    return try await body()
   }
 
   private func noteStorageProblem(_ what: String, _ error: any Error) {
