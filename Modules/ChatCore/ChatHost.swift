@@ -27,7 +27,7 @@ public enum ChatStorage: Sendable, Hashable {
     case .inMemory:
       return try ChatStore(at: .inMemory, owner: user)
     case .directory(let directory):
-      let file = directory.appendingPathComponent("\(user.rawValue).sqlite").path
+      let file = Self.file(of: user, in: directory)
       return try Self.openFiles.withLock { files -> Result<ChatStore, PersistenceError> in
         let damaged = files[file]?.damaged
         if let store = files[file], damaged == nil, !store.isClosed { return .success(store) }
@@ -56,19 +56,23 @@ extension ChatStorage {
   /// `-shm` files are removed. A file that cannot be removed is logged.
   public func remove(for user: User.ID, logger: Logger) {
     guard case .directory(let directory) = self else { return }
-    let file = directory.appendingPathComponent("\(user.rawValue).sqlite").path
+    let file = Self.file(of: user, in: directory)
     let open = Self.openFiles.withLock { $0.removeValue(forKey: file) }
     try? open?.close()
     let manager = FileManager.default
-    for name in [file, file + ".broken"] {
-      for suffix in ["", "-wal", "-shm"] where manager.fileExists(atPath: name + suffix) {
-        do {
-          try manager.removeItem(atPath: name + suffix)
-        } catch {
-          logger.error("Could not delete the local store \(name + suffix): \(error)")
-        }
+    for name in ChatStore.files(at: file) + ChatStore.files(at: file + ".broken")
+    where manager.fileExists(atPath: name) {
+      do {
+        try manager.removeItem(atPath: name)
+      } catch {
+        logger.error("Could not delete the local store \(name): \(error)")
       }
     }
+  }
+
+  /// `<directory>/<user id>.sqlite`.
+  private static func file(of user: User.ID, in directory: URL) -> String {
+    directory.appendingPathComponent("\(user.rawValue).sqlite").path
   }
 }
 

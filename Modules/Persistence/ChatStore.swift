@@ -98,11 +98,17 @@ public final class ChatStore: Sendable {
     -> ChatStore
   {
     let manager = FileManager.default
-    for suffix in ["", "-wal", "-shm"] where manager.fileExists(atPath: path + suffix) {
-      try? manager.removeItem(atPath: path + ".broken" + suffix)
-      try? manager.moveItem(atPath: path + suffix, toPath: path + ".broken" + suffix)
+    for (file, aside) in zip(files(at: path), files(at: path + ".broken"))
+    where manager.fileExists(atPath: file) {
+      try? manager.removeItem(atPath: aside)
+      try? manager.moveItem(atPath: file, toPath: aside)
     }
     return try ChatStore(at: .file(path: path), owner: owner)
+  }
+
+  /// The files of a store at `path`: the database and SQLite's `-wal` and `-shm` beside it.
+  public static func files(at path: String) -> [String] {
+    ["", "-wal", "-shm"].map { path + $0 }
   }
 
   private static func openingError(_ error: any Error, path: String) -> PersistenceError {

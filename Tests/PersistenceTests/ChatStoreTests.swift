@@ -333,6 +333,7 @@ struct ChatStoreTests {
     #expect(try fresh.rooms().isEmpty)
     #expect(fresh.damaged == nil)
     #expect(FileManager.default.fileExists(atPath: path + ".broken"))
+    #expect(ChatStore.files(at: path) == [path, path + "-wal", path + "-shm"])
   }
 
   @Test("a file from a newer app version is refused by name")

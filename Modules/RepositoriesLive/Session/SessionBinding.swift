@@ -9,26 +9,20 @@ import NetworkKit
 struct SessionBinding: Sendable {
   /// The user whose sessions it binds to.
   let user: User.ID
-  private let account: @Sendable () async -> (user: User.ID, session: SessionGeneration)?
+  private let controller: SessionController
 
-  /// A binding for `user`; `account` tells who is signed in, in which session
+  /// A binding for `user`, who is signed in when `controller` says so
   /// (`SessionController.signedInAccount()`).
-  init(
-    user: User.ID,
-    account: @escaping @Sendable () async -> (user: User.ID, session: SessionGeneration)?
-  ) {
-    self.user = user
-    self.account = account
-  }
-
-  /// A binding for `user` with the session controller `controller`.
   init(user: User.ID, in controller: SessionController) {
-    self.init(user: user) { await controller.signedInAccount() }
+    self.user = user
+    self.controller = controller
   }
 
   /// The session a call of `user` runs in now.
   func session() async throws(NetworkError) -> SessionGeneration {
-    guard let account = await account(), account.user == user else { throw .sessionEnded }
+    guard let account = await controller.signedInAccount(), account.user == user else {
+      throw .sessionEnded
+    }
     return account.session
   }
 }
