@@ -15,6 +15,9 @@ public enum ChatChannelEvent: Sendable, Hashable {
   case messages([ChatMessage])
   /// A member started typing.
   case typing(room: ChatRoom.ID, user: UserSummary)
+  /// Moderation hid the stored message `seq` of a subscribed room. (A restored message
+  /// arrives as ``messages(_:)``: it is stored again at its `seq`.)
+  case messageHidden(room: ChatRoom.ID, seq: Int64)
   /// The server refused a frame; `clientMessageID` names the refused send, if it was one.
   case refused(clientMessageID: UUID?, error: DomainError)
 }

@@ -423,6 +423,8 @@ public actor ChatSync {
         }
       case .typing(let room, let user):
         typists.publish((room, user))
+      case .messageHidden(let room, let seq):
+        try store.removeHidden(seq, in: room)
       case .unsubscribed(let room):
         // The answer to our own unsubscribe changes nothing; unasked, the server ended the
         // subscription (the user left the room): nobody can keep it open, the list included

@@ -145,6 +145,11 @@ public enum ServerFrame: Hashable, Sendable {
   case ack(clientMessageID: String, message: ChatMessageDTO)
   /// Someone else is typing in a subscribed room.
   case typing(roomID: String, user: UserSummaryDTO)
+  /// Moderation hid a message of a subscribed room: remove it from the stored history.
+  case messageHidden(roomID: String, messageID: String, seq: Int64)
+  /// Moderators restored a hidden message of a subscribed room: put it back at its `seq`
+  /// (it comes out of `seq` order).
+  case messageRestored(ChatMessageDTO)
   /// The answer to `ping`.
   case pong
   /// A frame was refused; see ``RealtimeErrorDTO``.
@@ -158,6 +163,8 @@ public enum ServerFrame: Hashable, Sendable {
     case .message: "message"
     case .ack: "ack"
     case .typing: "typing"
+    case .messageHidden: "message_hidden"
+    case .messageRestored: "message_restored"
     case .pong: "pong"
     case .error: "error"
     }
@@ -177,14 +184,12 @@ public enum ServerFrame: Hashable, Sendable {
     case "unsubscribed":
       return .unsubscribed(roomID: try RoomBody(from: decoder).roomId)
     case "message":
-      let body = try MessageBody(from: decoder)
-      guard body.roomId == body.message.roomId else {
-        throw DecodingError.dataCorrupted(
-          .init(
-            codingPath: [MessageBody.CodingKeys.roomId],
-            debugDescription: "differs from message.room_id"))
-      }
-      return .message(body.message)
+      return .message(try MessageBody.message(from: decoder))
+    case "message_restored":
+      return .messageRestored(try MessageBody.message(from: decoder))
+    case "message_hidden":
+      let body = try HiddenBody(from: decoder)
+      return .messageHidden(roomID: body.roomId, messageID: body.messageId, seq: body.seq)
     case "ack":
       let body = try AckBody(from: decoder)
       return .ack(clientMessageID: body.clientMessageId, message: body.message)
@@ -207,8 +212,10 @@ public enum ServerFrame: Hashable, Sendable {
       FrameHeader.encode(type, SubscribedBody(roomId: room, lastSeq: lastSeq))
     case .unsubscribed(let room):
       FrameHeader.encode(type, RoomBody(roomId: room))
-    case .message(let message):
+    case .message(let message), .messageRestored(let message):
       FrameHeader.encode(type, MessageBody(roomId: message.roomId, message: message))
+    case .messageHidden(let room, let message, let seq):
+      FrameHeader.encode(type, HiddenBody(roomId: room, messageId: message, seq: seq))
     case .ack(let clientMessageID, let message):
       FrameHeader.encode(type, AckBody(clientMessageId: clientMessageID, message: message))
     case .typing(let room, let user):
@@ -334,6 +341,27 @@ private struct MessageBody: Codable {
   enum CodingKeys: String, CodingKey {
     case roomId = "room_id"
     case message
+  }
+
+  /// The message of a body whose `room_id` agrees with the message's own.
+  static func message(from decoder: any Decoder) throws -> ChatMessageDTO {
+    let body = try Self(from: decoder)
+    guard body.roomId == body.message.roomId else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: [CodingKeys.roomId], debugDescription: "differs from message.room_id"))
+    }
+    return body.message
+  }
+}
+
+private struct HiddenBody: Codable {
+  var roomId: String
+  var messageId: String
+  var seq: Int64
+  enum CodingKeys: String, CodingKey {
+    case roomId = "room_id"
+    case messageId = "message_id"
+    case seq
   }
 }
 

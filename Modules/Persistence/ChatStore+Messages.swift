@@ -95,15 +95,29 @@ extension ChatStore {
           """,
         arguments: [room.rawValue, lower, upper])
       let hidden = Set(stored).subtracting(shown)
-      let delete = try db.cachedStatement(
-        sql: "DELETE FROM message WHERE room_id = ? AND seq = ?")
-      for seq in hidden { try delete.execute(arguments: [room.rawValue, seq]) }
+      for seq in hidden { try Self.delete(seq, in: room, db) }
       // Only a message the server had by `lastSeq` can have been restored; a later one is new.
       let page = newest.filter { $0.roomID == room }
       let restored = try Self.save(page.filter { ($0.seq ?? 0) <= lastSeq }, db).stored
       try Self.save(page.filter { ($0.seq ?? 0) > lastSeq }, db)
       return (hidden.count, restored)
     }
+  }
+
+  /// Deletes the message `seq` of `room`, which moderation hid after it was stored (the
+  /// realtime `message_hidden`); `false` when it was not stored. Unsent messages have no `seq`
+  /// and are never touched.
+  @discardableResult
+  public func removeHidden(_ seq: Int64, in room: ChatRoom.ID) throws(PersistenceError) -> Bool {
+    try write { db in try Self.delete(seq, in: room, db) }
+  }
+
+  /// Deletes one stored message by `seq`; `false` when there was none.
+  @discardableResult
+  private static func delete(_ seq: Int64, in room: ChatRoom.ID, _ db: Database) throws -> Bool {
+    try db.cachedStatement(sql: "DELETE FROM message WHERE room_id = ? AND seq = ?")
+      .execute(arguments: [room.rawValue, seq])
+    return db.changesCount > 0
   }
 
   private static func save(_ messages: [ChatMessage], _ db: Database) throws -> SaveResult {

@@ -33,6 +33,8 @@ struct RealtimeFrameTests {
       .message(RealtimeFrameTests.message),
       .ack(clientMessageID: "6f1c2b6a-7a0e-4d58-9a8e-5c1d2b3a4f50", message: message),
       .typing(roomID: "r_1", user: sender),
+      .messageHidden(roomID: "r_1", messageID: "m_7", seq: 7),
+      .messageRestored(RealtimeFrameTests.message),
       .pong,
       .error(
         RealtimeErrorDTO(
@@ -58,6 +60,10 @@ struct RealtimeFrameTests {
     #expect(message["type"] as? String == "message")
     #expect(message["room_id"] as? String == "r_1")
     #expect((message["message"] as? [String: Any])?["seq"] as? Int == 7)
+    #expect(
+      ServerFrame.messageHidden(roomID: "r_1", messageID: "m_7", seq: 7).text
+        == #"{"message_id":"m_7","room_id":"r_1","seq":7,"type":"message_hidden"}"#)
+    #expect(ServerFrame.messageRestored(Self.message).text.contains(#""type":"message_restored""#))
   }
 
   @Test("an unknown type is named")
@@ -98,9 +104,11 @@ struct RealtimeFrameTests {
     }
   }
 
-  @Test("a message frame whose room differs from its message's is refused")
-  func inconsistentRoom() throws {
-    let text = ServerFrame.message(Self.message).text.replacingOccurrences(
+  @Test(
+    "a message or message_restored frame whose room differs from its message's is refused",
+    arguments: [ServerFrame.message(message), .messageRestored(message)])
+  func inconsistentRoom(frame: ServerFrame) throws {
+    let text = frame.text.replacingOccurrences(
       of: #""room_id":"r_1","type""#, with: #""room_id":"r_2","type""#)
     #expect(text.contains("r_2"))
     #expect(

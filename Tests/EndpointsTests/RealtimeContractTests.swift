@@ -137,7 +137,9 @@ struct RealtimeContractTests {
     let frames: [ServerFrame] = [
       .subscribed(roomID: "room_1", lastSeq: 7), .unsubscribed(roomID: "room_1"),
       .message(message), .ack(clientMessageID: id, message: message),
-      .typing(roomID: "room_1", user: user), .pong,
+      .typing(roomID: "room_1", user: user),
+      .messageHidden(roomID: "room_1", messageID: "msg_7", seq: 7), .messageRestored(message),
+      .pong,
       .error(
         RealtimeErrorDTO(
           code: "forbidden", message: "m", field: "text", roomId: "room_1",
@@ -165,6 +167,8 @@ struct RealtimeContractTests {
     case .message: "message"
     case .ack: "ack"
     case .typing: "typingOut"
+    case .messageHidden: "messageHidden"
+    case .messageRestored: "messageRestored"
     case .pong: "pong"
     case .error: "error"
     }

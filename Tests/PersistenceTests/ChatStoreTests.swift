@@ -234,6 +234,19 @@ struct ChatStoreTests {
     #expect(try store.latestMessages(in: room).map(\.seq) == [8, nil])
   }
 
+  @Test("removeHidden takes out one stored message; the cursor, the outbox and others stay")
+  func removeHidden() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    try store.save((1...3).map { sent($0) })
+    try store.enqueue("unsent", to: room, clientMessageID: UUID(), sender: mina, at: epoch)
+    #expect(try store.removeHidden(2, in: room))
+    #expect(try !store.removeHidden(2, in: room))
+    #expect(try !store.removeHidden(9, in: room))
+    #expect(try store.latestMessages(in: room).map(\.seq) == [1, 3, nil])
+    #expect(try store.syncCursor(of: room) == 3)
+    #expect(try store.missingSeqs(in: room) == nil)
+  }
+
   @Test("analytics batches: oldest first, a failed batch before new ones, none taken twice")
   func analyticsBatches() throws {
     let store = try ChatStore(at: .inMemory, owner: mina.id)

@@ -87,6 +87,13 @@ struct SharedScenarioTests {
     try await withBackend(kind, ChatScenarios.moderatedMessages)
   }
 
+  @Test(
+    "chat moderation reaches an open room live: hidden, restored, hidden again",
+    arguments: BackendKind.allCases)
+  func moderatedChatLive(_ kind: BackendKind) async throws {
+    try await withBackend(kind, ChatScenarios.moderatedLive)
+  }
+
   @Test("chat over REST: rooms, seq, de-duplication, direct rooms", arguments: BackendKind.allCases)
   func chat(_ kind: BackendKind) async throws {
     try await withBackend(kind, RuleScenarios.chat)

@@ -278,6 +278,62 @@ struct ChatEventTests {
     #expect(delivered == 3)
   }
 
+  @Test(
+    "moderation reaches subscribers: hidden by reports, restored by a dismissal, hidden by a moderator; a decision that changes nothing publishes nothing"
+  )
+  func moderation() async throws {
+    let r = try Self.room()
+    let admin = try r.engine.createUser(nickname: "운영팀", role: .admin)
+    var reporters: [Viewer] = []
+    for index in 1...ModerationPolicy.autoHideThreshold {
+      let reporter = try r.engine.createUser(nickname: "reader\(index)")
+      _ = try r.engine.joinGroup(r.group, as: reporter)
+      reporters.append(reporter)
+    }
+    var sent: [ChatMessage] = []
+    for text in ["fine", "rude", "ruder"] {
+      sent.append(
+        try r.engine.sendMessage(text, to: r.room, clientMessageID: UUID(), as: r.owner).message)
+    }
+    let listener = r.engine.chatListener(as: r.member)
+    _ = try r.engine.subscribe(listener, to: r.room, afterSeq: nil, replayLimit: 0, as: r.member)
+    func hide(_ message: ChatMessage) throws -> ReportCase.ID {
+      for reporter in reporters {
+        _ = try r.engine.report(.chatMessage(message.id), reason: .spam, as: reporter)
+      }
+      return try #require(
+        try r.engine.reportCases(status: .open, .first, as: admin).items.first {
+          $0.target == .chatMessage(message.id)
+        }
+      ).id
+    }
+    func hidden(_ message: ChatMessage) -> ChatEvent {
+      .messageHidden(room: r.room, message: message.id, seq: message.seq ?? -1)
+    }
+
+    // Hidden by reports; the moderator's hide of hidden content then changes nothing.
+    let rude = try hide(sent[1])
+    _ = try r.engine.resolveReportCase(rude, .hideContent, note: nil, as: admin)
+    // Hidden by reports, restored by a dismissal, reported again and hidden by a moderator.
+    let ruder = try hide(sent[2])
+    _ = try r.engine.resolveReportCase(ruder, .dismiss, note: nil, as: admin)
+    _ = try r.engine.report(.chatMessage(sent[2].id), reason: .abuse, as: r.member)
+    _ = try r.engine.resolveReportCase(ruder, .hideContent, note: nil, as: admin)
+    // A dismissal of a case about visible content changes nothing.
+    _ = try r.engine.report(.chatMessage(sent[0].id), reason: .spam, as: r.member)
+    let fine = try #require(
+      try r.engine.reportCases(status: .open, .first, as: admin).items.first {
+        $0.target == .chatMessage(sent[0].id)
+      })
+    _ = try r.engine.resolveReportCase(fine.id, .dismiss, note: nil, as: admin)
+
+    listener.close()
+    var events: [ChatEvent] = []
+    for await event in listener.events { events.append(event) }
+    #expect(
+      events == [hidden(sent[1]), hidden(sent[2]), .messageRestored(sent[2]), hidden(sent[2])])
+  }
+
   @Test("nothing is published for a rolled-back transaction")
   func rollback() async throws {
     let r = try Self.room()

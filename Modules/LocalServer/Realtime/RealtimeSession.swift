@@ -36,8 +36,8 @@ enum SocketClose: Sendable, Equatable {
 /// `Domain.BatchQueue`); the
 /// handler takes every frame that waits at once and runs a run of `send`s as one transaction
 /// (so decoding overlaps the database, and a burst costs one commit). The handler (answers),
-/// the event forwarder (live messages, typing, ended memberships) and the writer share one
-/// outgoing mailbox; the writer is the only one that touches the socket (so socket faults and
+/// the event forwarder (live messages, typing, ended memberships, moderation) and the writer
+/// share one outgoing mailbox; the writer is the only one that touches the socket (so socket faults and
 /// the close happen in one place).
 struct RealtimeSession: Sendable {
   /// What the writer sends next.
@@ -283,6 +283,11 @@ struct RealtimeSession: Sendable {
             break
           case .membershipEnded(let room, _):
             post.yield(.frame(.unsubscribed(roomID: room.rawValue)))
+          case .messageHidden(let room, let message, let seq):
+            post.yield(
+              .frame(.messageHidden(roomID: room.rawValue, messageID: message.rawValue, seq: seq)))
+          case .messageRestored(let message):
+            post.yield(.frame(.messageRestored(ChatMessageDTO(message))))
           }
         }
       }

@@ -11,12 +11,18 @@ public enum ChatEvent: Sendable, Hashable {
   case typing(room: ChatRoom.ID, user: UserSummary)
   /// `user` no longer belongs to `room`: they left its group, or the group was deleted.
   case membershipEnded(room: ChatRoom.ID, user: User.ID)
+  /// Moderation hid a stored message (reports reached the threshold, or a moderator's
+  /// decision): it leaves every history.
+  case messageHidden(room: ChatRoom.ID, message: ChatMessage.ID, seq: Int64)
+  /// Moderators restored a hidden message (they dismissed its case): it is back in the history
+  /// at its old `seq`, so it comes out of `seq` order.
+  case messageRestored(ChatMessage)
 
   /// The room the event belongs to.
   public var roomID: ChatRoom.ID {
     switch self {
-    case .message(let message): message.roomID
-    case .typing(let room, _), .membershipEnded(let room, _): room
+    case .message(let message), .messageRestored(let message): message.roomID
+    case .typing(let room, _), .membershipEnded(let room, _), .messageHidden(let room, _, _): room
     }
   }
 }

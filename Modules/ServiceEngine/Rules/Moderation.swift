@@ -57,11 +57,23 @@ enum Moderation {
       isHidden: row["hidden"] ?? false, isGone: row["gone"] ?? false)
   }
 
-  /// Hides or shows reported content.
-  static func setHidden(_ db: Database, _ target: Target, _ hidden: Bool) throws {
+  /// Hides or shows reported content. A chat message that changes tells its room's
+  /// subscribers once the transaction commits, so open screens follow at once.
+  static func setHidden(
+    _ db: Database, _ target: Target, _ hidden: Bool, events: ChatEventHub
+  ) throws {
     guard let table = storage(of: target.kind).table else { return }
     try db.execute(
       sql: "UPDATE \(table) SET hidden = ? WHERE id = ?", arguments: [hidden, target.key])
+    guard target.kind == .chatMessage, target.isHidden != hidden,
+      let record = try MessageRecord.fetchOne(db, key: target.key)
+    else { return }
+    let message = try Chat.message(db, record)
+    events.publishOnCommit(
+      db,
+      hidden
+        ? .messageHidden(room: message.roomID, message: message.id, seq: record.seq)
+        : .messageRestored(message))
   }
 
   /// Whether `viewer` can see the target (a member may only report what they can see).
@@ -172,7 +184,7 @@ extension ServiceEngine {
           sql: "SELECT COUNT(DISTINCT reporter_id) FROM report WHERE case_id = ? AND status = ?",
           arguments: [reportCase.key, ReportStatus.open]) ?? 0
       if openReporters >= ModerationPolicy.autoHideThreshold {
-        try Moderation.setHidden(db, target, true)
+        try Moderation.setHidden(db, target, true, events: chatEvents)
       }
       return Moderation.report(report)
     }
@@ -255,11 +267,11 @@ extension ServiceEngine {
         db, ReportTarget(kind: record.targetType, id: record.targetId))
       switch resolution {
       case .dismiss:
-        if let target { try Moderation.setHidden(db, target, false) }
+        if let target { try Moderation.setHidden(db, target, false, events: chatEvents) }
       case .hideContent:
-        if let target { try Moderation.setHidden(db, target, true) }
+        if let target { try Moderation.setHidden(db, target, true, events: chatEvents) }
       case .banAuthor:
-        if let target { try Moderation.setHidden(db, target, true) }
+        if let target { try Moderation.setHidden(db, target, true, events: chatEvents) }
         if let authorID = record.authorId, var author = try Users.any(db, authorID) {
           guard !author.isAdmin else {
             throw DomainError.conflict("The author is an admin; admins cannot be banned.")

@@ -110,10 +110,14 @@ enum ChatScenarios {
 }
 
 extension ChatScenarios {
-  /// Moderation reaches the members' stores: a message hidden after a member stored it leaves
-  /// that member's store, and comes back once the moderators restore it, the next time the room
-  /// is subscribed (the engine reconciles its newest page, `ChatStore.reconcile`).
-  static func moderatedMessages(_ backend: any ScenarioBackend) async throws {
+  /// An admin; mina and jun in a group's room; and enough other members of it to hide a
+  /// message by their reports.
+  private static func moderatedRoom(
+    _ backend: any ScenarioBackend
+  ) async throws -> (
+    admin: RepositorySet, mina: RepositorySet, jun: RepositorySet, reporters: [RepositorySet],
+    room: ChatRoom
+  ) {
     let admin = try await backend.makeAdmin()
     let mina = try await backend.makeMember(nickname: "mina")
     let jun = try await backend.makeMember(nickname: "jun")
@@ -127,6 +131,14 @@ extension ChatScenarios {
     }
     let room = try #require(
       try await jun.chat.fetchRooms(.first).items.first { $0.kind == .group(group.id) })
+    return (admin, mina, jun, reporters, room)
+  }
+
+  /// Moderation reaches the members' stores: a message hidden after a member stored it leaves
+  /// that member's store, and comes back once the moderators restore it, the next time the room
+  /// is subscribed (the engine reconciles its newest page, `ChatStore.reconcile`).
+  static func moderatedMessages(_ backend: any ScenarioBackend) async throws {
+    let (admin, mina, jun, reporters, room) = try await moderatedRoom(backend)
     var sent: [ChatMessage] = []
     for text in ["one", "two", "three"] {
       sent.append(try await mina.chat.sendMessage(text, room.id, UUID()))
@@ -163,6 +175,52 @@ extension ChatScenarios {
     _ = try await jun.reports.report(target, .abuse)
     _ = try await admin.admin.resolveReportCase(reported.id, .hideContent, nil)
     try await reopenUntil(["one", "three"], "the message hidden by a moderator left jun's store")
+  }
+}
+
+extension ChatScenarios {
+  /// Moderation reaches a room a member has open, without reopening it: the realtime
+  /// `message_hidden` and `message_restored` take the message out of the screen and the room
+  /// list, and put it back.
+  static func moderatedLive(_ backend: any ScenarioBackend) async throws {
+    let (admin, mina, jun, reporters, room) = try await moderatedRoom(backend)
+    let screen = Watched(jun.chat.messages(in: room.id, limit: 50))
+    defer { screen.cancel() }
+    let states = Watched(jun.chat.connectionStates())
+    defer { states.cancel() }
+    try await states.wait("jun connected") { $0 == .connected }
+    var sent: [ChatMessage] = []
+    for text in ["one", "two"] {
+      sent.append(try await mina.chat.sendMessage(text, room.id, UUID()))
+    }
+    try await screen.wait("jun sees both") { $0.map(\.text) == ["one", "two"] }
+    let target = ReportTarget.chatMessage(sent[1].id)
+
+    // Hidden by reports: it leaves the open screen, and the room list's last message with it.
+    for reporter in reporters { _ = try await reporter.reports.report(target, .spam) }
+    try await screen.wait("the hidden message left the open screen") { $0.map(\.text) == ["one"] }
+    let rooms = Watched(jun.chat.rooms())
+    defer { rooms.cancel() }
+    try await rooms.wait("the list shows the message before it") {
+      $0.first { $0.id == room.id }?.lastMessage?.text == "one"
+    }
+
+    // Dismissed: back in its place, after a later message.
+    _ = try await mina.chat.sendMessage("three", room.id, UUID())
+    try await screen.wait("jun sees three") { $0.map(\.text) == ["one", "three"] }
+    let reported = try #require(
+      try await admin.admin.fetchReportCases(.open, .first).items.first { $0.target == target })
+    _ = try await admin.admin.resolveReportCase(reported.id, .dismiss, nil)
+    try await screen.wait("the restored message is back in its place") {
+      $0.map(\.text) == ["one", "two", "three"]
+    }
+
+    // Hidden by a moderator's decision.
+    _ = try await jun.reports.report(target, .abuse)
+    _ = try await admin.admin.resolveReportCase(reported.id, .hideContent, nil)
+    try await screen.wait("the message a moderator hid left the open screen") {
+      $0.map(\.text) == ["one", "three"]
+    }
   }
 }
 
