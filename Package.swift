@@ -301,7 +301,7 @@ let testTargets: [Target] = [
   ),
   .testTarget(
     name: "PersistenceTests",
-    dependencies: ["Persistence", "Domain"],
+    dependencies: ["Persistence", "Domain", .product(name: "GRDB", package: "GRDB.swift")],
     path: "Tests/PersistenceTests",
     resources: [.copy("Fixtures")]
   ),

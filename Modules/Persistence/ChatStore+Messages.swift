@@ -99,7 +99,7 @@ extension ChatStore {
       // Only a message the server had by `lastSeq` can have been restored; a later one is new.
       let page = newest.filter { $0.roomID == room }
       let restored = try Self.save(page.filter { ($0.seq ?? 0) <= lastSeq }, db).stored
-      try Self.save(page.filter { ($0.seq ?? 0) > lastSeq }, db)
+      _ = try Self.save(page.filter { ($0.seq ?? 0) > lastSeq }, db)
       return (hidden.count, restored)
     }
   }

@@ -26,12 +26,26 @@ public final class ChatStore: Sendable {
   let writer: any DatabaseWriter
   private let damage = Locked<PersistenceError?>(nil)
   private let closed = Locked(false)
+  private let salvage = Locked<Salvage?>(nil)
 
   /// The ``PersistenceError/corrupt(path:reason:)`` a read or write met, if any: SQLite found
   /// the file damaged after it opened, so the store will keep failing. Start over with
   /// ``startOver(at:owner:)`` (the server still has every sent message; unsent messages and
-  /// queued analytics events go with the file).
+  /// queued analytics events are carried over as far as SQLite can still read them).
   public var damaged: PersistenceError? { damage.withLock { $0 } }
+
+  /// What a store that replaced a damaged file took over from it: the data only this device
+  /// had, as far as SQLite could still read it.
+  public struct Salvage: Sendable, Hashable {
+    /// Unsent messages (pending, sending or failed) now in the outbox again.
+    public var messages: Int
+    /// Analytics events queued again (a batch keeps its key).
+    public var events: Int
+  }
+
+  /// What ``startOver(at:owner:)`` carried over from the file it moved aside; `nil` for a store
+  /// that replaced nothing.
+  public var salvaged: Salvage? { salvage.withLock { $0 } }
 
   /// Opens (or creates) the store and migrates it.
   ///
@@ -90,20 +104,90 @@ public final class ChatStore: Sendable {
     }
   }
 
-  /// Moves the file at `path` aside (`<path>.broken`, replacing an older one) and opens an empty
-  /// store there: for a file found ``damaged`` after it opened (close that store first).
+  /// Moves the file at `path` aside (`<path>.broken`, replacing an older one) and opens a new
+  /// store there: for a file found ``damaged`` after it opened (close that store first). What
+  /// only this device had, the unsent messages and queued analytics events, is read from the
+  /// old file as far as SQLite still can and carried over (``salvaged``); rooms and sent
+  /// messages come back with the next sync.
   public static func startOver(
     at path: String, owner: User.ID
   ) throws(PersistenceError)
     -> ChatStore
   {
     let manager = FileManager.default
-    for (file, aside) in zip(files(at: path), files(at: path + ".broken"))
-    where manager.fileExists(atPath: file) {
+    let aside = path + ".broken"
+    for (file, aside) in zip(files(at: path), files(at: aside)) {
       try? manager.removeItem(atPath: aside)
-      try? manager.moveItem(atPath: file, toPath: aside)
+      if manager.fileExists(atPath: file) { try? manager.moveItem(atPath: file, toPath: aside) }
     }
-    return try ChatStore(at: .file(path: path), owner: owner)
+    let store = try ChatStore(at: .file(path: path), owner: owner)
+    if manager.fileExists(atPath: aside) { try store.takeOver(from: aside) }
+    return store
+  }
+
+  /// Copies the unsent messages and queued events SQLite can still read from the file at
+  /// `path` (opened read-only) into this store. Each table is read on its own and row by row,
+  /// so damage elsewhere, or further on, keeps what was read before it. A message that was
+  /// being sent goes back to pending: the server keeps one message per client message id.
+  private func takeOver(from path: String) throws(PersistenceError) {
+    var configuration = Configuration()
+    configuration.readonly = true
+    let old = try? DatabaseQueue(path: path, configuration: configuration)
+    defer { try? old?.close() }
+    func readable(_ sql: String) -> [Row] {
+      var rows: [Row] = []
+      try? old?.read { db in
+        let cursor = try Row.fetchCursor(db, sql: sql)
+        while let row = try cursor.next() { rows.append(row.copy()) }
+      }
+      return rows
+    }
+    let messages = readable(
+      "SELECT * FROM message WHERE seq IS NULL AND state IN ('pending', 'sending', 'failed') ORDER BY row"
+    )
+    let events = readable("SELECT * FROM analytics_event ORDER BY id")
+    let counts = try write { db in
+      let room = try db.makeStatement(
+        sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')")
+      let message = try db.makeStatement(
+        sql: """
+          INSERT OR IGNORE INTO message (room_id, id, seq, client_message_id, sender_id,
+            sender_nickname, text, created_at, state, failure, attempts)
+          VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)
+          """)
+      var saved = 0
+      for row in messages {
+        let roomID: String? = row["room_id"]
+        let clientID: String? = row["client_message_id"]
+        guard let roomID, let clientID else { continue }
+        let state: String = row["state"] == "failed" ? "failed" : "pending"
+        try room.execute(arguments: [roomID])
+        try message.execute(arguments: [
+          roomID, clientID, clientID, row["sender_id"] ?? "", row["sender_nickname"] ?? "",
+          row["text"] ?? "", row["created_at"] ?? 0.0, state, row["failure"] as String?,
+          row["attempts"] ?? 0,
+        ])
+        saved += db.changesCount
+      }
+      let event = try db.makeStatement(
+        sql: """
+          INSERT INTO analytics_event (name, properties, occurred_at, session_id, batch_key)
+          VALUES (?, ?, ?, ?, ?)
+          """)
+      var queued = 0
+      for row in events {
+        let name: String? = row["name"]
+        let properties: String? = row["properties"]
+        guard let name, let properties else { continue }
+        try event.execute(arguments: [
+          name, properties, row["occurred_at"] ?? 0.0, row["session_id"] as String?,
+          row["batch_key"] as String?,
+        ])
+        queued += 1
+      }
+      return Salvage(messages: saved, events: queued)
+    }
+    salvage.withLock { $0 = counts }
   }
 
   /// The files of a store at `path`: the database and SQLite's `-wal` and `-shm` beside it.

@@ -349,6 +349,51 @@ struct ChatStoreTests {
     #expect(ChatStore.files(at: path) == [path, path + "-wal", path + "-shm"])
   }
 
+  @Test("starting over carries the unsent messages and queued events over from a damaged file")
+  func startOverSalvages() throws {
+    let path = temporaryPath()
+    let folder = (path as NSString).deletingLastPathComponent
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let store = try ChatStore(at: .file(path: path), owner: mina.id)
+    try store.saveRooms([ChatRoom(id: room, kind: .group("g_1"), title: "Study")])
+    try store.save((1...3).map { sent($0) })
+    let (pending, sending, failed) = (UUID(), UUID(), UUID())
+    for (text, id) in [("pending", pending), ("sending", sending), ("failed", failed)] {
+      try store.enqueue(text, to: room, clientMessageID: id, sender: mina, at: epoch)
+    }
+    #expect(try store.markSending(sending))
+    try store.markFailed(failed, reason: "Not a member.")
+    try store.enqueue(events: try screenViews(3))
+    let batch = try #require(try store.nextEventBatch(size: 2, newKey: "batch-1"))
+    try store.close()
+    // Overwrite the room table's only page: the file opens, reading the rooms fails.
+    try overwriteRootPage(of: "room", in: path)
+    let damaged = try ChatStore(at: .file(path: path), owner: mina.id)
+    #expect(throws: PersistenceError.self) { try damaged.rooms() }
+    #expect(damaged.damaged != nil)
+    try? damaged.close()
+
+    let fresh = try ChatStore.startOver(at: path, owner: mina.id)
+    #expect(fresh.salvaged == ChatStore.Salvage(messages: 3, events: 3))
+    let outbox = try fresh.outbox()
+    #expect(outbox.map(\.clientMessageID) == [pending, sending, failed])
+    #expect(
+      outbox.map(\.deliveryState) == [.pending, .pending, .failed(reason: "Not a member.")])
+    #expect(outbox.map(\.text) == ["pending", "sending", "failed"])
+    // The batch keeps its key and events; the third event waits for the next batch.
+    #expect(try fresh.nextEventBatch(size: 10, newKey: "batch-2") == batch)
+    #expect(try fresh.queuedEventCount() == 3)
+    // Sent messages and rooms come back with the next sync.
+    #expect(try fresh.latestMessages(in: room).allSatisfy { $0.seq == nil })
+    #expect(try fresh.rooms().isEmpty)
+    // A file that is not a database at all has nothing to give.
+    try fresh.close()
+    try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
+    let (empty, discarded) = try ChatStore.openOrStartOver(at: path, owner: mina.id)
+    #expect(discarded != nil)
+    #expect(empty.salvaged == ChatStore.Salvage(messages: 0, events: 0))
+  }
+
   @Test("a file from a newer app version is refused by name")
   func newerSchema() throws {
     let path = temporaryPath()
