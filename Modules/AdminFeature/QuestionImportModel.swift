@@ -8,8 +8,9 @@ import Repositories
 /// before anything is written, import, see what was added.
 ///
 /// The preview reads the file with ``Domain/QuestionImportFile``, the same rule the service
-/// applies when it imports, so a line the preview accepts is refused later only for what needs
-/// the stored questions (a day that already has one); those refusals come back in the result.
+/// applies when it imports, then reads the stored questions to name the lines whose day is
+/// already taken (``takenDays``). A line the preview accepts is refused later only if its day
+/// was taken after the preview read them; such refusals come back in the result.
 @MainActor @Observable
 public final class QuestionImportModel {
   /// Where the import stands; a view shows one screen per step.
@@ -33,10 +34,19 @@ public final class QuestionImportModel {
   /// The import is running: the button shows progress and ignores taps.
   public private(set) var isImporting = false
   /// The last failure of the import (offline, ...), shown until ``failureDismissed()``; the
-  /// preview stays and the import can be tried again.
+  /// preview stays and the import can be tried again. A failure to read the stored questions
+  /// for the preview shows here too (the import can still run; the service checks the days).
   public private(set) var failure: DomainError?
+  /// The good lines of the preview the import will refuse because their day already has a
+  /// question (a stored one, or an earlier line of the file), in the service's words; known once
+  /// ``isCheckingDays`` is over.
+  public private(set) var takenDays: [QuestionImportResult.LineError] = []
+  /// The preview is reading the stored questions' days.
+  public private(set) var isCheckingDays = false
 
   @ObservationIgnored private var file: Data?
+  /// Counts chosen files, so a day check that ends after another file was chosen is dropped.
+  @ObservationIgnored private var choice = 0
   @ObservationIgnored @Dependency(\.adminRepository) private var admin
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -56,16 +66,34 @@ public final class QuestionImportModel {
     await analytics.screenViewed("admin_question_import", at: date.now)
   }
 
-  /// The admin picked a file: its contents and its name. Shows the preview (nothing is sent).
-  public func fileChosen(_ data: Data, named fileName: String) {
+  /// The admin picked a file: its contents and its name. Shows the preview at once (nothing
+  /// is sent), then reads the stored questions and names the lines whose day is taken.
+  public func fileChosen(_ data: Data, named fileName: String) async {
     guard !isImporting else { return }
     failure = nil
+    takenDays = []
+    choice += 1
+    let preview: QuestionImportFile
     do {
-      step = .preview(fileName: fileName, try QuestionImportFile(parsing: data))
+      preview = try QuestionImportFile(parsing: data)
+      step = .preview(fileName: fileName, preview)
       file = data
     } catch {
       step = .refused(fileName: fileName, error)
       file = nil
+      return
+    }
+    let current = choice
+    isCheckingDays = true
+    defer { if current == choice { isCheckingDays = false } }
+    do {
+      let stored = try await Page.all { try await admin.fetchQuestions(nil, $0) }
+      guard current == choice else { return }
+      takenDays = preview.dayConflicts(taken: Set(stored.map(\.publishDate)))
+    } catch DomainError.forbidden {
+      if current == choice { step = .forbidden }
+    } catch {
+      if current == choice { failure = DomainError(error) }
     }
   }
 
@@ -93,6 +121,9 @@ public final class QuestionImportModel {
     guard !isImporting else { return }
     failure = nil
     file = nil
+    takenDays = []
+    choice += 1
+    isCheckingDays = false
     step = .chooseFile
   }
 

@@ -60,6 +60,11 @@ public struct QuestionDraft: Hashable, Sendable {
   public func validated() throws(ValidationError) -> QuestionDraft {
     QuestionDraft(content: try TextRule.question.validate(content), publishDate: publishDate)
   }
+
+  /// The refusal of a question for a `day` that already has one (one question per day).
+  public static func dayTaken(_ day: CalendarDay) -> DomainError {
+    .conflict("\(day.iso8601) already has a question.")
+  }
 }
 
 /// How many questions a CSV import added and which lines it refused.

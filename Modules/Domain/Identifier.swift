@@ -67,6 +67,37 @@ public struct Page<Element: Sendable>: Sendable {
   }
 }
 
+extension Page {
+  /// Reads the pages `fetch` answers, the largest the server hands out, from the first on, and
+  /// returns the first item that satisfies `predicate` (`nil` after the last page): stops as
+  /// soon as it is found. Runs on the caller's actor, so `fetch` may use its state.
+  nonisolated(nonsending) public static func first(
+    in fetch: (PageRequest) async throws -> Page<Element>,
+    where predicate: (Element) throws -> Bool
+  ) async throws -> Element? {
+    var request = PageRequest(limit: PageRequest.maximumLimit)
+    while true {
+      let page = try await fetch(request)
+      if let found = try page.items.first(where: predicate) { return found }
+      guard let next = page.nextCursor else { return nil }
+      request = PageRequest(cursor: next, limit: PageRequest.maximumLimit)
+    }
+  }
+
+  /// Every item of every page `fetch` answers, in order (pages of the largest size). Runs on
+  /// the caller's actor.
+  nonisolated(nonsending) public static func all(
+    in fetch: (PageRequest) async throws -> Page<Element>
+  ) async throws -> [Element] {
+    var items: [Element] = []
+    _ = try await first(in: fetch) { item in
+      items.append(item)
+      return false
+    }
+    return items
+  }
+}
+
 extension Page: Equatable where Element: Equatable {}
 extension Page: Hashable where Element: Hashable {}
 

@@ -72,6 +72,20 @@ public struct QuestionImportFile: Hashable, Sendable {
     lines.compactMap(\.error)
   }
 
+  /// The good lines an import will still refuse because their day already has a question:
+  /// one of `taken` (the days of the stored questions) or an earlier good line of the file,
+  /// each with the service's refusal (``QuestionDraft/dayTaken(_:)``).
+  public func dayConflicts(taken: Set<CalendarDay>) -> [QuestionImportResult.LineError] {
+    var used = taken
+    return lines.compactMap { line in
+      guard case .success(let draft) = line.draft, !used.insert(draft.publishDate).inserted else {
+        return nil
+      }
+      return .init(
+        line: line.number, message: QuestionDraft.dayTaken(draft.publishDate).description)
+    }
+  }
+
   private static func draft(_ record: CSV.Record) throws(ValidationError) -> QuestionDraft {
     guard record.fields.count == 2 else {
       throw .invalidFormat(

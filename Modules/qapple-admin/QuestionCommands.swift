@@ -197,7 +197,7 @@ struct Questions: AsyncParsableCommand {
   ) async throws -> QuestionImportResult {
     let importer = AdminScreens.model(connection) { QuestionImportModel() }
     await importer.task()
-    importer.fileChosen(csv, named: name)
+    await importer.fileChosen(csv, named: name)
     if case .refused(_, let error) = importer.step {
       // The permission comes before the file, as on the server: a member (or no session) is
       // refused whatever the file holds. The service decides, through its lightest admin read;
@@ -235,12 +235,11 @@ struct Questions: AsyncParsableCommand {
   ) async throws
     -> ScheduledQuestion
   {
-    var page = PageRequest(limit: PageRequest.maximumLimit)
-    while true {
-      let questions = try await connection.repositories.admin.fetchQuestions(nil, page)
-      if let found = questions.items.first(where: { $0.id == id }) { return found }
-      guard let next = questions.nextCursor else { break }
-      page = PageRequest(cursor: next, limit: PageRequest.maximumLimit)
+    let admin = connection.repositories.admin
+    if let found = try await Page.first(
+      in: { try await admin.fetchQuestions(nil, $0) }, where: { $0.id == id })
+    {
+      return found
     }
     throw ToolError("not found: no question has the id \(id)", exitCode: .notFound)
   }

@@ -300,12 +300,11 @@ struct DemoTour {
 
   /// The open case of `target` in the admin's inbox.
   private func findCase(of target: ReportTarget, admin: Person) async throws -> ReportCase {
-    var page = PageRequest(limit: PageRequest.maximumLimit)
-    while true {
-      let cases = try await admin.repositories.admin.fetchReportCases(.open, page)
-      if let found = cases.items.first(where: { $0.target == target }) { return found }
-      guard let next = cases.nextCursor else { break }
-      page = PageRequest(cursor: next, limit: PageRequest.maximumLimit)
+    let inbox = admin.repositories.admin
+    if let found = try await Page.first(
+      in: { try await inbox.fetchReportCases(.open, $0) }, where: { $0.target == target })
+    {
+      return found
     }
     throw ToolError("demo: no open report case for \(target)", exitCode: .failure)
   }

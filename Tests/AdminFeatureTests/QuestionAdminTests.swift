@@ -164,7 +164,7 @@ struct QuestionAdminTests {
     await importer.task()
     #expect(importer.step == .chooseFile)
     #expect(!importer.canImport)
-    importer.fileChosen(Fixtures.questionImportCSV, named: "april.csv")
+    await importer.fileChosen(Fixtures.questionImportCSV, named: "april.csv")
     guard case .preview(let name, let preview) = importer.step else {
       Issue.record("no preview: \(importer.step)")
       return
@@ -193,29 +193,66 @@ struct QuestionAdminTests {
     #expect(events[1].properties == ["imported": "3", "refused": "2"])
   }
 
-  @Test func aTakenDayPassesThePreviewAndIsRefusedByTheImport() async throws {
+  @Test func thePreviewNamesTakenDaysAndTheImportRefusesThemInTheSameWords() async throws {
     try await cast.schedule("Already there?", inDays: 1)
     let day = cast.backend.today.next
-    let csv = "publish_date,content\n\(day),Taken day question?\n\(day.next),Free day question?\n"
+    let csv = """
+      publish_date,content
+      \(day),Taken day question?
+      \(day.next),Free day question?
+      \(day.next),Same day again?
+      \(day.adding(days: 2)),Another free day?
+
+      """
     let importer = cast.admin.model { QuestionImportModel() }
-    importer.fileChosen(Data(csv.utf8), named: "days.csv")
+    await importer.fileChosen(Data(csv.utf8), named: "days.csv")
     guard case .preview(_, let preview) = importer.step else {
       Issue.record("no preview")
       return
     }
     #expect(preview.errors.isEmpty)
+    #expect(!importer.isCheckingDays)
+    let taken: [QuestionImportResult.LineError] = [
+      .init(line: 2, message: "\(day) already has a question."),
+      .init(line: 4, message: "\(day.next) already has a question."),
+    ]
+    #expect(importer.takenDays == taken)
     await importer.importButtonTapped()
     guard case .imported(_, let result) = importer.step else {
       Issue.record("not imported")
       return
     }
-    #expect(result.imported == 1)
-    #expect(result.errors == [.init(line: 2, message: "\(day) already has a question.")])
+    #expect(result.imported == 2)
+    #expect(result.errors == taken, "the preview applies the import's own rule")
+    importer.chooseAnotherFileTapped()
+    #expect(importer.takenDays.isEmpty)
+  }
+
+  @Test func offlineThePreviewShowsWithoutTakenDaysAndTheImportCanRunLater() async throws {
+    try await cast.schedule("Already there?", inDays: 1)
+    let day = cast.backend.today.next
+    let importer = cast.admin.model { QuestionImportModel() }
+    cast.backend.isOffline = true
+    await importer.fileChosen(Data("publish_date,content\n\(day),Taken?\n".utf8), named: "a.csv")
+    guard case .preview = importer.step else {
+      Issue.record("no preview offline: \(importer.step)")
+      return
+    }
+    #expect(importer.failure == .offline)
+    #expect(importer.takenDays.isEmpty && !importer.isCheckingDays)
+    #expect(importer.canImport)
+    cast.backend.isOffline = false
+    await importer.importButtonTapped()
+    #expect(
+      importer.step
+        == .imported(
+          fileName: "a.csv",
+          .init(imported: 0, errors: [.init(line: 2, message: "\(day) already has a question.")])))
   }
 
   @Test func unreadableFilesAreRefusedWholeAndNothingIsSent() async throws {
     let importer = cast.admin.model { QuestionImportModel() }
-    importer.fileChosen(Data(), named: "empty.csv")
+    await importer.fileChosen(Data(), named: "empty.csv")
     guard case .refused(let name, let error) = importer.step else {
       Issue.record("not refused: \(importer.step)")
       return
@@ -226,7 +263,7 @@ struct QuestionAdminTests {
     await importer.importButtonTapped()
     #expect(importer.step == .refused(fileName: "empty.csv", error))
 
-    importer.fileChosen(Data("date,text\n2026-05-01,Question?\n".utf8), named: "wrong.csv")
+    await importer.fileChosen(Data("date,text\n2026-05-01,Question?\n".utf8), named: "wrong.csv")
     guard case .refused(_, let header) = importer.step else {
       Issue.record("a wrong header was not refused")
       return
@@ -243,7 +280,7 @@ struct QuestionAdminTests {
 
   @Test func aFileOfRefusedLinesImportsNothingWithTheSameRefusals() async throws {
     let importer = cast.admin.model { QuestionImportModel() }
-    importer.fileChosen(Data("publish_date,content\n2026-05-01,Hi\n".utf8), named: "bad.csv")
+    await importer.fileChosen(Data("publish_date,content\n2026-05-01,Hi\n".utf8), named: "bad.csv")
     guard case .preview(_, let preview) = importer.step else {
       Issue.record("no preview")
       return
@@ -257,7 +294,7 @@ struct QuestionAdminTests {
 
   @Test func aFailedImportKeepsThePreviewAndCanBeRetried() async throws {
     let importer = cast.admin.model { QuestionImportModel() }
-    importer.fileChosen(Fixtures.questionImportCSV, named: "april.csv")
+    await importer.fileChosen(Fixtures.questionImportCSV, named: "april.csv")
     cast.backend.isOffline = true
     await importer.importButtonTapped()
     #expect(importer.failure == .offline)
@@ -293,7 +330,7 @@ struct QuestionAdminTests {
     #expect(editor.failure == .forbidden)
 
     let importer = cast.alice.model { QuestionImportModel() }
-    importer.fileChosen(Fixtures.questionImportCSV, named: "april.csv")
+    await importer.fileChosen(Fixtures.questionImportCSV, named: "april.csv")
     await importer.importButtonTapped()
     #expect(importer.step == .forbidden)
     #expect(try await cast.admin.admin.fetchQuestions(nil, .first).items.count == 1)

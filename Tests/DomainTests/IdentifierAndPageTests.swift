@@ -101,4 +101,24 @@ struct PageTests {
     #expect(PageRequest(cursor: "abc", limit: 500) == PageRequest(cursor: "abc", limit: 100))
     #expect(PageRequest(cursor: "abc").cursor == PageCursor(rawValue: "abc"))
   }
+
+  @Test("Page.first reads pages of the largest size until it finds the item; Page.all reads all")
+  func walking() async throws {
+    let items = Array(0..<250)
+    var requests: [PageRequest] = []
+    func fetch(_ request: PageRequest) -> Page<Int> {
+      requests.append(request)
+      let start = request.cursor.flatMap { Int($0.rawValue) } ?? 0
+      let end = min(items.count, start + request.limit)
+      return Page(
+        items: Array(items[start..<end]),
+        nextCursor: end < items.count ? PageCursor(rawValue: "\(end)") : nil)
+    }
+    #expect(try await Page.first(in: fetch, where: { $0 == 120 }) == 120)
+    #expect(requests == [PageRequest(limit: 100), PageRequest(cursor: "100", limit: 100)])
+    requests = []
+    #expect(try await Page.first(in: fetch, where: { $0 > 1_000 }) == nil)
+    #expect(requests.count == 3)
+    #expect(try await Page.all(in: fetch) == items)
+  }
 }

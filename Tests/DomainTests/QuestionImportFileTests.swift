@@ -62,4 +62,28 @@ struct QuestionImportFileTests {
     // The header is matched without case and surrounding spaces; a header alone has no lines.
     #expect(try QuestionImportFile(parsing: Data("Publish_Date , Content\r\n".utf8)).lines.isEmpty)
   }
+
+  @Test("day conflicts: a stored day or an earlier good line of the file, in the service's words")
+  func dayConflicts() throws {
+    let csv = """
+      publish_date,content
+      2026-05-01,Already stored?
+      2026-05-02,First of the day?
+      2026-05-02,Hi
+      2026-05-02,Second of the day?
+      2026-05-03,Free day question?
+      """
+    let file = try QuestionImportFile(parsing: Data(csv.utf8))
+    let stored: Set<CalendarDay> = [try CalendarDay(iso8601: "2026-05-01")]
+    // Line 4 is refused for its text; it takes no day, so line 5 is the day's second.
+    #expect(
+      file.dayConflicts(taken: stored) == [
+        .init(line: 2, message: "2026-05-01 already has a question."),
+        .init(line: 5, message: "2026-05-02 already has a question."),
+      ])
+    #expect(file.dayConflicts(taken: []).map(\.line) == [5])
+    #expect(
+      QuestionDraft.dayTaken(try CalendarDay(iso8601: "2026-05-03"))
+        == .conflict("2026-05-03 already has a question."))
+  }
 }

@@ -27,7 +27,7 @@ enum Admin {
     let owner = try Int64.fetchOne(
       db, sql: "SELECT id FROM question WHERE publish_date = ?", arguments: [day.iso8601])
     if owner != nil && owner != except {
-      throw DomainError.conflict("\(day.iso8601) already has a question.")
+      throw QuestionDraft.dayTaken(day)
     }
   }
 
