@@ -46,7 +46,8 @@ public final class ChatRoomModel: Identifiable {
   public private(set) var isLoadingOlder = false
   /// The server had nothing older than the oldest stored message.
   private var serverHasNoOlder = false
-  /// Who is typing now (each for ``typingDisplayDuration`` after their last signal).
+  /// Who is typing now: each for ``typingDisplayDuration`` after their last signal, or until a
+  /// message from them arrives in the room.
   public private(set) var typingUsers: [UserSummary] = []
   /// The last failure (signed out, not a member, a refused send), shown until
   /// ``failureDismissed()``. A message the server refused also shows its reason as
@@ -69,6 +70,9 @@ public final class ChatRoomModel: Identifiable {
   @ObservationIgnored private var limitChanged: AsyncStream<Void>.Continuation?
   /// The highest `seq` the server was told the user read.
   @ObservationIgnored private var markedReadSeq: Int64 = 0
+  /// The newest `seq` the message stream has shown, `0` for an empty room, `nil` before its
+  /// first list: a message above it arrived while the screen was open.
+  @ObservationIgnored private var newestShownSeq: Int64?
   /// The timers that end each typist's indicator.
   @ObservationIgnored private var typingExpiries: [User.ID: Task<Void, Never>] = [:]
   /// Ends the quiet period after the user's typing was told to the others.
@@ -305,6 +309,7 @@ public final class ChatRoomModel: Identifiable {
   private func readMessages(limit: Int) async {
     do {
       for try await messages in chat.messages(roomID, limit) {
+        messagesArrived(in: messages)
         self.messages = messages
         isLoading = false
         await markRead()
@@ -360,6 +365,23 @@ public final class ChatRoomModel: Identifiable {
     }
   }
 
+  /// Whoever sent a message that arrived since the last list (a `seq` above any shown before)
+  /// has finished typing it: their indicator ends now. Older messages (the first list, history
+  /// loaded by "load older") end nothing.
+  private func messagesArrived(in messages: [ChatMessage]) {
+    let newest = messages.compactMap(\.seq).max() ?? 0
+    defer { newestShownSeq = max(newestShownSeq ?? 0, newest) }
+    guard let shown = newestShownSeq else { return }
+    for message in messages where (message.seq ?? 0) > shown {
+      typingEnded(for: message.sender.id)
+    }
+  }
+
+  private func typingEnded(for userID: User.ID) {
+    typingExpiries.removeValue(forKey: userID)?.cancel()
+    typingUsers.removeAll { $0.id == userID }
+  }
+
   private func typingSignalled(by user: UserSummary) {
     if let index = typingUsers.firstIndex(where: { $0.id == user.id }) {
       typingUsers[index] = user
@@ -374,8 +396,7 @@ public final class ChatRoomModel: Identifiable {
       } catch {
         return
       }
-      self?.typingExpiries[user.id] = nil
-      self?.typingUsers.removeAll { $0.id == user.id }
+      self?.typingEnded(for: user.id)
     }
   }
 }

@@ -84,8 +84,21 @@ struct ChatFeatureTests {
     let (aliceRoom, bobRoom) = (room.alice, room.bob)
     defer { room.screens.cancel() }
     #expect(aliceRoom.connectionBanner == nil)
-
     #expect(!aliceRoom.canSend)
+
+    // Typing: shown at bob's (not at alice's own screen) until 5 s after the last signal
+    // (before any message: a message from alice would end it at once).
+    await aliceRoom.draftChanged("Hello")
+    guard
+      await eventually(
+        "bob sees alice typing", { bobRoom.typingUsers.map(\.nickname) == ["alice"] })
+    else { return }
+    #expect(aliceRoom.typingUsers.isEmpty)
+    await clock.advance(by: .milliseconds(4_900))
+    #expect(bobRoom.typingUsers.map(\.nickname) == ["alice"])
+    await clock.advance(by: .milliseconds(200))
+    #expect(await eventually("alice's typing disappears", { bobRoom.typingUsers.isEmpty }))
+
     await aliceRoom.draftChanged("Hello bob")
     #expect(aliceRoom.canSend)
     await aliceRoom.sendButtonTapped()
@@ -111,21 +124,41 @@ struct ChatFeatureTests {
     #expect(sent.clientMessageID == received.clientMessageID)
     #expect(await eventually("the room's title shows", { bobRoom.room?.title == "Swift Study" }))
 
-    // Typing: shown at bob's (not at alice's own screen) until 5 s after the last signal.
-    await aliceRoom.draftChanged("Are you")
-    guard
-      await eventually(
-        "bob sees alice typing", { bobRoom.typingUsers.map(\.nickname) == ["alice"] })
-    else { return }
-    #expect(aliceRoom.typingUsers.isEmpty)
-    await clock.advance(by: .milliseconds(4_900))
-    #expect(bobRoom.typingUsers.map(\.nickname) == ["alice"])
-    await clock.advance(by: .milliseconds(200))
-    #expect(await eventually("alice's typing disappears", { bobRoom.typingUsers.isEmpty }))
-
     let events = try await alice.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed", "chat_message_sent"])
     #expect(events.first?.properties == ["screen": "chat_room"])
+  }
+
+  @Test func aMessageFromSomeoneTypingEndsTheirIndicatorAtOnce() async throws {
+    let carol = try backend.signedUpClient(nickname: "carol")
+    _ = try await carol.studyGroups.joinGroup(group.id)
+    // An earlier message of carol's: only a message that arrives ends an indicator.
+    _ = try await serverMessage("Hi all", from: carol)
+    guard let room = await bothInTheRoom() else { return }
+    let (aliceRoom, bobRoom) = (room.alice, room.bob)
+    defer { room.screens.cancel() }
+    let carolRoom = carol.model(clock: clock) { ChatRoomModel(roomID: roomID) }
+    let carolScreen = Task { await carolRoom.task() }
+    defer { carolScreen.cancel() }
+    guard await eventually("carol is connected", { carolRoom.connection == .connected }) else {
+      return
+    }
+
+    await aliceRoom.draftChanged("On my")
+    await carolRoom.draftChanged("Me")
+    guard
+      await eventually(
+        "bob sees alice and carol typing",
+        { Set(bobRoom.typingUsers.map(\.nickname)) == ["alice", "carol"] })
+    else { return }
+    // Alice sends what she typed. The test clock never moves, so no timer ends an indicator:
+    // only her message can end hers, and carol's stays.
+    await aliceRoom.draftChanged("On my way")
+    await aliceRoom.sendButtonTapped()
+    guard
+      await eventually("bob sees alice's message", { bobRoom.messages.last?.text == "On my way" })
+    else { return }
+    #expect(bobRoom.typingUsers.map(\.nickname) == ["carol"])
   }
 
   @Test func typingIsToldAtMostOncePerInterval() async throws {

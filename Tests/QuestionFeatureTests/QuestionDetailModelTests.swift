@@ -86,6 +86,47 @@ struct QuestionDetailModelTests {
     #expect(detail.answers.answers.filter(\.isMine).map(\.id) == [mine.id])
   }
 
+  @Test func aConflictWhoseReloadFailsSaysWhyAndKeepsTheDraft() async throws {
+    let readsFail = Locked(false)
+    let detail = bear.model {
+      let questions = $0.questionRepository
+      $0.questionRepository.fetchQuestion = { id in
+        if readsFail.withLock({ $0 }) { throw DomainError.offline }
+        return try await questions.fetchQuestion(id)
+      }
+    } _: {
+      QuestionDetailModel(questionID: seeded.questions[0])
+    }
+    await detail.task()
+    detail.writeAnswerButtonTapped()
+    let sheet = try #require(detail.destination?.writeAnswer)
+    sheet.textChanged("늦게 보낸 답")
+    // Answered meanwhile on another device; then the question cannot be read again.
+    let other = try backend.client(forNickname: Fixtures.codingBear)
+    let mine = try await other.questions.submitAnswer(seeded.questions[0], "먼저 보낸 답")
+    readsFail.withLock { $0 = true }
+    await sheet.submitButtonTapped()
+    // The reload was tried and its failure is the screen's; the sheet says why the answer was
+    // refused and keeps the text, also after closing and reopening it.
+    guard case .conflict = sheet.failure else {
+      Issue.record("expected a conflict, got \(String(describing: sheet.failure))")
+      return
+    }
+    #expect(detail.failure == .offline)
+    #expect(sheet.text == "늦게 보낸 답")
+    sheet.closeButtonTapped()
+    detail.writeAnswerButtonTapped()
+    #expect(detail.destination?.writeAnswer === sheet)
+    #expect(sheet.text == "늦게 보낸 답")
+    // Readable again: a refresh shows the answer sent first and unlocks the others'.
+    readsFail.withLock { $0 = false }
+    await detail.refreshPulled()
+    #expect(detail.failure == nil)
+    #expect(detail.question?.myAnswer?.id == mine.id)
+    #expect(!detail.canWriteAnswer)
+    #expect(!detail.answers.isLocked)
+  }
+
   @Test func aQuestionNotPublishedOrUnknownIsNotFound() async throws {
     for id in [seeded.questions[4], "q_missing"] {
       let detail = bear.model { QuestionDetailModel(questionID: id) }
