@@ -89,14 +89,8 @@ public final class ChatRoomsModel {
   /// Reads the server's room list once for each room's newest message.
   private func readNewestOnServer() async {
     do {
-      var request = PageRequest(limit: PageRequest.maximumLimit)
-      while true {
-        let page = try await chat.fetchRooms(request)
-        for room in page.items {
-          if let message = room.lastMessage { newestOnServer[room.id] = message }
-        }
-        guard let next = page.nextCursor else { break }
-        request = PageRequest(cursor: next, limit: PageRequest.maximumLimit)
+      for room in try await Page.all(in: { try await chat.fetchRooms($0) }) {
+        if let message = room.lastMessage { newestOnServer[room.id] = message }
       }
       merge()
     } catch is CancellationError {

@@ -190,15 +190,11 @@ public final class GroupDetailModel: Identifiable {
     failure = nil
     defer { isOpeningChat = false }
     do {
-      var request = PageRequest(limit: PageRequest.maximumLimit)
-      while true {
-        let page = try await chat.fetchRooms(request)
-        if let room = page.items.first(where: { $0.kind == .group(groupID) }) {
-          onNavigate(.chatRoom(room.id))
-          return
-        }
-        guard let next = page.nextCursor else { break }
-        request = PageRequest(cursor: next, limit: PageRequest.maximumLimit)
+      if let room = try await Page.first(
+        in: { try await chat.fetchRooms($0) }, where: { $0.kind == .group(groupID) })
+      {
+        onNavigate(.chatRoom(room.id))
+        return
       }
       // Only members have the group's room among theirs.
       failure = isMember ? .notFound : .forbidden
