@@ -268,15 +268,7 @@ public actor ChatSync {
 
   /// Fetches the whole room list from the server into the store.
   public func refreshRooms() async throws {
-    var rooms: [ChatRoom] = []
-    var request = PageRequest(limit: 100)
-    while true {
-      let page = try await server.fetchRooms(request)
-      rooms += page.items
-      guard let next = page.nextCursor else { break }
-      request = PageRequest(cursor: next, limit: 100)
-    }
-    try store.replaceRooms(rooms)
+    try store.replaceRooms(try await Page.all(in: { try await server.fetchRooms($0) }))
   }
 
   // MARK: What the app does
