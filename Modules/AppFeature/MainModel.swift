@@ -170,7 +170,7 @@ public final class MainModel {
         self.groups.groupDeleted(id)
       }
       // Joined or left: the groups list shows the new membership.
-      model.onMembershipChanged = { [weak self] in self?.groups.groupChanged($0) }
+      model.onGroupChanged = { [weak self] in self?.groups.groupChanged($0) }
       return .group(model)
     case .chatRoom(let id):
       return .chatRoom(withDependencies(from: self) { ChatRoomModel(roomID: id) })

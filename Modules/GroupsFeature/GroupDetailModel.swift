@@ -49,9 +49,17 @@ public final class GroupDetailModel: Identifiable {
   @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
   /// Asks the presenter to close the screen (the group was deleted).
   @ObservationIgnored public var onDismiss: @MainActor () -> Void = {}
-  /// Tells the presenter the user joined or left the group (the group as it is now), so the
-  /// lists that show it can follow.
-  @ObservationIgnored public var onMembershipChanged: @MainActor (StudyGroup) -> Void = { _ in }
+  /// Hands the presenter the group as it is now whenever this screen learns it: the user
+  /// joined or left it, or the screen loaded it (a change made elsewhere, e.g. another member
+  /// joining), so the lists that show it can follow.
+  @ObservationIgnored public var onGroupChanged: @MainActor (StudyGroup) -> Void = { _ in }
+
+  /// The former name of ``onGroupChanged``.
+  @available(*, deprecated, renamed: "onGroupChanged")
+  public var onMembershipChanged: @MainActor (StudyGroup) -> Void {
+    get { onGroupChanged }
+    set { onGroupChanged = newValue }
+  }
 
   @ObservationIgnored @Dependency(\.studyGroupRepository) private var groups
   @ObservationIgnored @Dependency(\.profileRepository) private var profiles
@@ -222,6 +230,7 @@ public final class GroupDetailModel: Identifiable {
       self.members = page.items
       nextMembersCursor = page.nextCursor
       failure = nil
+      onGroupChanged(loaded)
     } catch {
       failure = DomainError(error)
     }
@@ -248,7 +257,7 @@ public final class GroupDetailModel: Identifiable {
     }
     // The change happened: the list and the analytics hear of it even if the members list
     // cannot be read again just now.
-    if let group { onMembershipChanged(group) }
+    if let group { onGroupChanged(group) }
     await analytics.track(event, at: date.now)
     do {
       try await reloadMembers()

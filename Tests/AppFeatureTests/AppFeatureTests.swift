@@ -379,6 +379,28 @@ struct AppFeatureTests {
     #expect(main.groups.groups.map(\.memberCount) == [1])
   }
 
+  @Test func aGroupScreenThatLoadsAChangeMadeElsewhereUpdatesItsRow() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let bob = try backend.signedUpClient(nickname: "bob")
+    let carol = try backend.signedUpClient(nickname: "carol")
+    let group = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Swift Study"))
+    let (app, task) = await app(as: bob)
+    defer { task.cancel() }
+    let main = try await main(of: app)
+    main.tabTapped(.groups)
+    await main.groups.task()
+    #expect(main.groups.groups.map(\.memberCount) == [1])
+
+    // Carol joins on her device; bob's list does not know until his group screen loads it.
+    _ = try await carol.studyGroups.joinGroup(group.id)
+    #expect(main.groups.groups.map(\.memberCount) == [1])
+    guard let detail = await openGroup(group.id, in: main) else { return }
+    #expect(main.groups.groups.map(\.memberCount) == [2])
+    try await carol.studyGroups.leaveGroup(group.id)
+    await detail.refreshPulled()
+    #expect(main.groups.groups.map(\.memberCount) == [1])
+  }
+
   @Test func aDeletedGroupLeavesTheGroupsList() async throws {
     let alice = try backend.signedUpClient(nickname: "alice")
     let kept = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Algorithms"))
