@@ -107,16 +107,18 @@ public final class ChatRoomsModel {
   }
 
   /// The stored rooms, each with the newer of its stored and its server-listed newest message
-  /// (a message still being sent is the newest).
+  /// (a message still being sent is the newest). Once the store has caught up with a listed
+  /// message, the store alone speaks for the room: a listed message moderation hides later
+  /// must not come back.
   private func merge() {
     rooms = stored.map { room in
       guard let listed = newestOnServer[room.id], let listedSeq = listed.seq else { return room }
-      var room = room
-      switch room.lastMessage {
-      case nil: room.lastMessage = listed
-      case let local? where (local.seq ?? .max) < listedSeq: room.lastMessage = listed
-      default: break
+      if let local = room.lastMessage, (local.seq ?? .max) >= listedSeq {
+        newestOnServer[room.id] = nil
+        return room
       }
+      var room = room
+      room.lastMessage = listed
       return room
     }
   }

@@ -449,6 +449,30 @@ struct ChatFeatureTests {
     #expect(list.unreadCount == 1)
   }
 
+  @Test func aMessageModerationHidesLeavesTheRoomListRow() async throws {
+    _ = try await serverMessage("one", from: alice)
+    let hidden = try await serverMessage("two", from: alice)
+    var reporters: [FakeClient] = []
+    for index in 1...ModerationPolicy.autoHideThreshold {
+      let reporter = try backend.signedUpClient(nickname: "reader\(index)")
+      _ = try await reporter.studyGroups.joinGroup(group.id)
+      reporters.append(reporter)
+    }
+    // The list opens with "two" as the room's newest message, on the server and in the store.
+    let list = bob.model(clock: clock) { ChatRoomsModel() }
+    let listTask = Task { await list.task() }
+    defer { listTask.cancel() }
+    let row = { list.rooms.first { $0.id == roomID }?.lastMessage?.text }
+    guard
+      await eventually(
+        "the row shows two, synced", { row() == "two" && list.connection == .connected })
+    else { return }
+    for reporter in reporters {
+      _ = try await reporter.reports.report(.chatMessage(hidden.id), .spam)
+    }
+    #expect(await eventually("the row shows the message before it") { row() == "one" })
+  }
+
   @Test func theRoomListShowsWhenTheLinkIsDown() async throws {
     let list = bob.model(clock: clock) { ChatRoomsModel() }
     let task = Task { await list.task() }
