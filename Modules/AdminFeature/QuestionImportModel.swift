@@ -73,6 +73,7 @@ public final class QuestionImportModel {
     failure = nil
     takenDays = []
     choice += 1
+    isCheckingDays = false
     let preview: QuestionImportFile
     do {
       preview = try QuestionImportFile(parsing: data)
@@ -100,6 +101,9 @@ public final class QuestionImportModel {
   /// "Import" was tapped on the preview: sends the file; the good lines are added.
   public func importButtonTapped() async {
     guard canImport, case .preview(let fileName, _) = step, let file else { return }
+    // A day check still running is dropped: the import's result names the taken days.
+    choice += 1
+    isCheckingDays = false
     isImporting = true
     failure = nil
     defer { isImporting = false }

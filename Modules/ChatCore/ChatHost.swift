@@ -10,8 +10,9 @@ public enum ChatStorage: Sendable, Hashable {
   /// A throwaway store per ``open(for:logger:)`` (tests, previews, a tool that keeps nothing).
   case inMemory
   /// `<directory>/<user id>.sqlite`, kept across launches. A damaged file is moved aside and
-  /// the engine starts over with an empty cache: the server still has every sent message, but
-  /// unsent messages and analytics events not yet uploaded are lost with the file.
+  /// the engine starts over with a new store: the server still has every sent message, and the
+  /// unsent messages and analytics events not yet uploaded are carried over as far as SQLite
+  /// can still read them (`ChatStore.startOver`).
   case directory(URL)
 
   /// The files opened so far: one store per file in the process (the chat engine and the
@@ -39,7 +40,12 @@ public enum ChatStorage: Sendable, Hashable {
           } else {
             (store, discarded) = try ChatStore.openOrStartOver(at: file, owner: user)
           }
-          if let discarded { logger.error("Started an empty store at \(file): \(discarded)") }
+          if let discarded {
+            let carried = store.salvaged ?? ChatStore.Salvage(messages: 0, events: 0)
+            logger.error(
+              "Started the store at \(file) over (\(discarded)); carried over \(carried.messages) unsent messages and \(carried.events) queued events"
+            )
+          }
           files[file] = store
           return .success(store)
         } catch {

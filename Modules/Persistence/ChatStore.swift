@@ -41,6 +41,12 @@ public final class ChatStore: Sendable {
     public var messages: Int
     /// Analytics events queued again (a batch keeps its key).
     public var events: Int
+
+    /// Creates a count of what was carried over.
+    public init(messages: Int, events: Int) {
+      self.messages = messages
+      self.events = events
+    }
   }
 
   /// What ``startOver(at:owner:)`` carried over from the file it moved aside; `nil` for a store
@@ -88,7 +94,8 @@ public final class ChatStore: Sendable {
   }
 
   /// Opens the store at `path`; a damaged or foreign file is moved aside (`<path>.broken`) and
-  /// an empty store takes its place. Returns the store and the error that was recovered from.
+  /// a new store takes its place, with what ``startOver(at:owner:)`` could carry over. Returns
+  /// the store and the error that was recovered from.
   public static func openOrStartOver(
     at path: String, owner: User.ID
   ) throws(PersistenceError) -> (store: ChatStore, discarded: PersistenceError?) {
@@ -121,32 +128,82 @@ public final class ChatStore: Sendable {
       if manager.fileExists(atPath: file) { try? manager.moveItem(atPath: file, toPath: aside) }
     }
     let store = try ChatStore(at: .file(path: path), owner: owner)
-    if manager.fileExists(atPath: aside) { try store.takeOver(from: aside) }
+    if manager.fileExists(atPath: aside) { store.takeOver(from: aside) }
     return store
   }
 
   /// Copies the unsent messages and queued events SQLite can still read from the file at
-  /// `path` (opened read-only) into this store. Each table is read on its own and row by row,
-  /// so damage elsewhere, or further on, keeps what was read before it. A message that was
-  /// being sent goes back to pending: the server keeps one message per client message id.
-  private func takeOver(from path: String) throws(PersistenceError) {
+  /// `path` (opened read-only) into this store, best effort: ``salvaged`` says how many came
+  /// over. Each table is read on its own, by its primary key, around damaged pages (see
+  /// `readable`); a value of the wrong type skips its row. A message that was being sent goes back to pending: the server keeps one
+  /// message per sender and client message id.
+  private func takeOver(from path: String) {
     var configuration = Configuration()
     configuration.readonly = true
     let old = try? DatabaseQueue(path: path, configuration: configuration)
     defer { try? old?.close() }
-    func readable(_ sql: String) -> [Row] {
+    /// The rows of `table` SQLite can read, oldest first by its integer primary key `key`
+    /// (the rowid, so no index is involved). A read that meets damage keeps what it read and
+    /// goes on after the damaged stretch: it seeks further and further past the last good row
+    /// (each seek walks down from the table's root), so one bad page costs about its own rows.
+    func readable(_ table: String, key: String) -> [Row] {
       var rows: [Row] = []
-      try? old?.read { db in
-        let cursor = try Row.fetchCursor(db, sql: sql)
-        while let row = try cursor.next() { rows.append(row.copy()) }
+      var after = Int64.min
+      var skip: Int64 = 1
+      while skip < 1 << 40 {
+        do {
+          try old?.read { db in
+            let cursor = try Row.fetchCursor(
+              db, sql: "SELECT * FROM \(table) WHERE \(key) > ? ORDER BY \(key)",
+              arguments: [after])
+            while let row = try cursor.next() {
+              rows.append(row.copy())
+              after = field(row, key) ?? after
+            }
+          }
+          break
+        } catch {
+          after = after == .min ? 0 : after
+          after += skip
+          skip *= 2
+        }
       }
       return rows
     }
-    let messages = readable(
-      "SELECT * FROM message WHERE seq IS NULL AND state IN ('pending', 'sending', 'failed') ORDER BY row"
-    )
-    let events = readable("SELECT * FROM analytics_event ORDER BY id")
-    let counts = try write { db in
+    /// The column's value if it has type `T` (`nil` when missing, NULL or of another type).
+    func field<T: DatabaseValueConvertible>(_ row: Row, _ column: String) -> T? {
+      let value: DatabaseValue? = row[column]
+      return value.flatMap { T.fromDatabaseValue($0) }
+    }
+    let messages = readable("message", key: "row").compactMap {
+      row -> [(any DatabaseValueConvertible)?]? in
+      let state: String? = field(row, "state")
+      let seq: Int64? = field(row, "seq")
+      guard seq == nil, let state, ["pending", "sending", "failed"].contains(state),
+        let room: String = field(row, "room_id"),
+        let client: String = field(row, "client_message_id"),
+        let sender: String = field(row, "sender_id"), let text: String = field(row, "text"),
+        let createdAt: Double = field(row, "created_at")
+      else { return nil }
+      let nickname: String = field(row, "sender_nickname") ?? ""
+      let failure: String? = field(row, "failure")
+      let attempts: Int = field(row, "attempts") ?? 0
+      return [
+        room, client, client, sender, nickname, text, createdAt,
+        state == "failed" ? "failed" : "pending", failure, attempts,
+      ]
+    }
+    let events = readable("analytics_event", key: "id").compactMap {
+      row -> [(any DatabaseValueConvertible)?]? in
+      guard let name: String = field(row, "name"),
+        let properties: String = field(row, "properties"),
+        let occurredAt: Double = field(row, "occurred_at")
+      else { return nil }
+      let session: String? = field(row, "session_id")
+      let batch: String? = field(row, "batch_key")
+      return [name, properties, occurredAt, session, batch]
+    }
+    let counts = try? write { db in
       let room = try db.makeStatement(
         sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')")
       let message = try db.makeStatement(
@@ -156,17 +213,9 @@ public final class ChatStore: Sendable {
           VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)
           """)
       var saved = 0
-      for row in messages {
-        let roomID: String? = row["room_id"]
-        let clientID: String? = row["client_message_id"]
-        guard let roomID, let clientID else { continue }
-        let state: String = row["state"] == "failed" ? "failed" : "pending"
-        try room.execute(arguments: [roomID])
-        try message.execute(arguments: [
-          roomID, clientID, clientID, row["sender_id"] ?? "", row["sender_nickname"] ?? "",
-          row["text"] ?? "", row["created_at"] ?? 0.0, state, row["failure"] as String?,
-          row["attempts"] ?? 0,
-        ])
+      for values in messages {
+        try room.execute(arguments: StatementArguments([values[0]]))
+        try message.execute(arguments: StatementArguments(values))
         saved += db.changesCount
       }
       let event = try db.makeStatement(
@@ -174,20 +223,10 @@ public final class ChatStore: Sendable {
           INSERT INTO analytics_event (name, properties, occurred_at, session_id, batch_key)
           VALUES (?, ?, ?, ?, ?)
           """)
-      var queued = 0
-      for row in events {
-        let name: String? = row["name"]
-        let properties: String? = row["properties"]
-        guard let name, let properties else { continue }
-        try event.execute(arguments: [
-          name, properties, row["occurred_at"] ?? 0.0, row["session_id"] as String?,
-          row["batch_key"] as String?,
-        ])
-        queued += 1
-      }
-      return Salvage(messages: saved, events: queued)
+      for values in events { try event.execute(arguments: StatementArguments(values)) }
+      return Salvage(messages: saved, events: events.count)
     }
-    salvage.withLock { $0 = counts }
+    salvage.withLock { $0 = counts ?? Salvage(messages: 0, events: 0) }
   }
 
   /// The files of a store at `path`: the database and SQLite's `-wal` and `-shm` beside it.

@@ -250,6 +250,56 @@ struct QuestionAdminTests {
           .init(imported: 0, errors: [.init(line: 2, message: "\(day) already has a question.")])))
   }
 
+  /// An import screen whose reads of the stored questions wait until `release` finishes.
+  func importerWithHeldDayCheck() -> (QuestionImportModel, release: AsyncStream<Void>.Continuation)
+  {
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let importer = cast.admin.model({ values in
+      let fetch = values.adminRepository.fetchQuestions
+      values.adminRepository.fetchQuestions = { status, page in
+        for await _ in released {}
+        return try await fetch(status, page)
+      }
+    }) { QuestionImportModel() }
+    return (importer, release)
+  }
+
+  @Test func aDayCheckOverrunByAnotherFileOrTheImportChangesNothing() async throws {
+    try await cast.schedule("Already there?", inDays: 1)
+    let csv = Data("publish_date,content\n\(cast.backend.today.next),Taken day question?\n".utf8)
+
+    // Another file, refused whole, is chosen while the first file's days are read.
+    var (importer, release) = importerWithHeldDayCheck()
+    var checking = Task { await importer.fileChosen(csv, named: "first.csv") }
+    await yieldUntil { importer.isCheckingDays }
+    await importer.fileChosen(Data(), named: "empty.csv")
+    release.finish()
+    await checking.value
+    guard case .refused(let name, _) = importer.step else {
+      Issue.record("not refused: \(importer.step)")
+      return
+    }
+    #expect(name == "empty.csv")
+    #expect(!importer.isCheckingDays && importer.takenDays.isEmpty)
+
+    // The import runs while the days are read: its result stays, and the check adds nothing.
+    (importer, release) = importerWithHeldDayCheck()
+    checking = Task { await importer.fileChosen(csv, named: "first.csv") }
+    await yieldUntil { importer.isCheckingDays }
+    await importer.importButtonTapped()
+    release.finish()
+    await checking.value
+    #expect(
+      importer.step
+        == .imported(
+          fileName: "first.csv",
+          .init(
+            imported: 0,
+            errors: [.init(line: 2, message: "\(cast.backend.today.next) already has a question.")])
+        ))
+    #expect(importer.failure == nil && !importer.isCheckingDays && importer.takenDays.isEmpty)
+  }
+
   @Test func unreadableFilesAreRefusedWholeAndNothingIsSent() async throws {
     let importer = cast.admin.model { QuestionImportModel() }
     await importer.fileChosen(Data(), named: "empty.csv")

@@ -394,6 +394,36 @@ struct ChatStoreTests {
     #expect(empty.salvaged == ChatStore.Salvage(messages: 0, events: 0))
   }
 
+  @Test(
+    "damage inside the message table and its outbox index loses only the messages on the damaged page; a mistyped row is skipped"
+  )
+  func startOverSalvagesAroundDamage() throws {
+    let path = temporaryPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    let store = try ChatStore(at: .file(path: path), owner: mina.id)
+    let ids = (0..<400).map { _ in UUID() }
+    for (index, id) in ids.enumerated() {
+      try store.enqueue(
+        "message \(index) " + String(repeating: "x", count: 200), to: room, clientMessageID: id,
+        sender: mina, at: epoch)
+    }
+    try store.close()
+    try execute("UPDATE message SET created_at = x'00' WHERE row = 400", in: path)
+    try overwriteMiddleChildPage(of: "message", in: path)
+    try overwriteRootPage(of: "message_outbox", in: path)
+
+    let fresh = try ChatStore.startOver(at: path, owner: mina.id)
+    let salvaged = try #require(fresh.salvaged)
+    let outbox = try fresh.outbox().map(\.clientMessageID)
+    #expect(salvaged.messages == outbox.count)
+    // A page of ~15 messages is lost, and the mistyped last one; the rest keep their order.
+    #expect(outbox.count > 300 && outbox.count < 399)
+    #expect(outbox == ids.filter(outbox.contains))
+    #expect(!outbox.contains(ids[399]))
+  }
+
   @Test("a file from a newer app version is refused by name")
   func newerSchema() throws {
     let path = temporaryPath()
