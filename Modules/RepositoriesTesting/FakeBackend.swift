@@ -185,7 +185,7 @@ public final class FakeBackend: Sendable {
   /// A user as the service stores them now (ban and counts included), or `nil` after
   /// withdrawal.
   public func user(_ id: User.ID) -> User? {
-    (try? engine.storedUser(id)) ?? nil
+    try? engine.user(id)
   }
 
   /// The user with `nickname` (case-insensitive), if any.
@@ -279,32 +279,25 @@ public final class FakeBackend: Sendable {
     }
   }
 
-  /// Forgets `client`'s credentials and publishes `.signedOut`.
-  func signOut(_ client: FakeClient.ID) {
+  /// Forgets `client`'s credentials and publishes `state`: `.signedOut`, or `.needsSignUp`
+  /// with no `.signedOut` flashing between (like the live session controller).
+  func signOut(_ client: FakeClient.ID, to state: SessionState = .signedOut) {
     update(client) {
       $0.accessToken = nil
       $0.refreshToken = nil
-      $0.state = .signedOut
-    }
-  }
-
-  /// Forgets `client`'s credentials and publishes `.needsSignUp` (no `.signedOut` flashes
-  /// between, like the live session controller).
-  func needsSignUp(_ client: FakeClient.ID, _ token: SignUpToken) {
-    update(client) {
-      $0.accessToken = nil
-      $0.refreshToken = nil
-      $0.state = .needsSignUp(token)
+      $0.state = state
     }
   }
 
   /// A fresh own profile: replaces the user in `client`'s state only when that state is
-  /// signed in as the same user, like the live session controller.
-  func userUpdated(_ user: User, on client: FakeClient.ID) {
+  /// signed in as the same user, like the live session controller; returns `user`.
+  @discardableResult
+  func userUpdated(_ user: User, on client: FakeClient.ID) -> User {
     update(client) {
       guard case .signedIn(let current) = $0.state, current.id == user.id else { return }
       $0.state = .signedIn(user)
     }
+    return user
   }
 
   /// Changes a client's record and publishes its state when it changed.
@@ -337,7 +330,7 @@ public struct RecordedAnalyticsEvent: Hashable, Sendable {
   /// The event.
   public var event: AnalyticsEvent
 
-  /// Creates a recorded event.
+  /// Creates a recorded event (an expected value to compare with).
   public init(userID: User.ID, event: AnalyticsEvent) {
     self.userID = userID
     self.event = event

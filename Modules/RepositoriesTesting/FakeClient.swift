@@ -136,7 +136,7 @@ extension RepositorySet {
           }
           switch result {
           case .signedIn(let session): backend.signedIn(id, session)
-          case .needsSignUp(let token): backend.needsSignUp(id, token)
+          case .needsSignUp(let token): backend.signOut(id, to: .needsSignUp(token))
           }
           return result
         },
@@ -185,25 +185,18 @@ extension RepositorySet {
           backend.signOut(id)
         }),
       profile: ProfileRepository(
-        fetchMe: {
-          let user = try read { try engine.me(as: $0) }
-          backend.userUpdated(user, on: id)
-          return user
-        },
+        fetchMe: { backend.userUpdated(try read { try engine.me(as: $0) }, on: id) },
         updateProfile: { update in
           let change = ProfileChange(
             nickname: update.nickname?.rawValue, cohort: update.cohort.map { .some($0) })
-          let user = try write { try engine.updateProfile(change, as: $0) }
-          backend.userUpdated(user, on: id)
-          return user
+          return backend.userUpdated(try write { try engine.updateProfile(change, as: $0) }, on: id)
         },
         uploadAvatar: { data, _, _ in
           let user = try write { viewer in
             try engine.uploadAvatar(
               try AvatarImage(validating: data), baseURL: FakeBackend.avatarHost, as: viewer)
           }
-          backend.userUpdated(user, on: id)
-          return user
+          return backend.userUpdated(user, on: id)
         },
         fetchUser: { userID in try read { _ in try engine.user(userID) } },
         findUser: { nickname in

@@ -18,18 +18,11 @@ public struct Viewer: Sendable, Hashable {
 
   /// The service itself, acting without an account (seeding scheduled questions, say): an
   /// admin whose actions notify everyone, since it is nobody.
-  public static let system = Viewer(key: 0, nickname: "Qapple", isAdmin: true)
+  public static let system = Viewer(
+    key: 0, nickname: "Qapple", isAdmin: true, banned: false, bannedUntil: nil)
+}
 
-  private init(
-    key: Int64, nickname: String, isAdmin: Bool, banned: Bool = false, bannedUntil: Date? = nil
-  ) {
-    self.key = key
-    self.nickname = nickname
-    self.isAdmin = isAdmin
-    self.banned = banned
-    self.bannedUntil = bannedUntil
-  }
-
+extension Viewer {
   init(_ user: UserRecord) {
     key = user.key
     nickname = user.nickname

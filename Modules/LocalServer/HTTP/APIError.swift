@@ -134,19 +134,12 @@ struct APIError: Error, Sendable, CustomStringConvertible {
 
   /// An injected fault (dev mode) with the configured status.
   static func injected(status: Int) -> APIError {
-    let code: ErrorCodeDTO =
-      switch status {
-      case 400: .malformedRequest
-      case 401: .unauthorized
-      case 403: .forbidden
-      case 404: .notFound
-      case 409: .conflict
-      case 413: .payloadTooLarge
-      case 429: .rateLimited
-      default: .internal
-      }
+    let codes: [Int: ErrorCodeDTO] = [
+      400: .malformedRequest, 401: .unauthorized, 403: .forbidden, 404: .notFound,
+      409: .conflict, 413: .payloadTooLarge, 429: .rateLimited,
+    ]
     var error = APIError(
-      status: HTTPResponse.Status(code: status), code: code,
+      status: HTTPResponse.Status(code: status), code: codes[status] ?? .internal,
       message: "Injected fault (dev mode): this request failed on purpose.")
     if status == 429 { error.headers[.retryAfter] = "1" }
     return error

@@ -7,14 +7,13 @@ import ServiceEngine
 /// One request as a handler sees it: the operation, the caller, the collected body and helpers
 /// that turn parameters and bodies into values or 400 envelopes.
 struct Call: Sendable {
-  let operation: Operation
   let request: Request
   let context: QappleRequestContext
   let core: ServerCore
   /// The caller; set on every operation that needs a token.
-  let viewer: Viewer?
+  var viewer: Viewer? { context.viewer }
   /// The collected body (empty for GET).
-  let body: ByteBuffer
+  var body: ByteBuffer { context.body }
 
   /// The caller of an authenticated operation.
   var me: Viewer {
@@ -29,14 +28,10 @@ struct Call: Sendable {
   /// The service engine every rule runs in.
   var engine: ServiceEngine { core.engine }
 
-  /// A path parameter (always present: the router matched it).
-  func parameter(_ name: String) -> String {
-    context.parameters.get(name) ?? ""
-  }
-
-  /// A path parameter as a typed identifier (the engine answers 404 for one that names nothing).
+  /// A path parameter as a typed identifier (always present: the router matched it; the engine
+  /// answers 404 for one that names nothing).
   func id<Owner>(_ name: String) -> Identifier<Owner> {
-    Identifier(rawValue: parameter(name))
+    Identifier(rawValue: context.parameters.get(name) ?? "")
   }
 
   /// A query parameter, percent-decoded.

@@ -50,6 +50,16 @@ struct RouteTable: Sendable {
     entries.append((operation, handler))
   }
 
+  /// Registers a contract operation that answers 204 No Content once `body` has run.
+  mutating func addNoContent(
+    _ declared: APIOperation, _ body: @escaping @Sendable (Call) async throws -> Void
+  ) {
+    add(declared) { call in
+      try await body(call)
+      return .noContent
+    }
+  }
+
   /// Registers a route that is not part of the contract (dev endpoints, avatar files).
   mutating func add(
     serverOnly id: String, _ method: HTTPRequest.Method, _ path: RouterPath,

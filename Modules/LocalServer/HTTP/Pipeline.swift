@@ -81,11 +81,7 @@ struct RateLimitMiddleware: RouterMiddleware {
     let key =
       context.viewer.map { "user:\($0.id.rawValue)" }
       ?? "address:\(context.peerAddress ?? "unknown")"
-    do {
-      try limiter.admit(key, at: engine.now)
-    } catch {
-      throw APIError(error)
-    }
+    try limiter.admit(key, at: engine.now)
     return try await next(request, context)
   }
 }
@@ -140,14 +136,11 @@ struct IdempotencyMiddleware: RouterMiddleware {
 /// envelopes here, where the caller is known (a ban's message names its end).
 struct HandlerResponder: HTTPResponder {
   typealias Context = QappleRequestContext
-  let operation: Operation
   let handler: Handler
   let core: ServerCore
 
   func respond(to request: Request, context: Context) async throws -> Response {
-    let call = Call(
-      operation: operation, request: request, context: context, core: core,
-      viewer: context.viewer, body: context.body)
+    let call = Call(request: request, context: context, core: core)
     do {
       let reply = try await handler(call)
       context.replyBox?.withLock { $0 = reply }

@@ -7,8 +7,6 @@ import ServiceEngine
 
 /// How a socket ends, with its WebSocket close code.
 enum SocketClose: Sendable, Equatable {
-  /// 1000: the client or the server is done.
-  case normal
   /// 1001: the server is shutting down.
   case goingAway
   /// 1008: the client broke a rule of the protocol (too many frames).
@@ -20,7 +18,6 @@ enum SocketClose: Sendable, Equatable {
 
   var code: UInt16 {
     switch self {
-    case .normal: 1000
     case .goingAway: 1001
     case .policyViolation: 1008
     case .tooLarge: 1009

@@ -42,10 +42,9 @@ extension RouteTable {
           "The refresh token is unknown, expired or already used; sign in again.")
       }
     }
-    add(.authSignOut) { call in
+    addNoContent(.authSignOut) { call in
       let body = try call.decode(SignOutRequest.self)
       try call.engine.signOut(refreshToken: body.refreshToken, as: try call.me)
-      return .noContent
     }
   }
 
@@ -63,10 +62,7 @@ extension RouteTable {
       return try .json(
         UserDTO(try call.engine.uploadAvatar(image, baseURL: call.baseURL, as: try call.me)))
     }
-    add(.meWithdraw) { call in
-      try call.engine.withdraw(as: try call.me)
-      return .noContent
-    }
+    addNoContent(.meWithdraw) { try $0.engine.withdraw(as: try $0.me) }
     add(.meNicknameAvailability) { call in
       guard let nickname = call.query("nickname") else {
         throw APIError.validation(field: "nickname", "Pass the nickname to check as ?nickname=.")

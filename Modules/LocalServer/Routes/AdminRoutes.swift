@@ -32,9 +32,8 @@ extension RouteTable {
         call.id("question_id"), content: body.content, publishDate: day, as: try call.me)
       return try .json(AdminQuestionDTO(question))
     }
-    add(.adminDeleteQuestion) { call in
+    addNoContent(.adminDeleteQuestion) { call in
       try call.engine.deleteQuestion(call.id("question_id"), as: try call.me)
-      return .noContent
     }
     add(.adminImportQuestions, idempotent: true) { call in
       if let type = call.request.headers[.contentType]?.lowercased(),

@@ -24,10 +24,7 @@ extension RouteTable {
         PostDraft(content: body.content, isAnonymous: body.isAnonymous), as: try call.me)
       return try .json(PostDTO(post), status: .created)
     }
-    add(.boardDelete) { call in
-      try call.engine.deletePost(call.id("post_id"), as: try call.me)
-      return .noContent
-    }
+    addNoContent(.boardDelete) { try $0.engine.deletePost($0.id("post_id"), as: try $0.me) }
     for (operation, liked) in [(APIOperation.boardLike, true), (.boardUnlike, false)] {
       add(operation) { call in
         try .json(
@@ -47,10 +44,7 @@ extension RouteTable {
         as: try call.me)
       return try .json(CommentDTO(comment), status: .created)
     }
-    add(.commentDelete) { call in
-      try call.engine.deleteComment(call.id("comment_id"), as: try call.me)
-      return .noContent
-    }
+    addNoContent(.commentDelete) { try $0.engine.deleteComment($0.id("comment_id"), as: try $0.me) }
     for (operation, liked) in [(APIOperation.commentLike, true), (.commentUnlike, false)] {
       add(operation) { call in
         let state = try call.engine.setCommentLike(
@@ -69,13 +63,9 @@ extension RouteTable {
     add(.notificationUnreadCount) { call in
       try .json(UnreadCountDTO(count: try call.engine.unreadNotificationCount(as: try call.me)))
     }
-    add(.notificationMarkRead) { call in
+    addNoContent(.notificationMarkRead) { call in
       try call.engine.markNotificationRead(call.id("notification_id"), as: try call.me)
-      return .noContent
     }
-    add(.notificationMarkAllRead) { call in
-      try call.engine.markAllNotificationsRead(as: try call.me)
-      return .noContent
-    }
+    addNoContent(.notificationMarkAllRead) { try $0.engine.markAllNotificationsRead(as: try $0.me) }
   }
 }

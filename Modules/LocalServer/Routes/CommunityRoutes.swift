@@ -45,22 +45,15 @@ extension RouteTable {
         call.id("group_id"), name: body.name, description: body.description, as: try call.me)
       return try .json(StudyGroupDTO(group))
     }
-    add(.studyGroupDelete) { call in
-      try call.engine.deleteGroup(call.id("group_id"), as: try call.me)
-      return .noContent
-    }
+    addNoContent(.studyGroupDelete) { try $0.engine.deleteGroup($0.id("group_id"), as: try $0.me) }
     add(.studyGroupJoin) { call in
       try .json(StudyGroupDTO(try call.engine.joinGroup(call.id("group_id"), as: try call.me)))
     }
-    add(.studyGroupLeave) { call in
-      try call.engine.leaveGroup(call.id("group_id"), as: try call.me)
-      return .noContent
-    }
-    add(.studyGroupInvite) { call in
+    addNoContent(.studyGroupLeave) { try $0.engine.leaveGroup($0.id("group_id"), as: try $0.me) }
+    addNoContent(.studyGroupInvite) { call in
       let body = try call.decode(InviteToGroupRequest.self)
       try call.engine.inviteToGroup(
         call.id("group_id"), user: User.ID(rawValue: body.userId), as: try call.me)
-      return .noContent
     }
     add(.studyGroupMembers) { call in
       _ = try call.me
@@ -107,10 +100,9 @@ extension RouteTable {
         body.text, to: call.id("room_id"), clientMessageID: body.clientMessageId, as: try call.me)
       return try .json(ChatMessageDTO(sent.message), status: sent.isNew ? .created : .ok)
     }
-    add(.chatMarkRead) { call in
+    addNoContent(.chatMarkRead) { call in
       let body = try call.decode(MarkReadRequest.self)
       try call.engine.markRoomRead(call.id("room_id"), seq: body.seq, as: try call.me)
-      return .noContent
     }
   }
 

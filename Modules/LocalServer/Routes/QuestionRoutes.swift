@@ -28,9 +28,6 @@ extension RouteTable {
         to: call.id("question_id"), content: body.content, as: try call.me)
       return try .json(AnswerDTO(answer), status: .created)
     }
-    add(.answerDelete) { call in
-      try call.engine.deleteAnswer(call.id("answer_id"), as: try call.me)
-      return .noContent
-    }
+    addNoContent(.answerDelete) { try $0.engine.deleteAnswer($0.id("answer_id"), as: try $0.me) }
   }
 }

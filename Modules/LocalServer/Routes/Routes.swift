@@ -54,7 +54,7 @@ enum Routes {
       }
       group.on(
         operation.path, method: operation.method,
-        responder: HandlerResponder(operation: operation, handler: handler, core: core))
+        responder: HandlerResponder(handler: handler, core: core))
     }
     return router
   }

@@ -11,11 +11,6 @@ import GRDB
 /// was about half of `sendMessage`'s time in the P6 benchmark: 15 % of the process before, 7 %
 /// after).
 enum Chat {
-  static func room(_ db: Database, _ key: Int64) throws -> RoomRecord {
-    guard let room = try existingRoom(db, key) else { throw DomainError.notFound }
-    return room
-  }
-
   private static func existingRoom(_ db: Database, _ key: Int64) throws -> RoomRecord? {
     try RoomRecord.fetchOne(
       db.cachedStatement(sql: "SELECT * FROM chat_room WHERE id = ?"), arguments: [key])
@@ -33,7 +28,7 @@ enum Chat {
 
   /// A room the viewer belongs to; `forbidden` for anyone else.
   static func memberRoom(_ db: Database, _ key: Int64, viewer: Viewer) throws -> RoomRecord {
-    let room = try room(db, key)
+    guard let room = try existingRoom(db, key) else { throw DomainError.notFound }
     guard try isMember(db, room, userID: viewer.key) else { throw DomainError.forbidden }
     return room
   }

@@ -36,10 +36,8 @@ enum Moderation {
     guard let key = storage(of: kind).prefix.key(reported.rawID) else { return nil }
     let sql: String =
       switch kind {
-      case .answer:
-        "SELECT author_id AS author, content AS text, hidden, deleted_at IS NOT NULL AS gone FROM answer WHERE id = ?"
-      case .post:
-        "SELECT author_id AS author, content AS text, hidden, deleted_at IS NOT NULL AS gone FROM post WHERE id = ?"
+      case .answer, .post:
+        "SELECT author_id AS author, content AS text, hidden, deleted_at IS NOT NULL AS gone FROM \(kind.rawValue) WHERE id = ?"
       case .comment:
         """
         SELECT c.author_id AS author, c.content AS text, c.hidden,
@@ -265,22 +263,19 @@ extension ServiceEngine {
       }
       let target = try Moderation.target(
         db, ReportTarget(kind: record.targetType, id: record.targetId))
-      switch resolution {
-      case .dismiss:
-        if let target { try Moderation.setHidden(db, target, false, events: chatEvents) }
-      case .hideContent:
-        if let target { try Moderation.setHidden(db, target, true, events: chatEvents) }
-      case .banAuthor:
-        if let target { try Moderation.setHidden(db, target, true, events: chatEvents) }
-        if let authorID = record.authorId, var author = try Users.any(db, authorID) {
-          guard !author.isAdmin else {
-            throw DomainError.conflict("The author is an admin; admins cannot be banned.")
-          }
-          author.banned = true
-          author.bannedUntil = nil
-          author.banReason = note ?? "Reported content"
-          try author.update(db)
+      if let target {
+        try Moderation.setHidden(db, target, resolution != .dismiss, events: chatEvents)
+      }
+      if resolution == .banAuthor, let authorID = record.authorId,
+        var author = try Users.any(db, authorID)
+      {
+        guard !author.isAdmin else {
+          throw DomainError.conflict("The author is an admin; admins cannot be banned.")
         }
+        author.banned = true
+        author.bannedUntil = nil
+        author.banReason = note ?? "Reported content"
+        try author.update(db)
       }
       record.status = .resolved
       record.resolution = resolution

@@ -22,7 +22,9 @@ public struct AvatarImage: Sendable, Hashable {
   public var contentType: String
   /// The picture.
   public var data: Data
+}
 
+extension AvatarImage {
   /// Checks the bytes: only JPEG and PNG pictures are accepted, whatever the client declared.
   public init(validating data: Data) throws(DomainError) {
     guard !data.isEmpty else { throw .validation(.empty(field: "image")) }
@@ -53,15 +55,6 @@ extension ServiceEngine {
   public func user(nickname: String) throws(DomainError) -> User {
     guard let user = try user(named: nickname) else { throw .notFound }
     return user
-  }
-
-  /// A live user, or `nil` when there is none (withdrawn, or no such row); for tests and tools.
-  public func storedUser(_ id: User.ID) throws(DomainError) -> User? {
-    do {
-      return try user(id)
-    } catch .notFound {
-      return nil
-    }
   }
 
   /// The live user with `nickname` (case-insensitive), if any.
@@ -162,12 +155,5 @@ extension ServiceEngine {
       else { throw DomainError.notFound }
       return AvatarImage(contentType: row["content_type"], data: row["data"])
     }
-  }
-}
-
-extension AvatarImage {
-  init(contentType: String, data: Data) {
-    self.contentType = contentType
-    self.data = data
   }
 }

@@ -187,14 +187,6 @@ extension ServiceEngine {
     public var comments: [BoardPost.ID: [Comment.ID]] = [:]
     /// Group ids in seed order.
     public var groups: [StudyGroup.ID] = []
-
-    /// The id of the seeded user with `nickname`; stops the test if there is none.
-    public func user(_ nickname: String) -> User.ID {
-      guard let id = users[nickname] else {
-        preconditionFailure("No seeded user is named \(nickname); check the Seed.")
-      }
-      return id
-    }
   }
 
   /// A seed that refers to people or content it does not create, or puts people where they
@@ -248,10 +240,6 @@ private struct SeedLoader {
   var viewers: [String: Viewer] = [:]
   /// Client message ids from a fixed seed, so seeded databases are identical.
   var random = SeededRandom(seed: 20_261_121)
-
-  init(engine: ServiceEngine, now: Date, today: CalendarDay, travel: @escaping (Date) -> Void) {
-    (self.engine, self.now, self.today, self.travel) = (engine, now, today, travel)
-  }
 
   /// Runs `operation` as if at `date` (never later than now).
   func at<T>(_ date: Date, _ operation: () throws -> T) rethrows -> T {

@@ -7,12 +7,9 @@ import GRDB
 struct Cursor: Sendable, Equatable {
   var key: Int64
   var id: Int64
+}
 
-  init(key: Int64, id: Int64) {
-    self.key = key
-    self.id = id
-  }
-
+extension Cursor {
   /// Reads an opaque cursor text; `nil` when it is not one of ours.
   init?(_ text: String) {
     var base64 = text.replacingOccurrences(of: "-", with: "+")
@@ -53,20 +50,11 @@ struct Paging: Sendable {
     }
   }
 
-  /// Cuts `rows` (fetched with `limit + 1`) to a page and makes the next cursor from the last
-  /// row kept, when there are more.
-  func page<Row, Item: Sendable>(
-    _ rows: [Row], sortKey: (Row) -> Cursor, item: (Row) throws -> Item
-  ) rethrows -> Page<Item> {
-    let kept = rows.prefix(limit)
-    let next = rows.count > limit ? kept.last.map { PageCursor(rawValue: sortKey($0).text) } : nil
-    return Page(items: try kept.map(item), nextCursor: next)
-  }
-
   /// Runs the list query `sql` (its conditions; no order or limit) as this page: adds the
   /// keyset condition and order on `(column, id)`, newest (largest) first or oldest first,
   /// fetches one row more than the page, reads each with `decode` (a record's `init(row:)`,
-  /// or `{ $0 }` for rows) and cuts the page.
+  /// or `{ $0 }` for rows), cuts the page and makes the next cursor from the last row kept,
+  /// when there are more.
   func fetch<Record, Item: Sendable>(
     _ decode: (Row) throws -> Record, _ db: Database, sql: String,
     _ arguments: StatementArguments, column: String = "created_at", id: String = "id",
@@ -74,24 +62,18 @@ struct Paging: Sendable {
     item: (Record) throws -> Item
   ) throws -> Page<Item> {
     var (sql, arguments) = (sql, arguments)
-    append(to: &sql, &arguments, column: column, id: id, table: table, descending: descending)
-    let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map(decode)
-    return try page(rows, sortKey: sortKey, item: item)
-  }
-
-  private func append(
-    to sql: inout String, _ arguments: inout StatementArguments, column: String = "created_at",
-    id: String = "id", table: String? = nil, descending: Bool = true
-  ) {
     let prefix = table.map { "\($0)." } ?? ""
     let (key, row) = ("\(prefix)\(column)", "\(prefix)\(id)")
-    let comparison = descending ? "<" : ">"
+    let (comparison, order) = descending ? ("<", "DESC") : (">", "ASC")
     if let cursor {
       sql += " AND (\(key) \(comparison) ? OR (\(key) = ? AND \(row) \(comparison) ?))"
       arguments += [cursor.key, cursor.key, cursor.id]
     }
-    let order = descending ? "DESC" : "ASC"
     sql += " ORDER BY \(key) \(order), \(row) \(order) LIMIT ?"
     arguments += [limit + 1]
+    let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map(decode)
+    let kept = rows.prefix(limit)
+    let next = rows.count > limit ? kept.last.map { PageCursor(rawValue: sortKey($0).text) } : nil
+    return Page(items: try kept.map(item), nextCursor: next)
   }
 }
