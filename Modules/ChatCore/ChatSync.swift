@@ -417,6 +417,15 @@ public actor ChatSync {
         typists.publish((room, user))
       case .messageHidden(let room, let seq):
         try store.removeHidden(seq, in: room)
+        // The server's unread counts leave hidden messages out: the list reads them again
+        // (moderation is rare; a failure keeps the stored counts until the next refresh).
+        do {
+          try await refreshRooms()
+        } catch let error as PersistenceError {
+          throw error
+        } catch {
+          logger.debug("Refreshing the room list after a hidden message failed: \(error)")
+        }
       case .unsubscribed(let room):
         // The answer to our own unsubscribe changes nothing; unasked, the server ended the
         // subscription (the user left the room): nobody can keep it open, the list included

@@ -195,14 +195,17 @@ extension ChatScenarios {
     }
     try await screen.wait("jun sees both") { $0.map(\.text) == ["one", "two"] }
     let target = ReportTarget.chatMessage(sent[1].id)
-
-    // Hidden by reports: it leaves the open screen, and the room list's last message with it.
-    for reporter in reporters { _ = try await reporter.reports.report(target, .spam) }
-    try await screen.wait("the hidden message left the open screen") { $0.map(\.text) == ["one"] }
     let rooms = Watched(jun.chat.rooms())
     defer { rooms.cancel() }
-    try await rooms.wait("the list shows the message before it") {
-      $0.first { $0.id == room.id }?.lastMessage?.text == "one"
+    let row = { (rooms: [ChatRoom]) in rooms.first { $0.id == room.id } }
+    try await rooms.wait("the list shows two unread") { row($0)?.unreadCount == 2 }
+
+    // Hidden by reports: it leaves the open screen, and the room list's last message and
+    // unread count with it.
+    for reporter in reporters { _ = try await reporter.reports.report(target, .spam) }
+    try await screen.wait("the hidden message left the open screen") { $0.map(\.text) == ["one"] }
+    try await rooms.wait("the list shows the message before it, one unread") {
+      row($0)?.lastMessage?.text == "one" && row($0)?.unreadCount == 1
     }
 
     // Dismissed: back in its place, after a later message.
@@ -214,6 +217,7 @@ extension ChatScenarios {
     try await screen.wait("the restored message is back in its place") {
       $0.map(\.text) == ["one", "two", "three"]
     }
+    try await rooms.wait("three unread") { row($0)?.unreadCount == 3 }
 
     // Hidden by a moderator's decision.
     _ = try await jun.reports.report(target, .abuse)
