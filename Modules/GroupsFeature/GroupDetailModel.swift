@@ -22,12 +22,8 @@ public final class GroupDetailModel: Identifiable {
   public let groupID: StudyGroup.ID
   /// The group, once loaded.
   public private(set) var group: StudyGroup?
-  /// The members shown, in joining order.
-  public private(set) var members: [GroupMember] = []
   /// The group and its first members are loading.
   public private(set) var isLoading = false
-  /// The next page of members is loading.
-  public private(set) var isLoadingMoreMembers = false
   /// Joining, leaving or deleting is under way: those buttons ignore taps.
   public private(set) var isUpdatingMembership = false
   /// The nickname field of "invite".
@@ -68,11 +64,16 @@ public final class GroupDetailModel: Identifiable {
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
 
-  @ObservationIgnored private var nextMembersCursor: PageCursor?
+  /// The members, in joining order, page by page.
+  private let memberList: PagedList<GroupMember>
 
   /// Creates the screen of `groupID`.
   public init(groupID: StudyGroup.ID) {
     self.groupID = groupID
+    @Dependency(\.studyGroupRepository) var groups
+    memberList = PagedList(pageSize: Self.pageSize) { [groups] in
+      try await groups.fetchMembers(groupID, $0)
+    }
   }
 
   /// The identity of the screen: its group.
@@ -93,8 +94,12 @@ public final class GroupDetailModel: Identifiable {
   public var canDelete: Bool { isOwner }
   /// Whether "invite" and "open chat" are offered (members).
   public var canInvite: Bool { isMember }
+  /// The members shown, in joining order.
+  public var members: [GroupMember] { memberList.items }
   /// Whether another page of members follows.
-  public var hasMoreMembers: Bool { nextMembersCursor != nil }
+  public var hasMoreMembers: Bool { memberList.hasMore }
+  /// The next page of members is loading.
+  public var isLoadingMoreMembers: Bool { memberList.isLoadingMore }
 
   /// The screen appeared: loads the group and its first members.
   public func task() async {
@@ -110,17 +115,10 @@ public final class GroupDetailModel: Identifiable {
 
   /// The last member row appeared: loads the next page of members.
   public func loadMoreMembersTapped() async {
-    guard let cursor = nextMembersCursor, !isLoadingMoreMembers else { return }
-    isLoadingMoreMembers = true
-    defer { isLoadingMoreMembers = false }
     do {
-      let page = try await groups.fetchMembers(
-        groupID, PageRequest(cursor: cursor, limit: Self.pageSize))
-      let shown = Set(members.map(\.id))
-      members += page.items.filter { !shown.contains($0.id) }
-      nextMembersCursor = page.nextCursor
+      try await memberList.loadMore()
     } catch {
-      failure = DomainError(error)
+      failure = error
     }
   }
 
@@ -222,24 +220,16 @@ public final class GroupDetailModel: Identifiable {
     isLoading = true
     defer { isLoading = false }
     do {
-      let (repository, id) = (groups, groupID)
+      let (repository, id, members) = (groups, groupID, memberList)
       async let group = repository.fetchGroup(id)
-      async let members = repository.fetchMembers(id, PageRequest(limit: Self.pageSize))
-      let (loaded, page) = try await (group, members)
+      async let membersLoaded = members.reload()
+      let (loaded, _) = try await (group, membersLoaded)
       self.group = loaded
-      self.members = page.items
-      nextMembersCursor = page.nextCursor
       failure = nil
       onGroupChanged(loaded)
     } catch {
       failure = DomainError(error)
     }
-  }
-
-  private func reloadMembers() async throws {
-    let page = try await groups.fetchMembers(groupID, PageRequest(limit: Self.pageSize))
-    members = page.items
-    nextMembersCursor = page.nextCursor
   }
 
   private func updateMembership(
@@ -260,9 +250,9 @@ public final class GroupDetailModel: Identifiable {
     if let group { onGroupChanged(group) }
     await analytics.track(event, at: date.now)
     do {
-      try await reloadMembers()
+      try await memberList.reload()
     } catch {
-      failure = DomainError(error)
+      failure = error
     }
   }
 }

@@ -23,14 +23,8 @@ public final class GroupsModel {
   /// Groups per page.
   public static let pageSize = 20
 
-  /// The groups shown (of the current search, if any).
-  public private(set) var groups: [StudyGroup] = []
   /// The search field's text.
   public private(set) var searchText = ""
-  /// The first page is loading.
-  public private(set) var isLoading = false
-  /// The next page is loading.
-  public private(set) var isLoadingMore = false
   /// The last failure, shown until ``failureDismissed()``.
   public private(set) var failure: DomainError?
   /// What is presented on top, if anything.
@@ -47,58 +41,84 @@ public final class GroupsModel {
   @ObservationIgnored @Dependency(\.date) private var date
   @ObservationIgnored @Dependency(\.continuousClock) private var clock
 
-  /// The cursor of the next page of ``groups``.
-  @ObservationIgnored private var nextCursor: PageCursor?
-  /// The search the shown list answers.
-  @ObservationIgnored private var listedQuery: String?
-  /// The running load (a newer search cancels it).
-  @ObservationIgnored private var loading: Task<Void, Never>?
+  /// The groups of no search.
+  private let list: PagedList<StudyGroup>
+  /// The groups of the search shown instead of ``list``, if any.
+  private var results: PagedList<StudyGroup>?
+  /// The groups of a settled text change, loading; shown once they arrive unless a newer change
+  /// came first.
+  private var incoming: PagedList<StudyGroup>?
+  /// Counts text changes: a load that finds it changed was superseded.
+  @ObservationIgnored private var searchGeneration = 0
+  /// The running wait for the text to rest (a newer change cancels it).
+  @ObservationIgnored private var searchTask: Task<Void, Never>?
 
   /// Creates the tab.
   public init() {
+    @Dependency(\.studyGroupRepository) var repository
+    list = Self.groups(matching: nil, from: repository)
     // Made in the dependency scope this model is made in: what `withDependencies(from: self)`
     // gives, which cannot be called before `self` is initialized.
     chats = ChatRoomsModel()
     chats.onNavigate = { [weak self] link in self?.onNavigate(link) }
   }
 
+  /// The groups shown (of the current search, if any).
+  public var groups: [StudyGroup] { shown.items }
   /// Whether another page of groups follows.
-  public var hasMore: Bool { nextCursor != nil }
+  public var hasMore: Bool { shown.hasMore }
+  /// The first page is loading (of the groups shown, or of a search about to replace them).
+  public var isLoading: Bool { shown.isLoading || incoming?.isLoading == true }
+  /// The next page is loading.
+  public var isLoadingMore: Bool { shown.isLoadingMore }
 
   /// The screen appeared: loads the first page.
   public func task() async {
     await analytics.screenViewed("groups", at: date.now)
-    await reload(after: nil)
+    await load(shown, generation: searchGeneration, isSearch: false)
   }
 
   /// The list was pulled down: loads the first page again.
   public func refreshPulled() async {
-    await reload(after: nil)
+    await load(shown, generation: searchGeneration, isSearch: false)
   }
 
   /// The search text changed: searches once it rests for ``searchDebounce``; a newer change
   /// cancels this search (its results are never shown).
   public func searchTextChanged(_ text: String) async {
     searchText = text
-    await reload(after: Self.searchDebounce)
+    searchTask?.cancel()
+    searchGeneration += 1
+    let generation = searchGeneration
+    incoming = nil
+    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let query = trimmed.isEmpty ? nil : trimmed
+    // Armed now: the pause counts from this keystroke, however late the task starts.
+    let pause = clock.deadline(after: Self.searchDebounce)
+    let task = Task { [weak self] in
+      do {
+        try await pause()
+      } catch {
+        return  // A newer change cancelled this wait.
+      }
+      guard let self, generation == self.searchGeneration else { return }
+      // Empty text brings the whole list back, read again.
+      let target = query.map { Self.groups(matching: $0, from: self.repository) } ?? self.list
+      self.incoming = target
+      await self.load(target, generation: generation, isSearch: true)
+    }
+    searchTask = task
+    await task.value
   }
 
   /// The last row appeared (or "more" was tapped): loads the next page.
   public func loadMoreTapped() async {
-    guard let cursor = nextCursor, !isLoadingMore, !isLoading else { return }
-    isLoadingMore = true
-    defer { isLoadingMore = false }
-    let query = listedQuery
+    // A search about to land replaces the rows.
+    guard !isLoading else { return }
     do {
-      let page = try await repository.fetchGroups(
-        query, PageRequest(cursor: cursor, limit: Self.pageSize))
-      // A search that started meanwhile owns the list now.
-      guard query == listedQuery, cursor == nextCursor else { return }
-      let shown = Set(groups.map(\.id))
-      groups += page.items.filter { !shown.contains($0.id) }
-      nextCursor = page.nextCursor
+      try await shown.loadMore()
     } catch {
-      failure = DomainError(error)
+      failure = error
     }
   }
 
@@ -113,8 +133,8 @@ public final class GroupsModel {
     sheet.onCreated = { [weak self] group in
       guard let self else { return }
       destination = nil
-      groups.removeAll { $0.id == group.id }
-      groups.insert(group, at: 0)
+      list.prepend(group)
+      results?.prepend(group)
       onNavigate(.group(group.id))
     }
     destination = .createGroup(sheet)
@@ -123,13 +143,14 @@ public final class GroupsModel {
   /// A group changed elsewhere (its screen: the user joined or left it): its row shows it as
   /// it is now.
   public func groupChanged(_ group: StudyGroup) {
-    guard let index = groups.firstIndex(where: { $0.id == group.id }) else { return }
-    groups[index] = group
+    list.update(group.id) { $0 = group }
+    results?.update(group.id) { $0 = group }
   }
 
   /// A group was deleted elsewhere (its owner deleted it on its screen): its row goes.
   public func groupDeleted(_ id: StudyGroup.ID) {
-    groups.removeAll { $0.id == id }
+    list.remove(id)
+    results?.remove(id)
   }
 
   /// The sheet was dismissed.
@@ -144,44 +165,32 @@ public final class GroupsModel {
 
   // MARK: Loading
 
-  /// Loads the first page for the search text, after `delay` if any; cancels the load before.
-  private func reload(after delay: Duration?) async {
-    loading?.cancel()
-    let text = searchText.trimmingCharacters(in: .whitespacesAndNewlines)
-    let query = text.isEmpty ? nil : text
-    let wait = delay.map { clock.deadline(after: $0) }
-    let task = Task { [weak self] in
-      if let wait {
-        do {
-          try await wait()
-        } catch {
-          return
-        }
-      }
-      // Only a settled search is tracked, not the screen appearing or a refresh.
-      await self?.loadFirstPage(query: query, isSearch: delay != nil)
+  /// The rows on screen: the search results while a search is shown, the list otherwise.
+  private var shown: PagedList<StudyGroup> { results ?? list }
+
+  /// Loads the first page of `target` and shows it, unless a newer text change came first (then
+  /// its page and its failure are dropped); a settled search is tracked, not the screen
+  /// appearing or a refresh.
+  private func load(_ target: PagedList<StudyGroup>, generation: Int, isSearch: Bool) async {
+    do {
+      guard try await target.reload(), generation == searchGeneration else { return }
+      results = target === list ? nil : target
+      incoming = nil
+      failure = nil
+      guard isSearch, let results else { return }
+      await analytics.track(
+        "groups_searched", ["result_count": String(results.items.count)], at: date.now)
+    } catch {
+      guard generation == searchGeneration else { return }
+      incoming = nil
+      failure = error
     }
-    loading = task
-    await task.value
   }
 
-  private func loadFirstPage(query: String?, isSearch: Bool) async {
-    isLoading = true
-    do {
-      let page = try await repository.fetchGroups(query, PageRequest(limit: Self.pageSize))
-      guard !Task.isCancelled else { return }
-      groups = page.items
-      nextCursor = page.nextCursor
-      listedQuery = query
-      failure = nil
-      if query != nil, isSearch {
-        await analytics.track(
-          "groups_searched", ["result_count": String(page.items.count)], at: date.now)
-      }
-    } catch {
-      guard !Task.isCancelled else { return }
-      failure = DomainError(error)
-    }
-    isLoading = false
+  /// The groups matching `query` (all of them for `nil`), page by page.
+  private static func groups(
+    matching query: String?, from repository: StudyGroupRepository
+  ) -> PagedList<StudyGroup> {
+    PagedList(pageSize: pageSize) { [repository] in try await repository.fetchGroups(query, $0) }
   }
 }

@@ -128,6 +128,42 @@ struct GroupsFeatureTests {
     #expect(groups.groups.map(\.name) == ["Swift Study"])
   }
 
+  @Test func aPageReadBeforeARefreshNeverLandsInTheRefreshedList() async throws {
+    var created: [StudyGroup] = []
+    for number in 1...25 { created.append(try await createGroup("Group \(number)", by: alice)) }
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let nextPageRead = LockIsolated(false)
+    let groups = bob.model(clock: clock) {
+      let repository = $0.studyGroupRepository
+      $0.studyGroupRepository.fetchGroups = { query, page in
+        let answer = try await repository.fetchGroups(query, page)
+        // The first further page is read, then held while the list changes and is refreshed.
+        // (One page loads at a time: nothing else reads the flag meanwhile.)
+        if page.cursor != nil, !nextPageRead.value {
+          nextPageRead.setValue(true)
+          for await _ in released { break }
+        }
+        return answer
+      }
+    } _: {
+      GroupsModel()
+    }
+    await groups.task()
+    let more = started { await groups.loadMoreTapped() }
+    await until("the next page is read") { nextPageRead.value }
+    // The oldest group, on that page, is deleted; then the list is refreshed.
+    try await alice.studyGroups.deleteGroup(created[0].id)
+    await groups.refreshPulled()
+    release.yield()
+    await until("the held page has arrived") { more.hasReturned.value }
+    #expect(groups.groups.count == GroupsModel.pageSize)
+    #expect(!groups.groups.contains { $0.id == created[0].id })
+    #expect(groups.hasMore)
+    await groups.loadMoreTapped()
+    #expect(Set(groups.groups.map(\.id)) == Set(created.dropFirst().map(\.id)))
+    #expect(!groups.hasMore)
+  }
+
   @Test func creatingAGroupChecksTheFieldsThenOpensIt() async throws {
     let groups = alice.model(clock: clock) { GroupsModel() }
     var opened: [DeepLink] = []
