@@ -45,6 +45,10 @@ public final class GroupsModel {
   private let list: PagedList<StudyGroup>
   /// The groups of the search shown instead of ``list``, if any.
   private var results: PagedList<StudyGroup>?
+  /// The query ``results`` answer.
+  @ObservationIgnored private var resultsQuery: String?
+  /// Groups deleted while this tab lived: a page read before a deletion must not bring one back.
+  @ObservationIgnored private var deletedIDs: Set<StudyGroup.ID> = []
   /// The groups of a settled text change, loading; shown once they arrive unless a newer change
   /// came first.
   private var incoming: PagedList<StudyGroup>?
@@ -75,12 +79,12 @@ public final class GroupsModel {
   /// The screen appeared: loads the first page.
   public func task() async {
     await analytics.screenViewed("groups", at: date.now)
-    await load(shown, generation: searchGeneration, isSearch: false)
+    await refresh()
   }
 
-  /// The list was pulled down: loads the first page again.
+  /// The list was pulled down: loads the first page again, of the text in the search field.
   public func refreshPulled() async {
-    await load(shown, generation: searchGeneration, isSearch: false)
+    await refresh()
   }
 
   /// The search text changed: searches once it rests for ``searchDebounce``; a newer change
@@ -103,9 +107,7 @@ public final class GroupsModel {
       }
       guard let self, generation == self.searchGeneration else { return }
       // Empty text brings the whole list back, read again.
-      let target = query.map { Self.groups(matching: $0, from: self.repository) } ?? self.list
-      self.incoming = target
-      await self.load(target, generation: generation, isSearch: true)
+      await self.search(query, generation: generation, isSearch: true)
     }
     searchTask = task
     await task.value
@@ -116,7 +118,9 @@ public final class GroupsModel {
     // A search about to land replaces the rows.
     guard !isLoading else { return }
     do {
-      try await shown.loadMore()
+      let target = shown
+      try await target.loadMore()
+      dropDeleted(from: target)
     } catch {
       failure = error
     }
@@ -133,8 +137,8 @@ public final class GroupsModel {
     sheet.onCreated = { [weak self] group in
       guard let self else { return }
       destination = nil
+      // Listed first; search results keep what the server matched.
       list.prepend(group)
-      results?.prepend(group)
       onNavigate(.group(group.id))
     }
     destination = .createGroup(sheet)
@@ -143,14 +147,13 @@ public final class GroupsModel {
   /// A group changed elsewhere (its screen: the user joined or left it): its row shows it as
   /// it is now.
   public func groupChanged(_ group: StudyGroup) {
-    list.update(group.id) { $0 = group }
-    results?.update(group.id) { $0 = group }
+    for target in lists { target.update(group.id) { $0 = group } }
   }
 
   /// A group was deleted elsewhere (its owner deleted it on its screen): its row goes.
   public func groupDeleted(_ id: StudyGroup.ID) {
-    list.remove(id)
-    results?.remove(id)
+    deletedIDs.insert(id)
+    for target in lists { target.remove(id) }
   }
 
   /// The sheet was dismissed.
@@ -168,23 +171,60 @@ public final class GroupsModel {
   /// The rows on screen: the search results while a search is shown, the list otherwise.
   private var shown: PagedList<StudyGroup> { results ?? list }
 
+  /// Every list that holds or may soon show groups (a search still loading included).
+  private var lists: [PagedList<StudyGroup>] { [list] + [results, incoming].compactMap { $0 } }
+
+  /// The search field's text as a query (`nil`: the whole list).
+  private var query: String? {
+    let text = searchText.trimmingCharacters(in: .whitespacesAndNewlines)
+    return text.isEmpty ? nil : text
+  }
+
+  /// Reloads the rows shown when they answer the search field's text; otherwise (its search is
+  /// still waiting, or failed) searches that text now. A refresh never shows rows of another
+  /// text than the field's.
+  private func refresh() async {
+    if (results == nil ? nil : resultsQuery) == query {
+      await load(shown, of: query, generation: searchGeneration, isSearch: false)
+    } else {
+      await search(query, generation: searchGeneration, isSearch: false)
+    }
+  }
+
+  /// Loads the first page of `query`'s groups (the whole list for `nil`) into a new list, shown
+  /// once it arrives unless a newer text change came first.
+  private func search(_ query: String?, generation: Int, isSearch: Bool) async {
+    let target = query.map { Self.groups(matching: $0, from: repository) } ?? list
+    incoming = target
+    await load(target, of: query, generation: generation, isSearch: isSearch)
+  }
+
   /// Loads the first page of `target` and shows it, unless a newer text change came first (then
   /// its page and its failure are dropped); a settled search is tracked, not the screen
   /// appearing or a refresh.
-  private func load(_ target: PagedList<StudyGroup>, generation: Int, isSearch: Bool) async {
+  private func load(
+    _ target: PagedList<StudyGroup>, of query: String?, generation: Int, isSearch: Bool
+  ) async {
     do {
-      guard try await target.reload(), generation == searchGeneration else { return }
+      guard try await target.reload() else { return }
+      dropDeleted(from: target)
+      guard generation == searchGeneration else { return }
       results = target === list ? nil : target
-      incoming = nil
+      resultsQuery = target === list ? nil : query
+      if incoming === target { incoming = nil }
       failure = nil
       guard isSearch, let results else { return }
       await analytics.track(
         "groups_searched", ["result_count": String(results.items.count)], at: date.now)
     } catch {
       guard generation == searchGeneration else { return }
-      incoming = nil
+      if incoming === target { incoming = nil }
       failure = error
     }
+  }
+
+  private func dropDeleted(from target: PagedList<StudyGroup>) {
+    for id in deletedIDs { target.remove(id) }
   }
 
   /// The groups matching `query` (all of them for `nil`), page by page.

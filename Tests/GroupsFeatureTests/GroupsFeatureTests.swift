@@ -114,6 +114,68 @@ struct GroupsFeatureTests {
     #expect(events[1].properties == ["result_count": "2"])
   }
 
+  @Test func aRefreshShowsTheRowsOfTheTextInTheFieldNeverAnOlderSearch() async throws {
+    for name in ["Swift Study", "SwiftUI Club", "Algorithms"] {
+      _ = try await createGroup(name, by: alice)
+    }
+    let groups = bob.model(clock: clock) { GroupsModel() }
+    await groups.task()
+    let first = started { await groups.searchTextChanged("Swift") }
+    await until("the first search is armed") { groups.searchText == "Swift" }
+    await clock.advance(by: GroupsModel.searchDebounce + .milliseconds(1))
+    await until("Swift answers") { first.hasReturned.value }
+    #expect(Set(groups.groups.map(\.name)) == ["Swift Study", "SwiftUI Club"])
+
+    // A newer text waits for its pause; a refresh meanwhile shows that text's groups.
+    let waiting = started { await groups.searchTextChanged("Alg") }
+    await until("the Alg search is armed") { groups.searchText == "Alg" }
+    await groups.refreshPulled()
+    #expect(groups.groups.map(\.name) == ["Algorithms"])
+    await clock.advance(by: GroupsModel.searchDebounce + .milliseconds(1))
+    await until("Alg answers") { waiting.hasReturned.value }
+    #expect(groups.groups.map(\.name) == ["Algorithms"])
+
+    // A search that failed keeps the rows shown; a refresh then searches the field's text.
+    backend.isOffline = true
+    let failing = started { await groups.searchTextChanged("Club") }
+    await until("the Club search is armed") { groups.searchText == "Club" }
+    await clock.advance(by: GroupsModel.searchDebounce + .milliseconds(1))
+    await until("Club fails") { failing.hasReturned.value }
+    #expect(groups.failure == .offline)
+    #expect(groups.groups.map(\.name) == ["Algorithms"])
+    backend.isOffline = false
+    await groups.refreshPulled()
+    #expect(groups.groups.map(\.name) == ["SwiftUI Club"])
+    #expect(groups.failure == nil && !groups.isLoading)
+  }
+
+  @Test func aGroupDeletedWhileASearchLoadsStaysGoneWhenItLands() async throws {
+    let deleted = try await createGroup("Swift Study", by: alice)
+    _ = try await createGroup("SwiftUI Club", by: alice)
+    // The search's page is read before the delete and arrives after it.
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let groups = bob.model(
+      clock: clock,
+      { values in
+        let fetch = values.studyGroupRepository.fetchGroups
+        values.studyGroupRepository.fetchGroups = { query, page in
+          let answer = try await fetch(query, page)
+          if query != nil { for await _ in released {} }
+          return answer
+        }
+      }
+    ) { GroupsModel() }
+    await groups.task()
+    let search = started { await groups.searchTextChanged("Swift") }
+    await until("the search is armed") { groups.searchText == "Swift" }
+    await clock.advance(by: GroupsModel.searchDebounce + .milliseconds(1))
+    await until("the search is loading") { groups.isLoading }
+    groups.groupDeleted(deleted.id)
+    release.finish()
+    await until("the search answers") { search.hasReturned.value }
+    #expect(groups.groups.map(\.name) == ["SwiftUI Club"])
+  }
+
   @Test func aFailedLoadIsShownUntilDismissedAndRefreshRecovers() async throws {
     _ = try await createGroup("Swift Study", by: alice)
     let groups = bob.model(clock: clock) { GroupsModel() }
