@@ -96,6 +96,9 @@ public actor ChatSync {
   /// The running flush, if any (``stop()`` cancels it).
   private var flushTask: Task<Void, Never>?
   private var flushAgain = false
+  /// The running re-read of the room list after moderation, if any (``stop()`` cancels it).
+  private var roomsTask: Task<Void, Never>?
+  private var roomsAgain = false
   /// Messages sent over the current link whose acknowledgement has not come yet: a flush
   /// leaves them alone until the ack timeout passes or the link changes.
   private var awaitingAck: Set<UUID> = []
@@ -145,6 +148,7 @@ public actor ChatSync {
   public func stop() async {
     isStopped = true
     flushTask?.cancel()
+    roomsTask?.cancel()
     await channel.close()
     retryTask?.cancel()
     for task in tasks { task.cancel() }
@@ -417,15 +421,8 @@ public actor ChatSync {
         typists.publish((room, user))
       case .messageHidden(let room, let seq):
         try store.removeHidden(seq, in: room)
-        // The server's unread counts leave hidden messages out: the list reads them again
-        // (moderation is rare; a failure keeps the stored counts until the next refresh).
-        do {
-          try await refreshRooms()
-        } catch let error as PersistenceError {
-          throw error
-        } catch {
-          logger.debug("Refreshing the room list after a hidden message failed: \(error)")
-        }
+        // The server's unread counts leave hidden messages out: the list is read again.
+        rereadRooms()
       case .unsubscribed(let room):
         // The answer to our own unsubscribe changes nothing; unasked, the server ended the
         // subscription (the user left the room): nobody can keep it open, the list included
@@ -560,6 +557,28 @@ public actor ChatSync {
   private func fillGaps(in room: ChatRoom.ID) async throws {
     guard let gap = try store.missingSeqs(in: room) else { return }
     try await catchUp(room, upTo: gap.upperBound)
+  }
+
+  /// Reads the room list again beside the event handler (a slow server must not hold back
+  /// live messages and acknowledgements), once at a time, and once more if asked meanwhile (a
+  /// run of hides costs two reads). A failure keeps the stored counts until the next refresh.
+  private func rereadRooms() {
+    guard !isStopped else { return }
+    guard roomsTask == nil else {
+      roomsAgain = true
+      return
+    }
+    roomsTask = Task {
+      repeat {
+        roomsAgain = false
+        do {
+          try await refreshRooms()
+        } catch {
+          logger.debug("Reading the room list again after moderation failed: \(error)")
+        }
+      } while roomsAgain && !Task.isCancelled
+      roomsTask = nil
+    }
   }
 
   // MARK: The outbox
