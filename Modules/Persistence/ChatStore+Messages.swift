@@ -13,7 +13,9 @@ public struct SaveResult: Sendable, Hashable {
 extension ChatStore {
   /// Stores the rooms the server listed (title, kind, unread count and read cursor), in order;
   /// messages and sync cursors stay. For a page of the list; ``replaceRooms(_:)`` takes the
-  /// whole list.
+  /// whole list. The read cursor never moves back, and a room listed with a cursor behind the
+  /// stored one (read here before the server applied it) keeps no server count: the stored
+  /// messages after the cursor count.
   public func saveRooms(_ rooms: [ChatRoom]) throws(PersistenceError) {
     try saveRooms(rooms, droppingUnlisted: false)
   }
@@ -35,7 +37,9 @@ extension ChatStore {
           VALUES (?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, peer_id = excluded.peer_id,
             title = excluded.title, read_seq = MAX(read_seq, excluded.read_seq),
-            unread_count = excluded.unread_count, position = excluded.position
+            unread_count = CASE WHEN excluded.read_seq < read_seq THEN 0
+              ELSE excluded.unread_count END,
+            position = excluded.position
           """)
       for (position, room) in rooms.enumerated() {
         let (kind, peer): (String, String) =

@@ -111,6 +111,14 @@ struct ChatStoreTests {
     #expect(try store.rooms().map(\.unreadCount) == [0, 3])
     try store.markRead("room_2", upTo: 3)
     #expect(try store.rooms().map(\.unreadCount) == [0, 0])
+    // A list read before the server applied that read is behind the local cursor: its count
+    // is stale and does not come back.
+    try store.saveRooms([
+      ChatRoom(id: room, kind: .group("g_1"), title: "Study", lastReadSeq: 4),
+      ChatRoom(id: "room_2", kind: .direct(joon.id), title: "Joon", unreadCount: 3),
+    ])
+    #expect(try store.rooms().map(\.unreadCount) == [0, 0])
+    #expect(try store.rooms().map(\.lastReadSeq) == [4, 3])
   }
 
   @Test("one room's observation: nil until listed, then the room as the list shows it")
