@@ -99,6 +99,8 @@ public actor ChatSync {
   /// The running re-read of the room list after moderation, if any (``stop()`` cancels it).
   private var roomsTask: Task<Void, Never>?
   private var roomsAgain = false
+  /// Room-list reads started, and the newest one written to the store.
+  private var roomReads = (started: 0, applied: 0)
   /// Messages sent over the current link whose acknowledgement has not come yet: a flush
   /// leaves them alone until the ack timeout passes or the link changes.
   private var awaitingAck: Set<UUID> = []
@@ -270,9 +272,16 @@ public actor ChatSync {
     }
   }
 
-  /// Fetches the whole room list from the server into the store.
+  /// Fetches the whole room list from the server into the store. Reads that overlap are
+  /// applied in the order they started: a slower, older read that lands after a newer one is
+  /// dropped (it could bring back a room the user left). Nothing is written after ``stop()``.
   public func refreshRooms() async throws {
-    try store.replaceRooms(try await Page.all(in: { try await server.fetchRooms($0) }))
+    roomReads.started += 1
+    let read = roomReads.started
+    let rooms = try await Page.all(in: { try await server.fetchRooms($0) })
+    guard !isStopped, read > roomReads.applied else { return }
+    roomReads.applied = read
+    try store.replaceRooms(rooms)
   }
 
   // MARK: What the app does

@@ -13,9 +13,10 @@ public struct SaveResult: Sendable, Hashable {
 extension ChatStore {
   /// Stores the rooms the server listed (title, kind, unread count and read cursor), in order;
   /// messages and sync cursors stay. For a page of the list; ``replaceRooms(_:)`` takes the
-  /// whole list. The read cursor never moves back, and a room listed with a cursor behind the
-  /// stored one (read here before the server applied it) keeps no server count: the stored
-  /// messages after the cursor count.
+  /// whole list. The read cursor never moves back. A room listed with a cursor behind the
+  /// stored one (read here before the server applied it) counts at least the server's unread
+  /// messages less those the stored cursor may have read (one per `seq` it is ahead), or the
+  /// stored messages after the cursor when they are more.
   public func saveRooms(_ rooms: [ChatRoom]) throws(PersistenceError) {
     try saveRooms(rooms, droppingUnlisted: false)
   }
@@ -37,7 +38,8 @@ extension ChatStore {
           VALUES (?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, peer_id = excluded.peer_id,
             title = excluded.title, read_seq = MAX(read_seq, excluded.read_seq),
-            unread_count = CASE WHEN excluded.read_seq < read_seq THEN 0
+            unread_count = CASE WHEN excluded.read_seq < read_seq
+              THEN MAX(0, excluded.unread_count - (read_seq - excluded.read_seq))
               ELSE excluded.unread_count END,
             position = excluded.position
           """)

@@ -41,6 +41,50 @@ struct ChatSyncEngineTests {
     }
   }
 
+  @Test("overlapping room-list reads are applied in the order they started; none after stop")
+  func roomReadsInOrder() async throws {
+    let store = try ChatStore(at: .inMemory, owner: Self.me.id)
+    let kept = ChatRoom(id: "r_a", kind: .group("g_a"), title: "A")
+    let left = ChatRoom(id: "r_g", kind: .group("g_g"), title: "G")
+    // The first and third reads wait for their gate; the first still lists the room left.
+    let gates = [AsyncStream<Void>.makeStream(), AsyncStream<Void>.makeStream()]
+    let calls = Locked(0)
+    var server = ChatRepository()
+    server.fetchRooms = { _ in
+      let call = calls.withLock {
+        $0 += 1
+        return $0
+      }
+      switch call {
+      case 1:
+        for await _ in gates[0].stream {}
+        return Page(items: [kept, left])
+      case 3:
+        for await _ in gates[1].stream {}
+        return Page(items: [left])
+      default:
+        return Page(items: [kept])
+      }
+    }
+    let sync = ChatSync(
+      store: store, me: Self.me, channel: ScriptedChannel(), server: server,
+      options: ChatSyncOptions(retryDelay: { _ in .milliseconds(5) }))
+    let slow = Task { try await sync.refreshRooms() }
+    while calls.withLock({ $0 }) < 1 { await Task.yield() }
+    try await sync.refreshRooms()
+    #expect(try store.rooms().map(\.id) == [kept.id])
+    gates[0].continuation.finish()
+    try await slow.value
+    #expect(try store.rooms().map(\.id) == [kept.id], "the older read came back the room left")
+
+    let late = Task { try await sync.refreshRooms() }
+    while calls.withLock({ $0 }) < 3 { await Task.yield() }
+    await sync.stop()
+    gates[1].continuation.finish()
+    try await late.value
+    #expect(try store.rooms().map(\.id) == [kept.id], "a read landed after stop")
+  }
+
   @Test("subscribes first, then fetches only what lies after the cursor, page by page")
   func subscribeFirst() async throws {
     let rig = try Rig()

@@ -119,6 +119,12 @@ struct ChatStoreTests {
     ])
     #expect(try store.rooms().map(\.unreadCount) == [0, 0])
     #expect(try store.rooms().map(\.lastReadSeq) == [4, 3])
+    // Two more arrived meanwhile: of the server's 5, at most 3 are the ones read here.
+    try store.saveRooms([
+      ChatRoom(id: room, kind: .group("g_1"), title: "Study", lastReadSeq: 4),
+      ChatRoom(id: "room_2", kind: .direct(joon.id), title: "Joon", unreadCount: 5),
+    ])
+    #expect(try store.rooms().map(\.unreadCount) == [0, 2])
   }
 
   @Test("one room's observation: nil until listed, then the room as the list shows it")
