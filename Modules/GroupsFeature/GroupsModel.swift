@@ -181,13 +181,15 @@ public final class GroupsModel {
   }
 
   /// Reloads the rows shown when they answer the search field's text; otherwise (its search is
-  /// still waiting, or failed) searches that text now. A refresh never shows rows of another
-  /// text than the field's.
+  /// still waiting, or failed) runs that search now, in place of its pause. A refresh never
+  /// shows rows of another text than the field's.
   private func refresh() async {
     if (results == nil ? nil : resultsQuery) == query {
       await load(shown, of: query, generation: searchGeneration, isSearch: false)
     } else {
-      await search(query, generation: searchGeneration, isSearch: false)
+      // The field's search runs now instead of after its pause (one load, tracked once).
+      searchTask?.cancel()
+      await search(query, generation: searchGeneration, isSearch: true)
     }
   }
 

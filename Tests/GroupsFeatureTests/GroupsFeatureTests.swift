@@ -147,6 +147,10 @@ struct GroupsFeatureTests {
     await groups.refreshPulled()
     #expect(groups.groups.map(\.name) == ["SwiftUI Club"])
     #expect(groups.failure == nil && !groups.isLoading)
+    // Each text's search answered once: Swift, Alg (run by the refresh instead of its pause),
+    // Club (by the refresh after it failed).
+    let searches = try await bob.uploadedEvents().filter { $0.name == "groups_searched" }
+    #expect(searches.map { $0.properties["result_count"] } == ["2", "1", "1"])
   }
 
   @Test func aGroupDeletedWhileASearchLoadsStaysGoneWhenItLands() async throws {
