@@ -46,8 +46,7 @@ public final class BoardModel {
   private var results: PagedList<BoardPost>?
   /// The query ``results`` hold (the text may have changed since, its search not landed yet).
   @ObservationIgnored private var resultsQuery: String?
-  @ObservationIgnored private var searchTask: Task<Void, Never>?
-  @ObservationIgnored private var searchGeneration = 0
+  @ObservationIgnored private let searches = LatestSearch()
   @ObservationIgnored private let likes = LikeRequests<BoardPost.ID>()
 
   @ObservationIgnored @Dependency(\.boardRepository) private var board
@@ -94,7 +93,7 @@ public final class BoardModel {
   /// results, while searching).
   public func refreshPulled() async {
     if let query = searchQuery, let results {
-      await loadResults(results, of: query, generation: searchGeneration, isSearch: false)
+      await loadResults(results, of: query, generation: searches.current, isSearch: false)
     } else {
       await reloadList()
     }
@@ -125,12 +124,9 @@ public final class BoardModel {
   /// Empty text (or only spaces) returns to the list at once.
   public func searchTextChanged(_ text: String) async {
     searchText = text
-    searchTask?.cancel()
-    searchGeneration += 1
-    let generation = searchGeneration
+    let generation = searches.supersede()
     let query = text.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !query.isEmpty else {
-      searchTask = nil
       searchQuery = nil
       results = nil
       isSearching = false
@@ -138,19 +134,9 @@ public final class BoardModel {
     }
     searchQuery = query
     isSearching = true
-    // Armed now: the pause counts from this keystroke, however late the task starts.
-    let pause = clock.deadline(after: Self.searchDebounce)
-    let task = Task { [weak self] in
-      do {
-        try await pause()
-      } catch {
-        return  // A newer change cancelled this wait.
-      }
-      guard let self, generation == self.searchGeneration else { return }
-      await self.loadResults(PagedList(), of: query, generation: generation)
+    await searches.afterPause(Self.searchDebounce, on: clock, run: generation) { [weak self] in
+      await self?.loadResults(PagedList(), of: query, generation: generation)
     }
-    searchTask = task
-    await task.value
   }
 
   /// The user tapped "cancel" on the search field: back to the list.
@@ -228,7 +214,7 @@ public final class BoardModel {
     isSearching = true
     do {
       try await target.reload { [board] in try await board.searchPosts(query, $0) }
-      guard generation == searchGeneration else { return }
+      guard searches.isCurrent(generation) else { return }
       results = target
       resultsQuery = query
       isSearching = false
@@ -236,7 +222,7 @@ public final class BoardModel {
       await analytics.track(
         "board_searched", ["result_count": String(target.items.count)], at: date.now)
     } catch {
-      guard generation == searchGeneration else { return }
+      guard searches.isCurrent(generation) else { return }
       isSearching = false
       failure = error
     }

@@ -52,10 +52,9 @@ public final class GroupsModel {
   /// The groups of a settled text change, loading; shown once they arrive unless a newer change
   /// came first.
   private var incoming: PagedList<StudyGroup>?
-  /// Counts text changes: a load that finds it changed was superseded.
-  @ObservationIgnored private var searchGeneration = 0
-  /// The running wait for the text to rest (a newer change cancels it).
-  @ObservationIgnored private var searchTask: Task<Void, Never>?
+  /// The search field's text changes: a load whose change is no longer the latest was
+  /// superseded.
+  @ObservationIgnored private let searches = LatestSearch()
 
   /// Creates the tab.
   public init() {
@@ -91,26 +90,14 @@ public final class GroupsModel {
   /// cancels this search (its results are never shown).
   public func searchTextChanged(_ text: String) async {
     searchText = text
-    searchTask?.cancel()
-    searchGeneration += 1
-    let generation = searchGeneration
+    let generation = searches.supersede()
     incoming = nil
     let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
     let query = trimmed.isEmpty ? nil : trimmed
-    // Armed now: the pause counts from this keystroke, however late the task starts.
-    let pause = clock.deadline(after: Self.searchDebounce)
-    let task = Task { [weak self] in
-      do {
-        try await pause()
-      } catch {
-        return  // A newer change cancelled this wait.
-      }
-      guard let self, generation == self.searchGeneration else { return }
-      // Empty text brings the whole list back, read again.
-      await self.search(query, generation: generation, isSearch: true)
+    // Empty text brings the whole list back, read again.
+    await searches.afterPause(Self.searchDebounce, on: clock, run: generation) { [weak self] in
+      await self?.search(query, generation: generation, isSearch: true)
     }
-    searchTask = task
-    await task.value
   }
 
   /// The last row appeared (or "more" was tapped): loads the next page.
@@ -185,11 +172,11 @@ public final class GroupsModel {
   /// shows rows of another text than the field's.
   private func refresh() async {
     if (results == nil ? nil : resultsQuery) == query {
-      await load(shown, of: query, generation: searchGeneration, isSearch: false)
+      await load(shown, of: query, generation: searches.current, isSearch: false)
     } else {
       // The field's search runs now instead of after its pause (one load, tracked once).
-      searchTask?.cancel()
-      await search(query, generation: searchGeneration, isSearch: true)
+      searches.skipPause()
+      await search(query, generation: searches.current, isSearch: true)
     }
   }
 
@@ -210,7 +197,7 @@ public final class GroupsModel {
     do {
       guard try await target.reload() else { return }
       dropDeleted(from: target)
-      guard generation == searchGeneration else { return }
+      guard searches.isCurrent(generation) else { return }
       results = target === list ? nil : target
       resultsQuery = target === list ? nil : query
       if incoming === target { incoming = nil }
@@ -219,7 +206,7 @@ public final class GroupsModel {
       await analytics.track(
         "groups_searched", ["result_count": String(results.items.count)], at: date.now)
     } catch {
-      guard generation == searchGeneration else { return }
+      guard searches.isCurrent(generation) else { return }
       if incoming === target { incoming = nil }
       failure = error
     }

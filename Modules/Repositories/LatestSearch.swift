@@ -1,0 +1,54 @@
+import Foundation
+
+/// The searches of a screen's search field: each text change supersedes the one before (its
+/// pause ends and its results are dropped), and a search runs once the text has rested.
+///
+/// A screen model keeps one, calls ``supersede()`` on every text change, runs the search with
+/// ``afterPause(_:on:run:_:)``, and asks ``isCurrent(_:)`` before it shows what a search found.
+@MainActor
+public final class LatestSearch {
+  /// The number of the latest text change; a search of another number was superseded.
+  public private(set) var current = 0
+  private var waiting: Task<Void, Never>?
+
+  /// Creates the searches of one field.
+  public init() {}
+
+  /// A text change: ends the pause still waiting and returns this change's number.
+  @discardableResult
+  public func supersede() -> Int {
+    skipPause()
+    current += 1
+    return current
+  }
+
+  /// Ends the pause still waiting, if any, without a new number (the search runs now, elsewhere).
+  public func skipPause() {
+    waiting?.cancel()
+    waiting = nil
+  }
+
+  /// Whether `run` is still the latest text change.
+  public func isCurrent(_ run: Int) -> Bool { run == current }
+
+  /// Waits `pause` on `clock`, armed now (it counts from this change, however late the task
+  /// starts), then runs `search` unless a newer change came first. Returns when the search
+  /// ended or was superseded.
+  public func afterPause(
+    _ pause: Duration, on clock: any Clock<Duration>, run: Int,
+    _ search: @escaping @MainActor () async -> Void
+  ) async {
+    let wait = clock.deadline(after: pause)
+    let task = Task { [weak self] in
+      do {
+        try await wait()
+      } catch {
+        return  // A newer change cancelled this wait.
+      }
+      guard let self, self.isCurrent(run) else { return }
+      await search()
+    }
+    waiting = task
+    await task.value
+  }
+}
