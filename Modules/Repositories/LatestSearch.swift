@@ -31,13 +31,19 @@ public final class LatestSearch {
   /// Whether `run` is still the latest text change.
   public func isCurrent(_ run: Int) -> Bool { run == current }
 
+  /// Whether a search armed by ``afterPause(_:on:run:_:)`` is still waiting for its pause or
+  /// running after it (``supersede()`` and ``skipPause()`` end the pause).
+  public var isWaiting: Bool { waiting != nil }
+
   /// Waits `pause` on `clock`, armed now (it counts from this change, however late the task
   /// starts), then runs `search` unless a newer change came first. Returns when the search
-  /// ended or was superseded.
+  /// ended, was superseded or the calling task was cancelled; at once, without waiting, when
+  /// `run` was superseded before the call (a caller whose task started late).
   public func afterPause(
     _ pause: Duration, on clock: any Clock<Duration>, run: Int,
     _ search: @escaping @MainActor () async -> Void
   ) async {
+    guard isCurrent(run) else { return }
     let wait = clock.deadline(after: pause)
     let task = Task { [weak self] in
       do {
@@ -49,6 +55,12 @@ public final class LatestSearch {
       await search()
     }
     waiting = task
-    await task.value
+    // The caller's cancellation (a screen that went away) ends the pause too.
+    await withTaskCancellationHandler {
+      await task.value
+    } onCancel: {
+      task.cancel()
+    }
+    if waiting == task { waiting = nil }
   }
 }

@@ -4,8 +4,12 @@ import Repositories
 import Testing
 
 /// `LatestSearch`: a text change supersedes the search before; a search runs after its pause.
+///
+/// Each test waits until the search it started is armed (`isWaiting`) before it changes the
+/// text or moves the clock: a task may start late on a loaded machine, and a change made before
+/// the pause is armed tests nothing (and once left a test waiting for a clock nobody moved).
 @MainActor
-@Suite("LatestSearch")
+@Suite("LatestSearch", .timeLimit(.minutes(1)))
 struct LatestSearchTests {
   @Test func aSearchRunsAfterItsPauseUnlessANewerChangeCameFirst() async throws {
     let clock = TestClock()
@@ -17,23 +21,25 @@ struct LatestSearchTests {
         ran.withValue { $0.append("first") }
       }
     }
-    await Task.megaYield()
+    try await armed(searches)
     let second = searches.supersede()
     #expect(!searches.isCurrent(first) && searches.isCurrent(second))
     // The first pause ended with the change: it returns without searching.
     await stale.value
+    #expect(!searches.isWaiting)
     let current = Task {
       await searches.afterPause(.milliseconds(300), on: clock, run: second) {
         ran.withValue { $0.append("second") }
       }
     }
-    await Task.megaYield()
+    try await armed(searches)
     await clock.advance(by: .milliseconds(299))
     await Task.megaYield()
     #expect(ran.value.isEmpty)
     await clock.advance(by: .milliseconds(2))
     await current.value
     #expect(ran.value == ["second"])
+    #expect(!searches.isWaiting)
   }
 
   @Test func skippingThePauseEndsTheWaitWithoutANewNumber() async throws {
@@ -43,9 +49,44 @@ struct LatestSearchTests {
     let waiting = Task {
       await searches.afterPause(.seconds(60), on: TestClock(), run: run) { ran.setValue(true) }
     }
-    await Task.megaYield()
+    try await armed(searches)
     searches.skipPause()
     await waiting.value
-    #expect(!ran.value && searches.isCurrent(run))
+    #expect(!ran.value && searches.isCurrent(run) && !searches.isWaiting)
+  }
+
+  @Test func aCallForASupersededChangeReturnsWithoutWaiting() async {
+    let searches = LatestSearch()
+    let stale = searches.supersede()
+    searches.supersede()
+    // The clock never moves: only a call that does not arm its pause returns.
+    await searches.afterPause(.seconds(60), on: TestClock(), run: stale) {
+      Issue.record("a superseded search ran")
+    }
+    #expect(!searches.isWaiting)
+  }
+
+  @Test func cancellingTheCallerEndsItsPause() async throws {
+    let searches = LatestSearch()
+    let run = searches.supersede()
+    let caller = Task {
+      await searches.afterPause(.seconds(60), on: TestClock(), run: run) {
+        Issue.record("the cancelled caller's search ran")
+      }
+    }
+    try await armed(searches)
+    caller.cancel()
+    for _ in 0..<2_000 where searches.isWaiting { await Task.yield() }
+    #expect(!searches.isWaiting, "the pause outlived its caller")
+    // Ends a pause the cancellation missed, so a failure here cannot leave the test waiting.
+    searches.skipPause()
+    await caller.value
+    #expect(searches.isCurrent(run))
+  }
+
+  /// Waits until `searches` has a search armed; fails after 2,000 turns.
+  private func armed(_ searches: LatestSearch) async throws {
+    for _ in 0..<2_000 where !searches.isWaiting { await Task.yield() }
+    try #require(searches.isWaiting, "the search's task never armed its pause")
   }
 }
