@@ -90,7 +90,7 @@ struct BoardModelTests {
     }
     await board.task()
     let more = Task { await board.postAppeared(board.posts[19].id) }
-    await pages.waitForCalls(2)  // The second page is on its way.
+    try await pages.waitForCalls(2)  // The second page is on its way.
     #expect(board.isLoadingMore)
     let newest = try await alice.board.createPost(PostDraft(content: "newest"))
     await board.refreshPulled()
@@ -163,12 +163,12 @@ struct BoardModelTests {
     await board.task()
 
     let first = Task { await board.searchTextChanged("sw") }
-    await clock.waitForSleeper()
+    try await clock.waitForSleeper()
     await clock.advance(by: .milliseconds(200))
     let second = Task { await board.searchTextChanged("swift") }
     // The newer keystroke ends the older wait (its task returns) and starts its own.
     await first.value
-    await clock.waitForSleeper()
+    try await clock.waitForSleeper()
     await clock.advance(by: .milliseconds(299))
     #expect(await searched.calls.isEmpty)
     #expect(board.isSearching)
@@ -196,12 +196,12 @@ struct BoardModelTests {
     let searched = CallLog<String>()
     let board = board(as: bob) { $0.logSearches(in: searched, holding: "old", until: slowOld) }
     let old = Task { await board.searchTextChanged("old") }
-    await clock.waitForSleeper()
+    try await clock.waitForSleeper()
     await clock.advance(by: .milliseconds(300))
-    await searched.waitForCalls(1)  // "old" is at the server now.
+    try await searched.waitForCalls(1)  // "old" is at the server now.
 
     let new = Task { await board.searchTextChanged("new") }
-    await clock.waitForSleeper()
+    try await clock.waitForSleeper()
     await clock.advance(by: .milliseconds(300))
     await new.value
     #expect(board.searchResults.map(\.content) == ["new style"])
@@ -220,13 +220,13 @@ struct BoardModelTests {
     let board = board(as: bob) { $0.logSearches(in: searched) }
     await board.task()
     let typing = Task { await board.searchTextChanged("post 2") }
-    await clock.waitForSleeper()
+    try await clock.waitForSleeper()
     await clock.advance(by: .milliseconds(300))
     await typing.value
     #expect(board.visiblePosts.map(\.id) == [published[1].id])
 
     let waiting = Task { await board.searchTextChanged("post 3") }
-    await clock.waitForSleeper()
+    try await clock.waitForSleeper()
     await clock.advance(by: .milliseconds(100))
     await board.searchTextChanged("   ")
     await waiting.value
@@ -242,7 +242,7 @@ struct BoardModelTests {
     let board = board(as: bob)
     backend.isOffline = true
     let typing = Task { await board.searchTextChanged("anything") }
-    await clock.waitForSleeper()
+    try await clock.waitForSleeper()
     await clock.advance(by: .milliseconds(300))
     await typing.value
     #expect(board.failure == .offline)
@@ -256,7 +256,7 @@ struct BoardModelTests {
     let board = board(as: bob)
     await board.task()
     let typing = Task { await board.searchTextChanged("match") }
-    await clock.waitForSleeper()
+    try await clock.waitForSleeper()
     await clock.advance(by: .milliseconds(300))
     await typing.value
     #expect(board.searchResults.count == 20)
@@ -279,13 +279,13 @@ struct BoardModelTests {
     let board = board(as: bob) { $0.logSearches(in: searched) }
     await board.task()
     let typing = Task { await board.searchTextChanged("match") }
-    await clock.waitForSleeper()
+    try await clock.waitForSleeper()
     await clock.advance(by: .milliseconds(300))
     await typing.value
     #expect(board.hasMore)
     // New text is waiting for its pause; the user scrolls to the end of the shown results.
     let retyping = Task { await board.searchTextChanged("match 1") }
-    await clock.waitForSleeper()
+    try await clock.waitForSleeper()
     await board.postAppeared(board.searchResults[19].id)
     #expect(await searched.calls == ["match", "match"])
     #expect(board.searchResults.count == 22)
@@ -307,7 +307,7 @@ struct BoardModelTests {
     _ = try await carol.board.setPostLike(post.id, true)
 
     let tap = Task { await board.likeButtonTapped(post.id) }
-    await sent.waitForCalls(1)
+    try await sent.waitForCalls(1)
     #expect(board.posts[0].likeState == LikeState(isLiked: true, likeCount: 1))
     await gate.open()
     await tap.value
@@ -338,9 +338,9 @@ struct BoardModelTests {
     }
     await board.task()
     let refresh = Task { await board.refreshPulled() }
-    await reloads.waitForCalls(2)
+    try await reloads.waitForCalls(2)
     let like = Task { await board.likeButtonTapped(post.id) }
-    await sent.waitForCalls(1)
+    try await sent.waitForCalls(1)
     await reload.open()
     await refresh.value
     await gate.open()
@@ -369,7 +369,7 @@ struct BoardModelTests {
     let board = board(as: bob) { $0.holdPostLikes(at: gate, loggingIn: sent) }
     await board.task()
     let like = Task { await board.likeButtonTapped(post.id) }
-    await sent.waitForCalls(1)
+    try await sent.waitForCalls(1)
     // Unlike while the like is on its way: shown at once, sent after the like returns.
     await board.likeButtonTapped(post.id)
     #expect(board.posts[0].likeState == LikeState(isLiked: false, likeCount: 0))

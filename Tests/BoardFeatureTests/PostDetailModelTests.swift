@@ -237,7 +237,7 @@ struct PostDetailModelTests {
     await detail.task()
     _ = try await carol.board.setCommentLike(written[0].id, true)
     let tap = Task { await detail.commentLikeButtonTapped(written[0].id) }
-    await sent.waitForCalls(1)
+    try await sent.waitForCalls(1)
     #expect(detail.comments[0].likeState == LikeState(isLiked: true, likeCount: 1))
     // Two more taps while it runs: unlike, like again. One request, the last tap wins.
     await detail.commentLikeButtonTapped(written[0].id)

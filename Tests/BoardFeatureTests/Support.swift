@@ -16,11 +16,12 @@ actor CallLog<Call: Sendable> {
   }
 
   /// Waits (yielding, no sleeping; ten seconds of real time at most) until `count` calls
-  /// arrived: the model reached the endpoint.
-  func waitForCalls(_ count: Int) async {
+  /// arrived: the model reached the endpoint. Throws when they did not, so the test stops
+  /// instead of acting on a model that is not there yet (and waiting on it forever).
+  func waitForCalls(_ count: Int) async throws {
     let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
     while calls.count < count, ContinuousClock.now < giveUp { await Task.yield() }
-    #expect(calls.count >= count, "the endpoint was called \(calls.count) times, not \(count)")
+    try #require(calls.count >= count, "the endpoint was called \(calls.count) times, not \(count)")
   }
 }
 
@@ -104,11 +105,13 @@ private func held<ID>(
 }
 
 extension TestClock<Duration> {
-  /// Waits (yielding, no sleeping) until a task sleeps on the clock: the model reached its
-  /// debounce, so advancing the clock now moves time under it and not before it.
-  func waitForSleeper() async {
+  /// Waits (yielding, no sleeping; ten seconds of real time at most) until a task sleeps on
+  /// the clock: the model reached its debounce, so advancing the clock now moves time under it
+  /// and not before it. Throws when nothing sleeps: a debounce armed after the test moved the
+  /// clock would wait forever.
+  func waitForSleeper() async throws {
     let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
     while (try? await checkSuspension()) != nil, ContinuousClock.now < giveUp {}
-    #expect((try? await checkSuspension()) == nil, "nothing sleeps on the test clock")
+    try #require((try? await checkSuspension()) == nil, "nothing sleeps on the test clock")
   }
 }

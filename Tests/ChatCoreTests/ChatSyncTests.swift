@@ -70,7 +70,8 @@ struct ChatSyncEngineTests {
       store: store, me: Self.me, channel: ScriptedChannel(), server: server,
       options: ChatSyncOptions(retryDelay: { _ in .milliseconds(5) }))
     let slow = Task { try await sync.refreshRooms() }
-    while calls.withLock({ $0 }) < 1 { await Task.yield() }
+    for _ in 0..<10_000 where calls.withLock({ $0 }) < 1 { await Task.yield() }
+    try #require(calls.withLock { $0 } == 1, "the first read never reached the server")
     try await sync.refreshRooms()
     #expect(try store.rooms().map(\.id) == [kept.id])
     gates[0].continuation.finish()
@@ -78,7 +79,8 @@ struct ChatSyncEngineTests {
     #expect(try store.rooms().map(\.id) == [kept.id], "the older read came back the room left")
 
     let late = Task { try await sync.refreshRooms() }
-    while calls.withLock({ $0 }) < 3 { await Task.yield() }
+    for _ in 0..<10_000 where calls.withLock({ $0 }) < 3 { await Task.yield() }
+    try #require(calls.withLock { $0 } == 3, "the third read never reached the server")
     await sync.stop()
     gates[1].continuation.finish()
     try await late.value

@@ -49,10 +49,11 @@ struct BroadcasterTests {
   }
 
   @Test("a reader that stops is unsubscribed")
-  func readerStops() async {
+  func readerStops() async throws {
     let broadcaster = Broadcaster<Int>()
     let task = Task { for await _ in broadcaster.subscribe() {} }
-    while broadcaster.subscriberCount == 0 { await Task.yield() }
+    for _ in 0..<10_000 where broadcaster.subscriberCount == 0 { await Task.yield() }
+    try #require(broadcaster.subscriberCount == 1, "the reader never subscribed")
     task.cancel()
     await task.value
     #expect(broadcaster.subscriberCount == 0)

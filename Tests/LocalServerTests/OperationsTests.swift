@@ -225,7 +225,11 @@ struct OperationsTests {
   func runUntilStopped() async throws {
     let server = try QappleServer(configuration: .testing())
     let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
-    let running = Task { try await server.run { url in continuation.yield(url) } }
+    let running = Task {
+      // A server that fails to start ends the stream too: the wait below cannot hang.
+      defer { continuation.finish() }
+      try await server.run { url in continuation.yield(url) }
+    }
     var iterator = urls.makeAsyncIterator()
     let url = try #require(await iterator.next())
     #expect(server.baseURL == url)

@@ -104,7 +104,7 @@ struct RetryPolicyTests {
 }
 
 /// Retries against the real server, with a recording clock and a fixed random source.
-@Suite("Retries against the server")
+@Suite("Retries against the server", .timeLimit(.minutes(1)))
 struct RetryIntegrationTests {
   /// `random` returns half the range, so each delay is exactly half its ceiling.
   private func provider(

@@ -28,7 +28,7 @@ struct WebSocketConnectionTests {
     await harness.tokens.replace(with: "token-rotated")
     await harness.transport.socket(0).closeFromServer(code: .goingAway, reason: "restart")
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
-    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
     #expect(await states.next() == .connecting(attempt: 1))
     #expect(await states.next() == .connected)
     let second = await harness.transport.attempt(1)
@@ -78,7 +78,7 @@ struct WebSocketConnectionTests {
       let attempt = index + 1
       harness.transport.enqueue(.refuse(.offline))
       #expect(await states.next() == .waitingToReconnect(attempt: attempt, retryIn: delay))
-      await harness.clock.advanceOnceSomethingSleeps(by: delay - .nanoseconds(1))
+      try await harness.clock.advanceOnceSomethingSleeps(by: delay - .nanoseconds(1))
       #expect(harness.transport.attempts.count == attempt)
       await harness.clock.advance(by: .nanoseconds(1))
       #expect(await states.next() == .connecting(attempt: attempt))
@@ -100,7 +100,7 @@ struct WebSocketConnectionTests {
     #expect(await states.next() == .connecting(attempt: 0))
     // 0.25 * 1 s, then 0 * 2 s (at once), then 0.5 * 4 s.
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
-    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
     #expect(await states.next() == .connecting(attempt: 1))
     #expect(await states.next() == .waitingToReconnect(attempt: 2, retryIn: .zero))
     #expect(await states.next() == .connecting(attempt: 2))
@@ -117,14 +117,14 @@ struct WebSocketConnectionTests {
     #expect(await states.next() == .disconnected)
     #expect(await states.next() == .connecting(attempt: 0))
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
-    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
     #expect(await states.next() == .connecting(attempt: 1))
     #expect(await states.next() == .connected)
 
     // Opened, but closed before delivering anything: not stable, the backoff keeps growing.
     await harness.transport.socket(0).closeFromServer(code: .internalServerError)
     #expect(await states.next() == .waitingToReconnect(attempt: 2, retryIn: .milliseconds(500)))
-    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(500))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(500))
     #expect(await states.next() == .connecting(attempt: 2))
     #expect(await states.next() == .connected)
 
@@ -134,7 +134,7 @@ struct WebSocketConnectionTests {
     #expect(await frames.next() == .text("hello"))
     socket.closeFromServer(code: .goingAway)
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
-    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
     #expect(await states.next() == .connecting(attempt: 1))
     #expect(await states.next() == .connected)
     await harness.connection.stop()
@@ -168,7 +168,7 @@ struct WebSocketConnectionTests {
     #expect(await states.next() == .connecting(attempt: 0))
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
     await harness.tokens.replace(with: "token-from-elsewhere")
-    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
     #expect(await states.next() == .connecting(attempt: 1))
     #expect(await states.next() == .connected)
     #expect(await harness.tokens.refreshes == ["token-0"])
@@ -182,7 +182,7 @@ struct WebSocketConnectionTests {
     harness.transport.enqueue(.refuse(.handshakeFailed(status: 401)), .accept)
     await harness.transport.socket(0).closeFromServer(code: .policyViolation, reason: "expired")
     #expect(await states.next() == .waitingToReconnect(attempt: 2, retryIn: .milliseconds(500)))
-    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(500))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(500))
     #expect(await states.next() == .connecting(attempt: 2))
     #expect(await states.next() == .connected)
     #expect(await harness.tokens.refreshes == ["token-0", "token-from-elsewhere"])
@@ -210,7 +210,7 @@ struct WebSocketConnectionTests {
     #expect(await states.next() == .connecting(attempt: 0))
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
     #expect(harness.transport.attempts.isEmpty)
-    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
     #expect(await states.next() == .connecting(attempt: 1))
     #expect(await states.next() == .connected)
     await harness.connection.stop()
@@ -224,7 +224,7 @@ struct WebSocketConnectionTests {
     await harness.connection.start()
     let socket = await harness.transport.socket(0)
 
-    await harness.clock.advanceOnceSomethingSleeps(by: .seconds(25) - .nanoseconds(1))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(25) - .nanoseconds(1))
     #expect(socket.sentFrames.isEmpty)
     await harness.clock.advance(by: .nanoseconds(1))
     #expect(await socket.sentFrame(0) == Harness.ping)
@@ -234,9 +234,9 @@ struct WebSocketConnectionTests {
     socket.deliver(.text("after the pong"))
     #expect(await frames.next() == .text("after the pong"))
 
-    await harness.clock.advanceOnceSomethingSleeps(by: .seconds(10))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(10))
     #expect(harness.connection.state == .connected)
-    await harness.clock.advanceOnceSomethingSleeps(by: .seconds(15) - .nanoseconds(1))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(15) - .nanoseconds(1))
     #expect(socket.sentFrames.count == 1)
     await harness.clock.advance(by: .nanoseconds(1))
     #expect(await socket.sentFrame(1) == Harness.ping)
@@ -253,9 +253,9 @@ struct WebSocketConnectionTests {
     #expect(await states.next() == .connected)
     let socket = await harness.transport.socket(0)
 
-    await harness.clock.advanceOnceSomethingSleeps(by: .seconds(25))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(25))
     #expect(await socket.sentFrame(0) == Harness.ping)
-    await harness.clock.advanceOnceSomethingSleeps(by: .seconds(10) - .nanoseconds(1))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(10) - .nanoseconds(1))
     #expect(harness.connection.state == .connected)
     #expect(socket.closeCalls.isEmpty)
     await harness.clock.advance(by: .nanoseconds(1))
@@ -263,12 +263,12 @@ struct WebSocketConnectionTests {
     let close = await socket.closed()
     #expect(close.code == .goingAway)
 
-    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
     #expect(await states.next() == .connecting(attempt: 1))
     #expect(await states.next() == .connected)
     // The new socket's heartbeat counts from its own start.
     let second = await harness.transport.socket(1)
-    await harness.clock.advanceOnceSomethingSleeps(by: .seconds(25))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(25))
     #expect(await second.sentFrame(0) == Harness.ping)
     await harness.connection.stop()
   }
@@ -320,7 +320,7 @@ struct WebSocketConnectionTests {
     #expect(await states.next() == .connecting(attempt: 0))
     #expect(await states.next() == .connected)
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
-    await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
     let second = await harness.transport.socket(1)
     second.deliver(.text("three"))
     #expect(await frames.next() == .text("three"))
@@ -517,11 +517,14 @@ private final class RecordingRandom: @unchecked Sendable {
 extension Clocks.TestClock<Duration> {
   /// Waits until a task sleeps on the clock, then advances it. The connection has one sleeper at
   /// a time (the heartbeat or the backoff), so advancing only after it registered makes the
-  /// order of events independent of scheduling.
-  func advanceOnceSomethingSleeps(by duration: Duration) async {
-    while (try? await checkSuspension()) != nil {
+  /// order of events independent of scheduling. Throws when nothing sleeps within ten seconds
+  /// of real time (the test stops instead of waiting for a sleeper forever).
+  func advanceOnceSomethingSleeps(by duration: Duration) async throws {
+    let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
+    while (try? await checkSuspension()) != nil, ContinuousClock.now < giveUp {
       await Task.yield()
     }
+    try #require((try? await checkSuspension()) == nil, "nothing sleeps on the test clock")
     await advance(by: duration)
   }
 }

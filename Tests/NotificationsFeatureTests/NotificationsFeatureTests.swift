@@ -140,7 +140,8 @@ struct NotificationsFeatureTests {
     }
     await inbox.task()
     let tap = Task { await inbox.markReadButtonTapped(inbox.notifications[1].id) }
-    while !waiting.withLock({ $0 }) { await Task.yield() }
+    for _ in 0..<10_000 where !waiting.withLock({ $0 }) { await Task.yield() }
+    try #require(waiting.withLock { $0 }, "the first tap never reached the repository")
     await inbox.markAllReadButtonTapped()
     release.yield()
     await tap.value

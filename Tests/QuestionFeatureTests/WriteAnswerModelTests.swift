@@ -46,7 +46,8 @@ struct WriteAnswerModelTests {
     }) { WriteAnswerModel(question: question) }
     sheet.textChanged("My first answer")
     let first = Task { await sheet.submitButtonTapped() }
-    while !tracking.withLock({ $0 }) { await Task.yield() }
+    for _ in 0..<10_000 where !tracking.withLock({ $0 }) { await Task.yield() }
+    try #require(tracking.withLock { $0 }, "the first submit never reached tracking")
     #expect(!sheet.canSubmit)
     await sheet.submitButtonTapped()
     release.yield()

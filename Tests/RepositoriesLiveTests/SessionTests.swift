@@ -392,7 +392,7 @@ actor GatedCredentialStore: CredentialStore {
   func isWaiting(_ accessToken: String) -> Bool { waiting[accessToken] != nil }
 }
 
-@Suite("Session state: sign-ins at once")
+@Suite("Session state: sign-ins at once", .timeLimit(.minutes(1)))
 struct ConcurrentSignInTests {
   @Test func twoSignInsAtOnceNeverPairAUserWithTheOthersTokens() async throws {
     let store = GatedCredentialStore()

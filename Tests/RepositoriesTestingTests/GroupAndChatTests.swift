@@ -221,7 +221,10 @@ struct FakeChatSyncTests {
     var states = alice.chat.connectionStates().makeAsyncIterator()
     var messages = alice.chat.messages(in: room.id, limit: 10).makeAsyncIterator()
     #expect(try await messages.next() == [])
-    while await states.next() != .connected {}
+    // Ends with the stream too (`nil` is not `.connected`, and would loop forever).
+    var state = await states.next()
+    while let current = state, current != .connected { state = await states.next() }
+    try #require(state == .connected)
 
     backend.isOffline = true
     #expect(await states.next() == .waitingToReconnect(retryIn: .zero))

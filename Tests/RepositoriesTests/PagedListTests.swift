@@ -24,15 +24,20 @@ struct PagedListTests {
     }
 
     /// Waits until a request for `cursor` arrived (ten seconds of real time at most: a busy
-    /// machine runs other tests), then answers it.
-    func answer(_ cursor: PageCursor?, with result: Result<Page<Item>, any Error>) async {
+    /// machine runs other tests); throws when none did, so the test stops instead of awaiting
+    /// a request that would then wait forever.
+    func request(_ cursor: PageCursor?) async throws {
       let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
       while waiting.value[cursor] == nil, ContinuousClock.now < giveUp {
         await Task.yield()
       }
-      let continuation = waiting.withValue { $0.removeValue(forKey: cursor) }
-      #expect(continuation != nil, "no request for \(String(describing: cursor))")
-      continuation?.resume(with: result)
+      try #require(waiting.value[cursor] != nil, "no request for \(String(describing: cursor))")
+    }
+
+    /// Waits until a request for `cursor` arrived (``request(_:)``), then answers it.
+    func answer(_ cursor: PageCursor?, with result: Result<Page<Item>, any Error>) async throws {
+      try await request(cursor)
+      waiting.withValue { $0.removeValue(forKey: cursor) }?.resume(with: result)
     }
   }
 
@@ -45,13 +50,13 @@ struct PagedListTests {
   @Test func pagesAppendWithoutRepeatingItems() async throws {
     let list = PagedList { [server] in try await server.fetch($0) }
     let first = Task { try await list.reload() }
-    await server.answer(nil, with: page([1, 2], next: "2"))
+    try await server.answer(nil, with: page([1, 2], next: "2"))
     try await first.value
     #expect(list.items.map(\.id) == [1, 2])
     #expect(list.hasMore)
 
     let more = Task { try await list.loadMore() }
-    await server.answer("2", with: page([2, 3]))
+    try await server.answer("2", with: page([2, 3]))
     try await more.value
     #expect(list.items.map(\.id) == [1, 2, 3])
     #expect(!list.hasMore)
@@ -61,15 +66,15 @@ struct PagedListTests {
   @Test func aRefreshSupersedesAPageStillLoading() async throws {
     let list = PagedList { [server] in try await server.fetch($0) }
     let first = Task { try await list.reload() }
-    await server.answer(nil, with: page([1, 2], next: "2"))
+    try await server.answer(nil, with: page([1, 2], next: "2"))
     try await first.value
 
     let more = Task { try await list.loadMore() }
     let refresh = Task { try await list.reload() }
-    await server.answer(nil, with: page([10, 11]))
+    try await server.answer(nil, with: page([10, 11]))
     try await refresh.value
     // The old list's next page arrives late: it changes nothing.
-    await server.answer("2", with: page([3, 4], next: "4"))
+    try await server.answer("2", with: page([3, 4], next: "4"))
     try await more.value
     #expect(list.items.map(\.id) == [10, 11])
     #expect(!list.hasMore)
@@ -80,13 +85,14 @@ struct PagedListTests {
   @Test func aReloadSaysWhetherItsPageIsTheOneShown() async throws {
     let list = PagedList { [server] in try await server.fetch($0) }
     let superseded = Task { try await list.reload() }
-    await Task.yield()
+    // The reload is under way (a clear before it started would supersede nothing).
+    try await server.request(nil)
     list.clear()
-    await server.answer(nil, with: page([1, 2]))
+    try await server.answer(nil, with: page([1, 2]))
     #expect(try await superseded.value == false)
     #expect(list.items.isEmpty)
     let shown = Task { try await list.reload() }
-    await server.answer(nil, with: page([3]))
+    try await server.answer(nil, with: page([3]))
     #expect(try await shown.value == true)
     #expect(list.items.map(\.id) == [3])
   }
@@ -94,11 +100,11 @@ struct PagedListTests {
   @Test func aFailureIsThrownAndTheListStays() async throws {
     let list = PagedList { [server] in try await server.fetch($0) }
     let first = Task { try await list.reload() }
-    await server.answer(nil, with: page([1], next: "1"))
+    try await server.answer(nil, with: page([1], next: "1"))
     try await first.value
 
     let more = Task { try await list.loadMore() }
-    await server.answer("1", with: .failure(DomainError.offline))
+    try await server.answer("1", with: .failure(DomainError.offline))
     #expect(await more.result.failureValue as? DomainError == .offline)
     #expect(list.items.map(\.id) == [1])
     #expect(list.hasMore)

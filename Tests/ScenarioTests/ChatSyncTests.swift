@@ -10,7 +10,7 @@ import Testing
 /// The live chat engine end to end: `ChatSync` + `ChatStore` + `/realtime` + REST against an
 /// in-process server, with real sockets and real time (the socket's heartbeat and reconnects
 /// run on a continuous clock).
-@Suite("Chat sync over /realtime (live)")
+@Suite("Chat sync over /realtime (live)", .timeLimit(.minutes(3)))
 struct ChatSyncTests {
   /// A server, two members in one group room, and a way to make their clients.
   struct World {
