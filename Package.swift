@@ -4,10 +4,12 @@
 // Scripts/check-layers; keep both in step with this file.
 import PackageDescription
 
-// MARK: - Layer 0: Domain (no dependencies)
+// MARK: - Layer 0: Primitives (no dependencies) and Domain
 
 let domainTargets: [Target] = [
-  .target(name: "Domain", path: "Modules/Domain")
+  // The lock and the value stream that both Domain and NetworkKit use.
+  .target(name: "Primitives", path: "Modules/Primitives"),
+  .target(name: "Domain", dependencies: ["Primitives"], path: "Modules/Domain"),
 ]
 
 // MARK: - Layer 1: wire types and the generic network layer
@@ -17,6 +19,7 @@ let wireTargets: [Target] = [
   .target(
     name: "NetworkKit",
     dependencies: [
+      "Primitives",
       .product(name: "HTTPTypes", package: "swift-http-types"),
       .product(name: "Logging", package: "swift-log"),
       .product(

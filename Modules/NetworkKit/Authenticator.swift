@@ -1,4 +1,5 @@
 import Foundation
+import Primitives
 
 /// A change of the signed-in state, published by ``Authenticator/events()``.
 public enum AuthEvent: Sendable, Hashable {
@@ -162,7 +163,7 @@ public actor Authenticator {
     } catch {
       throw .credentialStorage("saving the credentials failed: \(error)")
     }
-    broadcaster.yield(.signedIn)
+    broadcaster.publish(.signedIn)
   }
 
   /// Clears the credentials and publishes `.signedOut(.requested)`.
@@ -357,7 +358,7 @@ public actor Authenticator {
       } catch {
         return .failure(.credentialStorage("saving the refreshed credentials failed: \(error)"))
       }
-      broadcaster.yield(.refreshed)
+      broadcaster.publish(.refreshed)
       return .success(credentials)
     case .failure(let error) where isRevocation(error):
       if isCurrentSession {
@@ -388,7 +389,7 @@ public actor Authenticator {
     } catch {
       throw .credentialStorage("clearing the credentials failed: \(error)")
     }
-    broadcaster.yield(.signedOut(reason))
+    broadcaster.publish(.signedOut(reason))
   }
 
   private func loadCredentials() async throws(NetworkError) -> Credentials? {
@@ -425,71 +426,5 @@ public actor Authenticator {
   private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
     let origin = clock.now
     return { origin.duration(to: clock.now) }
-  }
-}
-
-/// Fans events out to any number of `AsyncStream` subscribers; optionally replays the latest
-/// event to each new subscriber first (a current value, e.g. a connection state).
-final class Broadcaster<Element: Sendable>: @unchecked Sendable {
-  // Guarded by `lock`. Events are yielded under the lock so that a subscriber never sees the
-  // replayed value after a newer one.
-  private let lock = NSLock()
-  private var continuations: [UUID: AsyncStream<Element>.Continuation] = [:]
-  private var latest: Element?
-  private let replaysLatest: Bool
-  private var isFinished = false
-
-  /// A broadcaster that sends each subscriber only the events after it subscribed.
-  init() {
-    self.replaysLatest = false
-  }
-
-  /// A broadcaster that starts each subscriber with the latest event, `initial` at first.
-  init(replaying initial: Element) {
-    self.replaysLatest = true
-    self.latest = initial
-  }
-
-  /// The latest event (the initial value until the first `yield`), when replaying.
-  var current: Element? { lock.withLock { latest } }
-
-  func subscribe() -> AsyncStream<Element> {
-    let (stream, continuation) = AsyncStream<Element>.makeStream()
-    let id = UUID()
-    let finished = lock.withLock {
-      if replaysLatest, let latest { continuation.yield(latest) }
-      if !isFinished { continuations[id] = continuation }
-      return isFinished
-    }
-    if finished {
-      continuation.finish()
-      return stream
-    }
-    continuation.onTermination = { [weak self] _ in
-      guard let self else { return }
-      _ = self.lock.withLock { self.continuations.removeValue(forKey: id) }
-    }
-    return stream
-  }
-
-  func yield(_ element: Element) {
-    lock.withLock {
-      if replaysLatest { latest = element }
-      for continuation in continuations.values { continuation.yield(element) }
-    }
-  }
-
-  /// Ends every stream; later subscribers get the latest value (when replaying) and the end.
-  func finish() {
-    let targets = lock.withLock {
-      isFinished = true
-      defer { continuations = [:] }
-      return Array(continuations.values)
-    }
-    for continuation in targets { continuation.finish() }
-  }
-
-  deinit {
-    for continuation in continuations.values { continuation.finish() }
   }
 }

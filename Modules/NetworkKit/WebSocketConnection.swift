@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
+import Primitives
 
 /// Keeps one WebSocket open over any ``WebSocketTransport``: authenticates it, watches it with an
 /// application-level heartbeat and reconnects with backoff, until ``stop()``.
@@ -111,7 +112,7 @@ public actor WebSocketConnection {
   private let logger: Logger
   private let accessToken: AccessToken
   private let refreshAccessToken: RefreshAccessToken
-  private let states = Broadcaster<State>(replaying: .disconnected)
+  private let states = Broadcaster<State>(replaysLatest: true, initial: .disconnected)
   private let framesContinuation: AsyncStream<WebSocketFrame>.Continuation
 
   private var runLoop: Task<Void, Never>?
@@ -357,8 +358,7 @@ public actor WebSocketConnection {
   }
 
   private func setState(_ new: State) {
-    guard states.current != new else { return }
-    states.yield(new)
+    states.publishIfChanged(new)
   }
 }
 

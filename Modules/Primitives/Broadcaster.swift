@@ -2,7 +2,7 @@ import Foundation
 
 /// Sends every value to each of its current subscribers, each through its own `AsyncStream`:
 /// the SDK's streams that several readers follow at once (the session state, the chat
-/// connection state, typing).
+/// connection state, typing, a WebSocket's state, the token events of NetworkKit).
 ///
 /// A replaying broadcaster starts each new subscriber with the latest value; subscribing and
 /// publishing share one lock, so a subscriber can neither miss nor reorder a value.

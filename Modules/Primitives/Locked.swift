@@ -1,8 +1,8 @@
 import Foundation
 
 /// A value guarded by a lock, for small synchronous state shared across tasks and threads: the
-/// one lock of every module that can import Domain (NetworkKit, below Domain, keeps its own);
-/// `Mutex` needs macOS 15, the package supports 14.
+/// one lock of the SDK's modules (`Domain` hands it on as `Domain.Locked`); `Mutex` needs
+/// macOS 15, the package supports 14.
 public final class Locked<Value>: @unchecked Sendable {
   @usableFromInline var value: Value
   @usableFromInline let lock = NSLock()

@@ -1,0 +1,9 @@
+import Primitives
+
+/// A value guarded by a lock (`Primitives.Locked`): every module that imports Domain uses it as
+/// `Locked`, without importing `Primitives` itself.
+public typealias Locked<Value> = Primitives.Locked<Value>
+
+/// One value stream, any number of readers (`Primitives.Broadcaster`): every module that imports
+/// Domain uses it as `Broadcaster`, without importing `Primitives` itself.
+public typealias Broadcaster<Element: Sendable> = Primitives.Broadcaster<Element>
