@@ -6,6 +6,16 @@ import Testing
 /// Timeouts, cancellation and unreachable servers, once per transport.
 @Suite("Transports", .timeLimit(.minutes(1)))
 struct TransportTests {
+  @Test func aWaitForASignalThatNeverFiresEndsWithItsTask() async {
+    let state = ServerState()
+    let waiting = Task { await state.wait(for: "never") }
+    waiting.cancel()
+    // Before the fix this never returned (and no time limit could end it).
+    await waiting.value
+    await state.fire("later")
+    await state.wait(for: "later")
+  }
+
   @Test(arguments: NamedTransport.all)
   func aSlowAnswerTimesOut(transport: NamedTransport) async throws {
     let server = try await TestServer.shared()

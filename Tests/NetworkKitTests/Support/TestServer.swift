@@ -289,7 +289,7 @@ actor ServerState {
   private var validAccessTokens: Set<String> = []
   private var revokedRefreshTokens: Set<String> = []
   private var fired: Set<String> = []
-  private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+  private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
 
   func increment(_ key: String) -> Int {
     counters[key, default: 0] += 1
@@ -307,13 +307,28 @@ actor ServerState {
   /// Marks `signal` as happened and wakes everyone waiting for it.
   func fire(_ signal: String) {
     fired.insert(signal)
-    for waiter in waiters.removeValue(forKey: signal) ?? [] { waiter.resume() }
+    for waiter in (waiters.removeValue(forKey: signal) ?? [:]).values { waiter.resume() }
   }
 
-  /// Returns once `signal` has fired (at once if it already has).
+  /// Returns once `signal` has fired (at once if it already has), or once the waiting task is
+  /// cancelled: a suite's time limit then ends a test whose signal never comes instead of
+  /// leaving it suspended forever.
   func wait(for signal: String) async {
     if fired.contains(signal) { return }
-    await withCheckedContinuation { waiters[signal, default: []].append($0) }
+    let id = UUID()
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        // On the actor: either cancelled already, or stored before `stopWaiting` can run.
+        if Task.isCancelled { return continuation.resume() }
+        waiters[signal, default: [:]][id] = continuation
+      }
+    } onCancel: {
+      Task { await self.stopWaiting(id, for: signal) }
+    }
+  }
+
+  private func stopWaiting(_ id: UUID, for signal: String) {
+    waiters[signal]?.removeValue(forKey: id)?.resume()
   }
 
   func hasFired(_ signal: String) -> Bool { fired.contains(signal) }
