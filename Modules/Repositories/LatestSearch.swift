@@ -37,8 +37,9 @@ public final class LatestSearch {
 
   /// Waits `pause` on `clock`, armed now (it counts from this change, however late the task
   /// starts), then runs `search` unless a newer change came first. Returns when the search
-  /// ended, was superseded or the calling task was cancelled; at once, without waiting, when
-  /// `run` was superseded before the call (a caller whose task started late).
+  /// ended or was superseded; at once, without waiting, when `run` was superseded before the
+  /// call (a caller whose task started late). Cancelling the caller changes nothing: the search
+  /// still runs after its pause (a screen that comes back shows its results).
   public func afterPause(
     _ pause: Duration, on clock: any Clock<Duration>, run: Int,
     _ search: @escaping @MainActor () async -> Void
@@ -55,12 +56,7 @@ public final class LatestSearch {
       await search()
     }
     waiting = task
-    // The caller's cancellation (a screen that went away) ends the pause too.
-    await withTaskCancellationHandler {
-      await task.value
-    } onCancel: {
-      task.cancel()
-    }
+    await task.value
     if waiting == task { waiting = nil }
   }
 }
