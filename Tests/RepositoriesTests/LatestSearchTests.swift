@@ -59,11 +59,20 @@ struct LatestSearchTests {
     let searches = LatestSearch()
     let stale = searches.supersede()
     searches.supersede()
-    // The clock never moves: only a call that does not arm its pause returns.
-    await searches.afterPause(.seconds(60), on: TestClock(), run: stale) {
-      Issue.record("a superseded search ran")
+    let returned = LockIsolated(false)
+    let call = Task {
+      await searches.afterPause(.seconds(60), on: TestClock(), run: stale) {
+        Issue.record("a superseded search ran")
+      }
+      returned.setValue(true)
     }
-    #expect(!searches.isWaiting)
+    // The clock never moves: only a call that does not arm its pause returns.
+    let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
+    while !returned.value, ContinuousClock.now < giveUp { await Task.yield() }
+    #expect(returned.value && !searches.isWaiting, "the superseded call armed its pause")
+    // Ends a pause the call armed anyway, so a failure here cannot leave the test waiting.
+    searches.skipPause()
+    await call.value
   }
 
   @Test func cancellingTheCallerLeavesTheSearchToRun() async throws {
