@@ -168,7 +168,7 @@ func feature(_ name: String, presenting features: [String] = []) -> (Target, Tar
     .testTarget(
       name: "\(name)Tests",
       dependencies: own + [
-        .target(name: name), "Repositories", "RepositoriesTesting", "Domain",
+        .target(name: name), "Repositories", "RepositoriesTesting", "Domain", "TestSupport",
         .product(name: "Dependencies", package: "swift-dependencies"),
         // Linked, not imported: makes an unimplemented dependency fail the test.
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
@@ -244,7 +244,19 @@ let toolExecutableTargets: [Target] = [
 // MARK: - Tests
 
 let testTargets: [Target] = [
-  .testTarget(name: "DomainTests", dependencies: ["Domain"], path: "Tests/DomainTests"),
+  // Test support for every test target: bounded waits for other tasks (not a product).
+  .target(
+    name: "TestSupport",
+    dependencies: [.product(name: "Clocks", package: "swift-clocks")],
+    path: "Tests/TestSupport"
+  ),
+  .testTarget(
+    name: "TestSupportTests",
+    dependencies: ["TestSupport", .product(name: "Clocks", package: "swift-clocks")],
+    path: "Tests/TestSupportTests"
+  ),
+  .testTarget(
+    name: "DomainTests", dependencies: ["Domain", "TestSupport"], path: "Tests/DomainTests"),
   .testTarget(
     name: "DTOTests",
     dependencies: ["DTO", "Domain"],
@@ -254,7 +266,7 @@ let testTargets: [Target] = [
   .testTarget(
     name: "NetworkKitTests",
     dependencies: [
-      "NetworkKit", "NetworkKitTesting",
+      "NetworkKit", "NetworkKitTesting", "TestSupport",
       .product(name: "HTTPTypes", package: "swift-http-types"),
       .product(name: "Logging", package: "swift-log"),
       .product(name: "Hummingbird", package: "hummingbird"),
@@ -275,7 +287,7 @@ let testTargets: [Target] = [
   .testTarget(
     name: "RepositoriesTests",
     dependencies: [
-      "Repositories", "Domain",
+      "Repositories", "Domain", "TestSupport",
       .product(name: "Dependencies", package: "swift-dependencies"),
       // Linked, not imported: it carries IssueReportingTestSupport, without which an
       // unimplemented `testValue` endpoint only prints a warning instead of failing the test.
@@ -296,7 +308,7 @@ let testTargets: [Target] = [
   .testTarget(
     name: "ChatCoreTests",
     dependencies: [
-      "ChatCore", "Repositories", "Persistence", "Domain",
+      "ChatCore", "Repositories", "Persistence", "Domain", "TestSupport",
       .product(name: "Clocks", package: "swift-clocks"),
       .product(name: "Logging", package: "swift-log"),
     ],
@@ -351,7 +363,7 @@ let testTargets: [Target] = [
     name: "ScenarioTests",
     dependencies: [
       "Repositories", "RepositoriesLive", "RepositoriesTesting", "LocalServer", "Domain",
-      "NetworkKit", "Persistence", "ChatCore",
+      "NetworkKit", "Persistence", "ChatCore", "TestSupport",
       .product(name: "Dependencies", package: "swift-dependencies"),
     ],
     path: "Tests/ScenarioTests"

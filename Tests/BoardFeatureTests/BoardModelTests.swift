@@ -5,6 +5,7 @@ import Domain
 import Foundation
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// The board list on the fakes: paging, refresh, debounced search, optimistic likes and the

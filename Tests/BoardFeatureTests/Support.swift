@@ -5,6 +5,7 @@ import Domain
 import Foundation
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// The calls an overridden repository endpoint received, in order.
@@ -15,13 +16,10 @@ actor CallLog<Call: Sendable> {
     calls.append(call)
   }
 
-  /// Waits (yielding, no sleeping; ten seconds of real time at most) until `count` calls
-  /// arrived: the model reached the endpoint. Throws when they did not, so the test stops
-  /// instead of acting on a model that is not there yet (and waiting on it forever).
+  /// Waits until `count` calls arrived: the model reached the endpoint. Throws when they did
+  /// not, so the test stops instead of acting on a model that is not there yet.
   func waitForCalls(_ count: Int) async throws {
-    let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
-    while calls.count < count, ContinuousClock.now < giveUp { await Task.yield() }
-    try #require(calls.count >= count, "the endpoint was called \(calls.count) times, not \(count)")
+    try await waitUntil("the endpoint is called \(count) times") { calls.count >= count }
   }
 }
 
@@ -101,17 +99,5 @@ private func held<ID>(
     await log.record(isLiked)
     await gate.wait()
     return try await setLike(id, isLiked)
-  }
-}
-
-extension TestClock<Duration> {
-  /// Waits (yielding, no sleeping; ten seconds of real time at most) until a task sleeps on
-  /// the clock: the model reached its debounce, so advancing the clock now moves time under it
-  /// and not before it. Throws when nothing sleeps: a debounce armed after the test moved the
-  /// clock would wait forever.
-  func waitForSleeper() async throws {
-    let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
-    while (try? await checkSuspension()) != nil, ContinuousClock.now < giveUp {}
-    try #require((try? await checkSuspension()) == nil, "nothing sleeps on the test clock")
   }
 }

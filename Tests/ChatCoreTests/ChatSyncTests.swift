@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import Persistence
 import Repositories
+import TestSupport
 import Testing
 
 /// `ChatSync` on its own: a scripted channel (the test plays the server's real-time half) and
@@ -70,10 +71,7 @@ struct ChatSyncEngineTests {
       store: store, me: Self.me, channel: ScriptedChannel(), server: server,
       options: ChatSyncOptions(retryDelay: { _ in .milliseconds(5) }))
     let slow = Task { try await sync.refreshRooms() }
-    // Ten seconds of real time at most: a loaded machine runs other tests.
-    let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
-    while calls.withLock({ $0 }) < 1, ContinuousClock.now < giveUp { await Task.yield() }
-    try #require(calls.withLock { $0 } == 1, "the first read never reached the server")
+    try await waitUntil("the first read reaches the server") { calls.withLock { $0 } == 1 }
     try await sync.refreshRooms()
     #expect(try store.rooms().map(\.id) == [kept.id])
     gates[0].continuation.finish()
@@ -81,10 +79,7 @@ struct ChatSyncEngineTests {
     #expect(try store.rooms().map(\.id) == [kept.id], "the older read came back the room left")
 
     let late = Task { try await sync.refreshRooms() }
-    // Ten seconds of real time at most: a loaded machine runs other tests.
-    let lateGiveUp = ContinuousClock.now.advanced(by: .seconds(10))
-    while calls.withLock({ $0 }) < 3, ContinuousClock.now < lateGiveUp { await Task.yield() }
-    try #require(calls.withLock { $0 } == 3, "the third read never reached the server")
+    try await waitUntil("the third read reaches the server") { calls.withLock { $0 } == 3 }
     await sync.stop()
     gates[1].continuation.finish()
     try await late.value
@@ -100,7 +95,7 @@ struct ChatSyncEngineTests {
     let subscribe = try await rig.channel.next { $0.subscribe }
     #expect(subscribe == .subscribe(Self.room, afterSeq: 0))
     rig.channel.emit(.subscribed(room: Self.room, lastSeq: 250))
-    try await eventually { try rig.store.syncCursor(of: Self.room) == 250 }
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 250 }
     #expect(await rig.server.fetches == [0, 100, 200])
     // Reconnect: subscribe again from the stored cursor, and nothing is fetched twice.
     rig.channel.emit(.state(.waitingToReconnect(retryIn: .zero)))
@@ -118,13 +113,13 @@ struct ChatSyncEngineTests {
     await rig.connected()
     await rig.sync.open(Self.room)
     rig.channel.emit(.subscribed(room: Self.room, lastSeq: 2))
-    try await eventually { try rig.store.syncCursor(of: Self.room) == 2 }
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 2 }
     // 3 and 4 are sent while their live frames get lost; 5 arrives (twice).
     await rig.server.add(3, by: Self.peer)
     let fifth = await rig.server.message(5)
     rig.channel.emit(.messages([fifth]))
     rig.channel.emit(.messages([fifth]))
-    try await eventually { try rig.store.syncCursor(of: Self.room) == 5 }
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 5 }
     let stored = try rig.store.latestMessages(in: Self.room, limit: 50)
     #expect(stored.compactMap(\.seq) == [1, 2, 3, 4, 5])
     #expect(await rig.server.fetches == [0, 2])
@@ -139,19 +134,19 @@ struct ChatSyncEngineTests {
     await rig.sync.open(Self.room)
     _ = try await rig.channel.next { $0.subscribe }
     rig.channel.emit(.subscribed(room: Self.room, lastSeq: 300))
-    try await eventually { try rig.store.syncCursor(of: Self.room) == 300 }
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 300 }
     #expect(await rig.server.fetches == [0, 101, 202])
     // Live messages after it find no gap: nothing is fetched again.
     await rig.server.add(2, by: Self.peer)
     rig.channel.emit(.messages([await rig.server.message(301)]))
     rig.channel.emit(.messages([await rig.server.message(302)]))
-    try await eventually { try rig.store.syncCursor(of: Self.room) == 302 }
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 302 }
     #expect(await rig.server.fetches == [0, 101, 202])
     // A whole page of hidden messages at the end: the short answer proves them hidden too.
     await rig.server.add(3, by: Self.peer)
     await rig.server.hide(303, 304)
     rig.channel.emit(.messages([await rig.server.message(305)]))
-    try await eventually { try rig.store.syncCursor(of: Self.room) == 305 }
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 305 }
     #expect(await rig.server.fetches == [0, 101, 202, 302])
   }
 
@@ -162,12 +157,12 @@ struct ChatSyncEngineTests {
     await rig.server.holdSends()
     let first = try await rig.sync.send("first", to: Self.room)
     let second = try await rig.sync.send("second", to: Self.room)
-    try await eventually { await rig.server.restCalls == 1 }
+    try await waitUntil { await rig.server.restCalls == 1 }
     // The first is on its way and cannot be recalled; the second can still be deleted.
     await #expect(throws: DomainError.self) { try await rig.sync.delete(first.clientMessageID) }
     try await rig.sync.delete(second.clientMessageID)
     await rig.server.releaseSends()
-    try await eventually { try rig.store.outbox().isEmpty }
+    try await waitUntil { try rig.store.outbox().isEmpty }
     try await Task.sleep(for: .milliseconds(50))
     #expect(await rig.server.restSends == 1)
     #expect(
@@ -182,7 +177,7 @@ struct ChatSyncEngineTests {
     await rig.server.holdSends()
     try await rig.sync.send("first", to: Self.room)
     try await rig.sync.send("second", to: Self.room)
-    try await eventually { await rig.server.restCalls == 1 }
+    try await waitUntil { await rig.server.restCalls == 1 }
     await rig.sync.stop()
     await rig.server.releaseSends()
     try await Task.sleep(for: .milliseconds(100))
@@ -195,12 +190,12 @@ struct ChatSyncEngineTests {
     let rig = try Rig(clock: clock, ackTimeout: .seconds(10))
     await rig.connected()
     for index in 0..<10 { try await rig.sync.send("m\(index)", to: Self.room) }
-    try await eventually { rig.channel.calls.filter { $0.send != nil }.count >= 10 }
+    try await waitUntil { rig.channel.calls.filter { $0.send != nil }.count >= 10 }
     try await Task.sleep(for: .milliseconds(50))
     #expect(rig.channel.calls.filter { $0.send != nil }.count == 10)
     // No ack in time: each goes out once more.
     await clock.advance(by: .seconds(10))
-    try await eventually { rig.channel.calls.filter { $0.send != nil }.count == 20 }
+    try await waitUntil { rig.channel.calls.filter { $0.send != nil }.count == 20 }
   }
 
   @Test("a failed message waits for the user: no timer keeps running for it")
@@ -211,7 +206,7 @@ struct ChatSyncEngineTests {
     let message = try await rig.sync.send("no", to: Self.room)
     _ = try await rig.channel.next { $0.send }
     rig.channel.emit(.refused(clientMessageID: message.clientMessageID, error: .forbidden))
-    try await eventually {
+    try await waitUntil {
       if case .failed = try rig.store.outbox().first?.deliveryState { true } else { false }
     }
     try await Task.sleep(for: .milliseconds(50))
@@ -230,7 +225,7 @@ struct ChatSyncEngineTests {
     #expect(sent == .send(Self.room, "hello", pending.clientMessageID))
     let stored = await rig.server.accept("hello", from: Self.me, id: pending.clientMessageID)
     rig.channel.emit(.messages([stored]))
-    try await eventually { try rig.store.outbox().isEmpty }
+    try await waitUntil { try rig.store.outbox().isEmpty }
     #expect(try rig.store.latestMessages(in: Self.room).map(\.deliveryState) == [.sent])
     #expect(await rig.server.restSends == 0)
   }
@@ -240,7 +235,7 @@ struct ChatSyncEngineTests {
     let rig = try Rig()
     await rig.sync.start()
     let pending = try await rig.sync.send("offline hello", to: Self.room)
-    try await eventually { try rig.store.outbox().isEmpty }
+    try await waitUntil { try rig.store.outbox().isEmpty }
     #expect(await rig.server.restSends == 1)
     let stored = try rig.store.latestMessages(in: Self.room)
     #expect(stored.map(\.clientMessageID) == [pending.clientMessageID])
@@ -254,7 +249,7 @@ struct ChatSyncEngineTests {
     let first = try await rig.sync.send("one", to: Self.room)
     _ = try await rig.channel.next { $0.send }
     rig.channel.emit(.refused(clientMessageID: first.clientMessageID, error: .forbidden))
-    try await eventually {
+    try await waitUntil {
       try rig.store.outbox().first?.deliveryState
         == .failed(reason: DomainError.forbidden.description)
     }
@@ -262,7 +257,7 @@ struct ChatSyncEngineTests {
     #expect(
       try await rig.channel.next { $0.send } == .send(Self.room, "one", first.clientMessageID))
     rig.channel.emit(.refused(clientMessageID: first.clientMessageID, error: .banned))
-    try await eventually {
+    try await waitUntil {
       if case .failed = try rig.store.outbox().first?.deliveryState { true } else { false }
     }
     try await rig.sync.delete(first.clientMessageID)
@@ -327,11 +322,11 @@ struct ChatSyncEngineTests {
     // Listed, so subscribed and caught up like an open room.
     #expect(try await rig.channel.next { $0.subscribe } == .subscribe(Self.room, afterSeq: 0))
     rig.channel.emit(.subscribed(room: Self.room, lastSeq: 1))
-    try await eventually { try rig.store.syncCursor(of: Self.room) == 1 }
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 1 }
     // A live message of the room reaches the list: its newest message and unread count.
     await rig.server.add(1, by: Self.peer)
     rig.channel.emit(.messages([await rig.server.message(2)]))
-    try await eventually {
+    try await waitUntil {
       let room = lists.withLock { $0.last?.first }
       return room?.lastMessage?.seq == 2 && room?.unreadCount == 2
     }
@@ -352,7 +347,7 @@ struct ChatSyncEngineTests {
     await rig.server.listRooms(ChatSync.liveListLimit + 5)
     await rig.connected()
     let list = Task { for try await _ in rig.sync.rooms() {} }
-    try await eventually {
+    try await waitUntil {
       rig.channel.calls.filter(\.isSubscription).count == ChatSync.liveListLimit
     }
     try await Task.sleep(for: .milliseconds(50))
@@ -363,7 +358,7 @@ struct ChatSyncEngineTests {
     #expect(
       subscribed == Set((1...ChatSync.liveListLimit).map { ChatRoom.ID(rawValue: "r_\($0)") }))
     list.cancel()
-    try await eventually {
+    try await waitUntil {
       rig.channel.calls.filter { $0.unsubscribe != nil }.count == ChatSync.liveListLimit
     }
   }
@@ -379,7 +374,7 @@ struct ChatSyncEngineTests {
       for try await room in rig.sync.room("r_2") { shown.withLock { $0.append(room) } }
     }
     defer { reader.cancel() }
-    try await eventually { shown.withLock { $0.last??.title } == "Room 2" }
+    try await waitUntil { shown.withLock { $0.last??.title } == "Room 2" }
     // Already stored: a second reader asks the server for nothing.
     let again = Task { for try await _ in rig.sync.room("r_2") {} }
     defer { again.cancel() }
@@ -467,15 +462,4 @@ struct ChatSyncEngineTests {
     #expect(await typing.next() == nil)
     #expect(try await messages.next() == nil)
   }
-}
-
-/// Polls `condition` until it holds (the engine works on its own tasks).
-func eventually(
-  _ condition: () async throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation
-) async throws {
-  for _ in 0..<400 {
-    if try await condition() { return }
-    try await Task.sleep(for: .milliseconds(5))
-  }
-  Issue.record("the condition never held", sourceLocation: sourceLocation)
 }

@@ -6,6 +6,7 @@ import Foundation
 import ReportFeature
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// The chat screens on the fakes, which run the real sync engine: two members in one group

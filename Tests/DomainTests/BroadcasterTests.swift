@@ -1,4 +1,5 @@
 import Domain
+import TestSupport
 import Testing
 
 @Suite("Broadcaster")
@@ -52,10 +53,7 @@ struct BroadcasterTests {
   func readerStops() async throws {
     let broadcaster = Broadcaster<Int>()
     let task = Task { for await _ in broadcaster.subscribe() {} }
-    // Ten seconds of real time at most: a loaded machine runs other tests.
-    let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
-    while broadcaster.subscriberCount == 0, ContinuousClock.now < giveUp { await Task.yield() }
-    try #require(broadcaster.subscriberCount == 1, "the reader never subscribed")
+    try await waitUntil("the reader subscribes") { broadcaster.subscriberCount == 1 }
     task.cancel()
     await task.value
     #expect(broadcaster.subscriberCount == 0)

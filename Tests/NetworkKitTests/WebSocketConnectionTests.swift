@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import NetworkKit
 import NetworkKitTesting
+import TestSupport
 import Testing
 
 /// `WebSocketConnection` over `ScriptedWebSocketTransport` on a virtual clock: every delay is
@@ -511,20 +512,5 @@ private final class RecordingRandom: @unchecked Sendable {
         return range.lowerBound + (range.upperBound - range.lowerBound) * fraction
       }
     }
-  }
-}
-
-extension Clocks.TestClock<Duration> {
-  /// Waits until a task sleeps on the clock, then advances it. The connection has one sleeper at
-  /// a time (the heartbeat or the backoff), so advancing only after it registered makes the
-  /// order of events independent of scheduling. Throws when nothing sleeps within ten seconds
-  /// of real time (the test stops instead of waiting for a sleeper forever).
-  func advanceOnceSomethingSleeps(by duration: Duration) async throws {
-    let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
-    while (try? await checkSuspension()) != nil, ContinuousClock.now < giveUp {
-      await Task.yield()
-    }
-    try #require((try? await checkSuspension()) == nil, "nothing sleeps on the test clock")
-    await advance(by: duration)
   }
 }

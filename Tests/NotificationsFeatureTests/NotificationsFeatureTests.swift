@@ -4,6 +4,7 @@ import Foundation
 import NotificationsFeature
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// The inbox on the fakes: what bob does to alice's post reaches alice's inbox, opens where it
@@ -140,10 +141,7 @@ struct NotificationsFeatureTests {
     }
     await inbox.task()
     let tap = Task { await inbox.markReadButtonTapped(inbox.notifications[1].id) }
-    // Ten seconds of real time at most: a loaded machine runs other tests.
-    let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
-    while !waiting.withLock({ $0 }), ContinuousClock.now < giveUp { await Task.yield() }
-    try #require(waiting.withLock { $0 }, "the first tap never reached the repository")
+    try await waitUntil("the first tap reaches the repository") { waiting.withLock { $0 } }
     await inbox.markAllReadButtonTapped()
     release.yield()
     await tap.value

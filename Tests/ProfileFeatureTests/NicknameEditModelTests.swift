@@ -5,6 +5,7 @@ import Foundation
 import ProfileFeature
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// The live nickname check on an exact clock, with two members competing for names.
@@ -49,14 +50,14 @@ struct NicknameEditModelTests {
     #expect(editor.availability == .checking)
     #expect(checked.value == [])
     await clock.advance(by: .milliseconds(1))
-    await settle(clock) { editor.availability != .checking }
+    try await waitUntil(step: clock.turning) { editor.availability != .checking }
     #expect(editor.availability == .taken)
     #expect(!editor.canSave)
     #expect(checked.value == ["bob"])
 
     editor.nicknameChanged("bobby")
     await clock.advance(by: NicknameEditModel.debounce)
-    await settle(clock) { editor.availability != .checking }
+    try await waitUntil(step: clock.turning) { editor.availability != .checking }
     #expect(editor.availability == .available)
     #expect(editor.canSave)
     #expect(checked.value == ["bob", "bobby"])
@@ -70,7 +71,7 @@ struct NicknameEditModelTests {
     }
     #expect(checked.value == [])
     await clock.advance(by: NicknameEditModel.debounce)
-    await settle(clock) { editor.availability != .checking }
+    try await waitUntil(step: clock.turning) { editor.availability != .checking }
     #expect(checked.value == ["carol"])
     #expect(editor.availability == .available)
   }
@@ -92,16 +93,16 @@ struct NicknameEditModelTests {
     }
     editor.nicknameChanged("carol")
     await clock.advance(by: NicknameEditModel.debounce)
-    await settle(clock) { held.value != nil }
+    try await waitUntil(step: clock.turning) { held.value != nil }
     #expect(held.value != nil)
     // The user types on while "carol" is being asked about.
     editor.nicknameChanged("bob")
     await clock.advance(by: NicknameEditModel.debounce)
-    await settle(clock) { editor.availability != .checking }
+    try await waitUntil(step: clock.turning) { editor.availability != .checking }
     #expect(editor.availability == .taken)
     // Now "carol" is free, says the late answer; it is about a text no longer there.
     held.value?.resume()
-    await settle(clock) { answered.value }
+    try await waitUntil(step: clock.turning) { answered.value }
     #expect(answered.value)
     await settleBriefly(clock)
     #expect(editor.availability == .taken)
@@ -155,7 +156,7 @@ struct NicknameEditModelTests {
     editor.onFinish = { outcome = $0 }
     editor.nicknameChanged("carol")
     await clock.advance(by: NicknameEditModel.debounce)
-    await settle(clock) { editor.availability != .checking }
+    try await waitUntil(step: clock.turning) { editor.availability != .checking }
     #expect(editor.availability == .available)
     // Bob takes it before Alice saves.
     _ = try await bob.profile.updateProfile(ProfileUpdate(nickname: Nickname(trusted: "carol")))
@@ -172,7 +173,7 @@ struct NicknameEditModelTests {
     backend.isOffline = true
     editor.nicknameChanged("carol")
     await clock.advance(by: NicknameEditModel.debounce)
-    await settle(clock) { editor.availability != .checking }
+    try await waitUntil(step: clock.turning) { editor.availability != .checking }
     #expect(editor.availability == .checkFailed(.offline))
     #expect(editor.canSave)
     await editor.saveButtonTapped()

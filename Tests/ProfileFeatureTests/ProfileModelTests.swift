@@ -5,6 +5,7 @@ import Foundation
 import ProfileFeature
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// The Profile tab on the fakes: the profile, my answers and reports with paging, the nickname
@@ -113,11 +114,11 @@ struct ProfileModelTests {
     #expect(editor.current.rawValue == "alice")
     editor.nicknameChanged("bob")
     await clock.advance(by: NicknameEditModel.debounce)
-    await settle(clock) { editor.availability != .checking }
+    try await waitUntil(step: clock.turning) { editor.availability != .checking }
     #expect(editor.availability == .taken)
     editor.nicknameChanged("앨리스")
     await clock.advance(by: NicknameEditModel.debounce)
-    await settle(clock) { editor.availability != .checking }
+    try await waitUntil(step: clock.turning) { editor.availability != .checking }
     #expect(editor.availability == .available)
     await editor.saveButtonTapped()
     #expect(profile.destination == nil)

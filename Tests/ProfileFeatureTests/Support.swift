@@ -5,17 +5,6 @@ import Foundation
 import ProfileFeature
 import RepositoriesTesting
 
-/// Turns the test clock without moving it forward (waking only sleeps already due, such as one
-/// that started after the clock reached its deadline) so the model's tasks and the fakes run,
-/// until `done` holds or ten seconds of real time passed (a busy machine runs other tests).
-@MainActor
-func settle(_ clock: TestClock<Duration>, until done: () -> Bool) async {
-  let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
-  while !done(), ContinuousClock.now < giveUp {
-    await clock.advance(by: .zero)
-  }
-}
-
 /// A few turns of the test clock without moving it, for work already on the main actor's way
 /// (an answer that must then be dropped).
 @MainActor

@@ -4,6 +4,7 @@ import Foundation
 import QuestionFeature
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// The write sheet's text rules: the engine's limit, counted as users see characters, cutting
@@ -46,10 +47,7 @@ struct WriteAnswerModelTests {
     }) { WriteAnswerModel(question: question) }
     sheet.textChanged("My first answer")
     let first = Task { await sheet.submitButtonTapped() }
-    // Ten seconds of real time at most: a loaded machine runs other tests.
-    let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
-    while !tracking.withLock({ $0 }), ContinuousClock.now < giveUp { await Task.yield() }
-    try #require(tracking.withLock { $0 }, "the first submit never reached tracking")
+    try await waitUntil("the first submit reaches tracking") { tracking.withLock { $0 } }
     #expect(!sheet.canSubmit)
     await sheet.submitButtonTapped()
     release.yield()

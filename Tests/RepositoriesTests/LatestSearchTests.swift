@@ -1,6 +1,7 @@
 import Clocks
 import Dependencies
 import Repositories
+import TestSupport
 import Testing
 
 /// `LatestSearch`: a text change supersedes the search before; a search runs after its pause.
@@ -67,9 +68,8 @@ struct LatestSearchTests {
       returned.setValue(true)
     }
     // The clock never moves: only a call that does not arm its pause returns.
-    let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
-    while !returned.value, ContinuousClock.now < giveUp { await Task.yield() }
-    #expect(returned.value && !searches.isWaiting, "the superseded call armed its pause")
+    await eventually("the superseded call returns") { returned.value }
+    #expect(!searches.isWaiting, "the superseded call armed its pause")
     // Ends a pause the call armed anyway, so a failure here cannot leave the test waiting.
     searches.skipPause()
     await call.value
@@ -90,9 +90,8 @@ struct LatestSearchTests {
     #expect(ran.value && !searches.isWaiting)
   }
 
-  /// Waits until `searches` has a search armed; fails after 2,000 turns.
+  /// Waits until `searches` has a search armed.
   private func armed(_ searches: LatestSearch) async throws {
-    for _ in 0..<2_000 where !searches.isWaiting { await Task.yield() }
-    try #require(searches.isWaiting, "the search's task never armed its pause")
+    try await waitUntil("the search's task arms its pause") { searches.isWaiting }
   }
 }

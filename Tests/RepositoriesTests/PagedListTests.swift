@@ -2,6 +2,7 @@ import Dependencies
 import Domain
 import Foundation
 import Repositories
+import TestSupport
 import Testing
 
 /// Cursor paging for screen models: pages append, a refresh supersedes a page still loading,
@@ -23,15 +24,12 @@ struct PagedListTests {
       }
     }
 
-    /// Waits until a request for `cursor` arrived (ten seconds of real time at most: a busy
-    /// machine runs other tests); throws when none did, so the test stops instead of awaiting
-    /// a request that would then wait forever.
+    /// Waits until a request for `cursor` arrived; throws when none did, so the test stops
+    /// instead of awaiting a request that would then wait forever.
     func request(_ cursor: PageCursor?) async throws {
-      let giveUp = ContinuousClock.now.advanced(by: .seconds(10))
-      while waiting.value[cursor] == nil, ContinuousClock.now < giveUp {
-        await Task.yield()
+      try await waitUntil("a request for \(String(describing: cursor)) arrives") {
+        waiting.value[cursor] != nil
       }
-      try #require(waiting.value[cursor] != nil, "no request for \(String(describing: cursor))")
     }
 
     /// Waits until a request for `cursor` arrived (``request(_:)``), then answers it.

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Repositories
+import TestSupport
 import Testing
 
 /// Chat through the sync endpoints of `ChatRepository`: the local store, live delivery between
@@ -40,7 +41,7 @@ enum ChatScenarios {
 
     // Typing reaches the other member.
     let junTyping = Watched(jun.chat.typing(in: room.id))
-    try await eventuallyTrue("jun sees mina typing") {
+    try await waitUntil("jun sees mina typing") {
       await mina.chat.userIsTyping(in: room.id)
       return junTyping.values.contains { $0.id == minaID }
     }
@@ -81,7 +82,7 @@ enum ChatScenarios {
     }
     // While a try is on its way the message may already be with the server, so deleting it
     // is refused; once the try has failed, it goes.
-    try await eventuallyTrue("the failed message is deleted") {
+    try await waitUntil("the failed message is deleted") {
       do {
         try await outsider.chat.deleteUnsent(clientMessageID: refused.clientMessageID)
         return true
@@ -267,29 +268,17 @@ final class Watched<Element: Sendable>: Cancellable, @unchecked Sendable {
     _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: @escaping (Element) -> Bool
   ) async throws {
-    try await eventuallyTrue(what, sourceLocation: sourceLocation) {
+    try await waitUntil(what, sourceLocation: sourceLocation) {
       self.values.last.map(condition) ?? false
     }
   }
 
   /// Waits up to 10 s for the stream to end.
   func waitForEnd(_ what: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    try await eventuallyTrue(what, sourceLocation: sourceLocation) {
+    try await waitUntil(what, sourceLocation: sourceLocation) {
       self.lock.withLock { self.ended }
     }
   }
 
   func cancel() { task?.cancel() }
-}
-
-/// Polls `condition` every 10 ms for up to 10 s; throws (with `what`) when it never holds.
-func eventuallyTrue(
-  _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
-  _ condition: () async throws -> Bool
-) async throws {
-  for _ in 0..<1000 {
-    if try await condition() { return }
-    try await Task.sleep(for: .milliseconds(10))
-  }
-  throw ScenarioFailure(description: "timed out waiting until \(what)")
 }
