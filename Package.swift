@@ -340,7 +340,7 @@ let testTargets: [Target] = [
     name: "RepositoriesLiveTests",
     dependencies: [
       "RepositoriesLive", "Repositories", "ChatCore", "Persistence", "NetworkKit",
-      "NetworkKitTesting", "Endpoints", "DTO", "Domain",
+      "NetworkKitTesting", "Endpoints", "DTO", "Domain", "TestSupport",
       .product(name: "Dependencies", package: "swift-dependencies"),
       .product(name: "HTTPTypes", package: "swift-http-types"),
       .product(name: "Logging", package: "swift-log"),

@@ -82,8 +82,9 @@ final class Pager<Item: Identifiable & Sendable> {
     return error
   }
 
-  /// Changes the loaded items in place (a row deleted, saved or resolved on screen).
-  func edit(_ change: (inout [Item]) -> Void) {
+  /// Changes the loaded items in place (a row deleted, saved or resolved on screen); also a
+  /// first page still on its way.
+  func edit(_ change: @escaping (inout [Item]) -> Void) {
     list.edit(change)
   }
 }

@@ -126,13 +126,15 @@ public final class QuestionScheduleModel {
   /// Puts a saved question where the list's order (latest day first) and filter want it; one
   /// that sorts past the loaded pages is left for them.
   private func show(_ question: ScheduledQuestion) {
-    pager.edit { questions in
+    let filter = statusFilter
+    // Also applied to a first page on its way, which knows its own end (`pager` is read then).
+    pager.edit { [weak pager] questions in
       questions.removeAll { $0.id == question.id }
-      guard statusFilter == nil || statusFilter == question.status else { return }
+      guard filter == nil || filter == question.status else { return }
       let index = questions.firstIndex { $0.publishDate < question.publishDate }
       if let index {
         questions.insert(question, at: index)
-      } else if nextCursor == nil {
+      } else if pager?.nextCursor == nil {
         questions.append(question)
       }
     }

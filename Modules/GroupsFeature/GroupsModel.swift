@@ -47,8 +47,6 @@ public final class GroupsModel {
   private var results: PagedList<StudyGroup>?
   /// The query ``results`` answer.
   @ObservationIgnored private var resultsQuery: String?
-  /// Groups deleted while this tab lived: a page read before a deletion must not bring one back.
-  @ObservationIgnored private var deletedIDs: Set<StudyGroup.ID> = []
   /// The groups of a settled text change, loading; shown once they arrive unless a newer change
   /// came first.
   private var incoming: PagedList<StudyGroup>?
@@ -105,9 +103,7 @@ public final class GroupsModel {
     // A search about to land replaces the rows.
     guard !isLoading else { return }
     do {
-      let target = shown
-      try await target.loadMore()
-      dropDeleted(from: target)
+      try await shown.loadMore()
     } catch {
       failure = error
     }
@@ -132,14 +128,15 @@ public final class GroupsModel {
   }
 
   /// A group changed elsewhere (its screen: the user joined or left it): its row shows it as
-  /// it is now.
+  /// it is now, also when it arrives on a page that was on its way (`PagedList` applies the
+  /// change to it).
   public func groupChanged(_ group: StudyGroup) {
     for target in lists { target.update(group.id) { $0 = group } }
   }
 
-  /// A group was deleted elsewhere (its owner deleted it on its screen): its row goes.
+  /// A group was deleted elsewhere (its owner deleted it on its screen): its row goes, and a
+  /// page that was on its way does not bring it back.
   public func groupDeleted(_ id: StudyGroup.ID) {
-    deletedIDs.insert(id)
     for target in lists { target.remove(id) }
   }
 
@@ -196,7 +193,6 @@ public final class GroupsModel {
   ) async {
     do {
       guard try await target.reload() else { return }
-      dropDeleted(from: target)
       guard searches.isCurrent(generation) else { return }
       results = target === list ? nil : target
       resultsQuery = target === list ? nil : query
@@ -210,10 +206,6 @@ public final class GroupsModel {
       if incoming === target { incoming = nil }
       failure = error
     }
-  }
-
-  private func dropDeleted(from target: PagedList<StudyGroup>) {
-    for id in deletedIDs { target.remove(id) }
   }
 
   /// The groups matching `query` (all of them for `nil`), page by page.

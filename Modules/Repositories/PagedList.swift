@@ -9,6 +9,10 @@ import Observation
 /// A reload supersedes a load still running (its result is dropped when it arrives), so a page
 /// of an old list never lands in a refreshed one; a failed reload keeps what was shown; a page
 /// repeating an item already shown (the list moved between requests) adds only the new ones.
+/// What the screen changed while a page was on its way (``update(_:_:)``, ``remove(_:)``, and
+/// for a reload also ``prepend(_:)``, ``append(_:)`` and ``edit(_:)``) is applied to that page
+/// when it lands, so it never brings back the state from before the change: make each change
+/// an assignment (`$0 = group`, `$0.likeState = state`), which holds however often it runs.
 ///
 /// The pages come from the `fetch` given to ``init(pageSize:startingAt:fetch:)``, or from the one given to
 /// each ``reload(_:)`` and ``loadMore(_:)`` when the model builds it per call.
@@ -35,6 +39,8 @@ public final class PagedList<Item: Identifiable & Sendable> {
   public let firstCursor: PageCursor?
   /// Counts reloads and clears: a load that finds it changed was superseded.
   @ObservationIgnored private var generation = 0
+  /// The changes made since the running load started, to apply to its page when it lands.
+  @ObservationIgnored private var changesDuringLoad: [Change] = []
   @ObservationIgnored private let fetch: Fetch?
 
   /// A list of pages of `pageSize` items from `fetch` (or from the fetch each load is given),
@@ -66,12 +72,14 @@ public final class PagedList<Item: Identifiable & Sendable> {
     let current = generation
     isLoading = true
     isLoadingMore = false
-    defer { if generation == current { isLoading = false } }
+    changesDuringLoad = []
+    defer { if generation == current { (isLoading, changesDuringLoad) = (false, []) } }
     guard
       let page = try await page(from: fetch, after: firstCursor, ifStill: current)
     else { return false }
-    items = page.items
+    // The cursor first: a change may ask whether the list's end is loaded.
     nextCursor = page.nextCursor
+    items = changesDuringLoad.reduce(into: page.items) { $1.apply(to: &$0, wholeList: true) }
     hasLoaded = true
     return true
   }
@@ -86,10 +94,13 @@ public final class PagedList<Item: Identifiable & Sendable> {
     guard let cursor = nextCursor, !isLoading, !isLoadingMore else { return }
     let current = generation
     isLoadingMore = true
-    defer { if generation == current { isLoadingMore = false } }
+    changesDuringLoad = []
+    defer { if generation == current { (isLoadingMore, changesDuringLoad) = (false, []) } }
     guard let page = try await page(from: fetch, after: cursor, ifStill: current) else { return }
     let shown = Set(items.map(\.id))
-    items += page.items.filter { !shown.contains($0.id) }
+    items += changesDuringLoad.reduce(into: page.items.filter { !shown.contains($0.id) }) {
+      $1.apply(to: &$0, wholeList: false)
+    }
     nextCursor = page.nextCursor
   }
 
@@ -103,42 +114,79 @@ public final class PagedList<Item: Identifiable & Sendable> {
     items.first { $0.id == id }
   }
 
-  /// Changes the item `id` in place, if loaded (a like, a resolved case).
-  public func update(_ id: Item.ID, _ change: (inout Item) -> Void) {
-    guard let index = items.firstIndex(where: { $0.id == id }) else { return }
-    change(&items[index])
+  /// Changes the item `id` in place, if loaded (a like, a resolved case); also on a page still
+  /// on its way.
+  public func update(_ id: Item.ID, _ change: @escaping (inout Item) -> Void) {
+    make(.update(id, change))
   }
 
   /// Puts `item` first (a new post on a newest-first list).
   public func prepend(_ item: Item) {
-    items.removeAll { $0.id == item.id }
-    items.insert(item, at: 0)
+    make(.prepend(item))
   }
 
   /// Puts `item` last (a new comment on an oldest-first list whose end is loaded).
   public func append(_ item: Item) {
-    items.removeAll { $0.id == item.id }
-    items.append(item)
+    make(.append(item))
   }
 
-  /// Removes an item that no longer exists (deleted from this screen).
+  /// Removes an item that no longer exists (deleted from this screen); also from a page still
+  /// on its way.
   public func remove(_ id: Item.ID) {
-    items.removeAll { $0.id == id }
+    make(.remove(id))
   }
 
   /// Changes the loaded items as a whole (a saved row moved to its place by date).
-  public func edit(_ change: (inout [Item]) -> Void) {
-    change(&items)
+  public func edit(_ change: @escaping (inout [Item]) -> Void) {
+    make(.edit(change))
   }
 
   /// Empties the list and drops any load still running.
   public func clear() {
     generation += 1
+    changesDuringLoad = []
     items = []
     nextCursor = nil
     hasLoaded = false
     isLoading = false
     isLoadingMore = false
+  }
+
+  /// A change the screen made to the list.
+  private enum Change {
+    case update(Item.ID, (inout Item) -> Void)
+    case remove(Item.ID)
+    case prepend(Item)
+    case append(Item)
+    case edit((inout [Item]) -> Void)
+
+    /// Applies the change to `items`: the whole list, or (`wholeList: false`) a further page,
+    /// where only changes of single items apply (an item put first or last is shown already,
+    /// and the page's copy of it is dropped as a repeat).
+    func apply(to items: inout [Item], wholeList: Bool) {
+      switch self {
+      case .update(let id, let change):
+        if let index = items.firstIndex(where: { $0.id == id }) { change(&items[index]) }
+      case .remove(let id):
+        items.removeAll { $0.id == id }
+      case .prepend(let item) where wholeList:
+        items.removeAll { $0.id == item.id }
+        items.insert(item, at: 0)
+      case .append(let item) where wholeList:
+        items.removeAll { $0.id == item.id }
+        items.append(item)
+      case .edit(let change) where wholeList:
+        change(&items)
+      case .prepend, .append, .edit:
+        break
+      }
+    }
+  }
+
+  /// Applies `change` to the items shown and, while a load runs, keeps it for its page.
+  private func make(_ change: Change) {
+    change.apply(to: &items, wholeList: true)
+    if isLoading || isLoadingMore { changesDuringLoad.append(change) }
   }
 
   /// The page `fetch` answers from `cursor`; `nil` when a reload or ``clear()`` superseded the

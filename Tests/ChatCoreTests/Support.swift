@@ -2,6 +2,7 @@ import ChatCore
 import Domain
 import Foundation
 import Repositories
+import TestSupport
 import Testing
 
 /// What the engine asked of a ``ScriptedChannel``.
@@ -43,18 +44,21 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
 
   /// The next call not returned yet that `match` accepts (earlier ones it skips).
   func next(_ match: @escaping (ChannelCall) -> ChannelCall?) async throws -> ChannelCall {
-    for _ in 0..<400 {
-      let found: ChannelCall? = lock.withLock {
+    var found: ChannelCall?
+    let made = await poll {
+      found = lock.withLock {
         while consumed < recorded.count {
           defer { consumed += 1 }
           if let call = match(recorded[consumed]) { return call }
         }
         return nil
       }
-      if let found { return found }
-      try await Task.sleep(for: .milliseconds(5))
+      return found != nil
     }
-    throw ScriptError(description: "the engine made no such call; calls: \(calls)")
+    guard made, let found else {
+      throw ScriptError(description: "the engine made no such call; calls: \(calls)")
+    }
+    return found
   }
 
   private func record(_ call: ChannelCall) throws {

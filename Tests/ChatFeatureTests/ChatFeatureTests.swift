@@ -185,10 +185,13 @@ struct ChatFeatureTests {
     // deadline, would wait for the next advance on a test clock).
     await clock.advance(by: .milliseconds(200))
     // The quiet period's end runs on its own task: type until the next signal goes out.
-    for _ in 0..<500 where signals.value.count < 2 {
-      await room.draftChanged("Hello")
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitUntil(
+      "a second signal goes out",
+      step: {
+        await room.draftChanged("Hello")
+        try? await Task.sleep(for: .milliseconds(10))
+      }
+    ) { signals.value.count >= 2 }
     #expect(signals.value == [roomID, roomID])
     #expect(room.draft == "Hello")
   }
@@ -423,12 +426,10 @@ struct ChatFeatureTests {
     #expect(await eventually("and it is read", { list.unreadCount == 0 }))
     // The server's cursor follows the local one.
     var onServer: ChatRoom?
-    for _ in 0..<500 {
+    try await waitUntil("the server's read cursor is 3") {
       onServer = try await bob.chat.fetchRooms(.first).items.first { $0.id == roomID }
-      if onServer?.lastReadSeq == 3 { break }
-      try await Task.sleep(for: .milliseconds(10))
+      return onServer?.lastReadSeq == 3
     }
-    #expect(onServer?.lastReadSeq == 3)
     #expect(onServer?.unreadCount == 0)
     let names = try await bob.uploadedEvents()
     #expect(names.first?.properties == ["screen": "chat_rooms"])

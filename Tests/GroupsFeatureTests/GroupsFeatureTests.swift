@@ -6,6 +6,7 @@ import Foundation
 import GroupsFeature
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// The Groups tab and a group's screen on the fakes: several members on shared groups, the
@@ -24,13 +25,6 @@ struct GroupsFeatureTests {
     bob = try backend.signedUpClient(nickname: "bob")
   }
 
-  /// Waits until `condition` holds, looking every 5 ms for at most 10 s of real time (an issue
-  /// is recorded when it never does).
-  func until(_ what: Testing.Comment, _ condition: @MainActor () -> Bool) async {
-    for _ in 0..<2_000 where !condition() { try? await Task.sleep(for: .milliseconds(5)) }
-    #expect(condition(), what)
-  }
-
   /// Runs `body` in a task, as a view does, with a flag saying when it has returned.
   func started(
     _ body: @escaping @MainActor () async -> Void
@@ -41,6 +35,25 @@ struct GroupsFeatureTests {
       hasReturned.setValue(true)
     }
     return (task, hasReturned)
+  }
+
+  /// bob's Groups tab whose group reads that `hold` picks answer what the server said when
+  /// they were read, but only once `released` yields or ends: a page on its way while the test
+  /// changes the groups.
+  func tabHoldingReads(
+    until released: AsyncStream<Void>,
+    _ hold: @escaping @Sendable (_ query: String?, _ page: PageRequest) -> Bool
+  ) -> GroupsModel {
+    bob.model(clock: clock) {
+      let fetch = $0.studyGroupRepository.fetchGroups
+      $0.studyGroupRepository.fetchGroups = { query, page in
+        let answer = try await fetch(query, page)
+        if hold(query, page) { for await _ in released { break } }
+        return answer
+      }
+    } _: {
+      GroupsModel()
+    }
   }
 
   func createGroup(_ name: String, by client: FakeClient) async throws -> StudyGroup {
@@ -82,18 +95,18 @@ struct GroupsFeatureTests {
     #expect(groups.groups.count == 3)
 
     let stale = started { await groups.searchTextChanged("Alg") }
-    await until("the first search is armed") { groups.searchText == "Alg" }
+    await eventually("the first search is armed") { groups.searchText == "Alg" }
     await clock.advance(by: .milliseconds(200))
     #expect(groups.groups.count == 3)
     let current = started { await groups.searchTextChanged("Swift") }
-    await until("the second search is armed") { groups.searchText == "Swift" }
-    await until("the stale search is cancelled") { stale.hasReturned.value }
+    await eventually("the second search is armed") { groups.searchText == "Swift" }
+    await eventually("the stale search is cancelled") { stale.hasReturned.value }
     await clock.advance(by: .milliseconds(299))
     #expect(groups.groups.count == 3)
     // Just past the deadline: a timer that starts sleeping late, exactly at its deadline,
     // would wait for the next advance on a test clock.
     await clock.advance(by: .milliseconds(2))
-    await until("the search answers") { current.hasReturned.value }
+    await eventually("the search answers") { current.hasReturned.value }
     #expect(Set(groups.groups.map(\.name)) == ["Swift Study", "SwiftUI Club"])
     #expect(!groups.isLoading)
     #expect(groups.failure == nil)
@@ -103,9 +116,9 @@ struct GroupsFeatureTests {
     #expect(Set(groups.groups.map(\.name)) == ["Swift Study", "SwiftUI Club"])
 
     let cleared = started { await groups.searchTextChanged("  ") }
-    await until("the empty search is armed") { groups.searchText == "  " }
+    await eventually("the empty search is armed") { groups.searchText == "  " }
     await clock.advance(by: GroupsModel.searchDebounce + .milliseconds(1))
-    await until("the full list is back") { cleared.hasReturned.value }
+    await eventually("the full list is back") { cleared.hasReturned.value }
     #expect(groups.groups.count == 3)
 
     let events = try await bob.uploadedEvents()
@@ -121,26 +134,26 @@ struct GroupsFeatureTests {
     let groups = bob.model(clock: clock) { GroupsModel() }
     await groups.task()
     let first = started { await groups.searchTextChanged("Swift") }
-    await until("the first search is armed") { groups.searchText == "Swift" }
+    await eventually("the first search is armed") { groups.searchText == "Swift" }
     await clock.advance(by: GroupsModel.searchDebounce + .milliseconds(1))
-    await until("Swift answers") { first.hasReturned.value }
+    await eventually("Swift answers") { first.hasReturned.value }
     #expect(Set(groups.groups.map(\.name)) == ["Swift Study", "SwiftUI Club"])
 
     // A newer text waits for its pause; a refresh meanwhile shows that text's groups.
     let waiting = started { await groups.searchTextChanged("Alg") }
-    await until("the Alg search is armed") { groups.searchText == "Alg" }
+    await eventually("the Alg search is armed") { groups.searchText == "Alg" }
     await groups.refreshPulled()
     #expect(groups.groups.map(\.name) == ["Algorithms"])
     await clock.advance(by: GroupsModel.searchDebounce + .milliseconds(1))
-    await until("Alg answers") { waiting.hasReturned.value }
+    await eventually("Alg answers") { waiting.hasReturned.value }
     #expect(groups.groups.map(\.name) == ["Algorithms"])
 
     // A search that failed keeps the rows shown; a refresh then searches the field's text.
     backend.isOffline = true
     let failing = started { await groups.searchTextChanged("Club") }
-    await until("the Club search is armed") { groups.searchText == "Club" }
+    await eventually("the Club search is armed") { groups.searchText == "Club" }
     await clock.advance(by: GroupsModel.searchDebounce + .milliseconds(1))
-    await until("Club fails") { failing.hasReturned.value }
+    await eventually("Club fails") { failing.hasReturned.value }
     #expect(groups.failure == .offline)
     #expect(groups.groups.map(\.name) == ["Algorithms"])
     backend.isOffline = false
@@ -158,26 +171,34 @@ struct GroupsFeatureTests {
     _ = try await createGroup("SwiftUI Club", by: alice)
     // The search's page is read before the delete and arrives after it.
     let (released, release) = AsyncStream<Void>.makeStream()
-    let groups = bob.model(
-      clock: clock,
-      { values in
-        let fetch = values.studyGroupRepository.fetchGroups
-        values.studyGroupRepository.fetchGroups = { query, page in
-          let answer = try await fetch(query, page)
-          if query != nil { for await _ in released {} }
-          return answer
-        }
-      }
-    ) { GroupsModel() }
+    let groups = tabHoldingReads(until: released) { query, _ in query != nil }
     await groups.task()
     let search = started { await groups.searchTextChanged("Swift") }
-    await until("the search is armed") { groups.searchText == "Swift" }
+    await eventually("the search is armed") { groups.searchText == "Swift" }
     await clock.advance(by: GroupsModel.searchDebounce + .milliseconds(1))
-    await until("the search is loading") { groups.isLoading }
+    await eventually("the search is loading") { groups.isLoading }
     groups.groupDeleted(deleted.id)
     release.finish()
-    await until("the search answers") { search.hasReturned.value }
+    await eventually("the search answers") { search.hasReturned.value }
     #expect(groups.groups.map(\.name) == ["SwiftUI Club"])
+  }
+
+  @Test func aGroupJoinedWhileARefreshLoadsShowsJoinedWhenItLands() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    // The refresh's page is read before the join and arrives after it.
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let holding = Locked(false)
+    let groups = tabHoldingReads(until: released) { _, _ in holding.withLock { $0 } }
+    await groups.task()
+    holding.withLock { $0 = true }
+    let refresh = started { await groups.refreshPulled() }
+    await eventually("the refresh is loading") { groups.isLoading }
+    let joined = try await bob.studyGroups.joinGroup(group.id)
+    groups.groupChanged(joined)
+    release.finish()
+    await eventually("the refresh answers") { refresh.hasReturned.value }
+    #expect(groups.groups.map(\.isMember) == [true])
+    #expect(groups.groups.map(\.memberCount) == [2])
   }
 
   @Test func aFailedLoadIsShownUntilDismissedAndRefreshRecovers() async throws {
@@ -199,29 +220,21 @@ struct GroupsFeatureTests {
     for number in 1...25 { created.append(try await createGroup("Group \(number)", by: alice)) }
     let (released, release) = AsyncStream<Void>.makeStream()
     let nextPageRead = LockIsolated(false)
-    let groups = bob.model(clock: clock) {
-      let repository = $0.studyGroupRepository
-      $0.studyGroupRepository.fetchGroups = { query, page in
-        let answer = try await repository.fetchGroups(query, page)
-        // The first further page is read, then held while the list changes and is refreshed.
-        // (One page loads at a time: nothing else reads the flag meanwhile.)
-        if page.cursor != nil, !nextPageRead.value {
-          nextPageRead.setValue(true)
-          for await _ in released { break }
-        }
-        return answer
-      }
-    } _: {
-      GroupsModel()
+    // The first further page is read, then held while the list changes and is refreshed.
+    // (One page loads at a time: nothing else reads the flag meanwhile.)
+    let groups = tabHoldingReads(until: released) { _, page in
+      guard page.cursor != nil, !nextPageRead.value else { return false }
+      nextPageRead.setValue(true)
+      return true
     }
     await groups.task()
     let more = started { await groups.loadMoreTapped() }
-    await until("the next page is read") { nextPageRead.value }
+    await eventually("the next page is read") { nextPageRead.value }
     // The oldest group, on that page, is deleted; then the list is refreshed.
     try await alice.studyGroups.deleteGroup(created[0].id)
     await groups.refreshPulled()
     release.yield()
-    await until("the held page has arrived") { more.hasReturned.value }
+    await eventually("the held page has arrived") { more.hasReturned.value }
     #expect(groups.groups.count == GroupsModel.pageSize)
     #expect(!groups.groups.contains { $0.id == created[0].id })
     #expect(groups.hasMore)
@@ -300,9 +313,7 @@ struct GroupsFeatureTests {
     let chats = Task { await groups.chats.task() }
     defer { chats.cancel() }
     // The child reads bob's rooms: it runs with the tab's dependencies.
-    for _ in 0..<500 where groups.chats.rooms.isEmpty {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitUntil("the child lists bob's room") { !groups.chats.rooms.isEmpty }
     let room = try #require(groups.chats.rooms.first)
     #expect(room.kind == .group(group.id))
     groups.chats.roomTapped(room.id)

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import NetworkKit
 import NetworkKitTesting
+import TestSupport
 import Testing
 
 @testable import RepositoriesLive
@@ -411,13 +412,13 @@ struct ConcurrentSignInTests {
     }
     let auth = harness.repositories.auth
     let a = Task { try await auth.signIn(.dev, "dev-a") }
-    while !(await store.isWaiting("access-a")) { try await Task.sleep(for: .milliseconds(5)) }
+    try await waitUntil("A's sign-in stores its tokens") { await store.isWaiting("access-a") }
     let b = Task { try await auth.signIn(.dev, "dev-b") }
     // B's sign-in may finish first (it cannot while A's runs: then this waits out its second).
     await store.release("access-b")
-    for _ in 0..<100 where !(await store.isWaiting("access-b")) {
-      if case .signedIn(let user) = await auth.currentState(), user.id == "u_b" { break }
-      try await Task.sleep(for: .milliseconds(10))
+    _ = await poll(timeout: .seconds(1)) {
+      if case .signedIn(let user) = await auth.currentState(), user.id == "u_b" { return true }
+      return await store.isWaiting("access-b")
     }
     await store.release("access-a")
     _ = try await (a.value, b.value)

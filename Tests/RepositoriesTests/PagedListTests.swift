@@ -12,6 +12,7 @@ import Testing
 struct PagedListTests {
   struct Item: Identifiable, Hashable, Sendable {
     let id: Int
+    var label = ""
   }
 
   /// A server whose answers the test hands out one request at a time.
@@ -42,14 +43,14 @@ struct PagedListTests {
   let server = Server()
 
   func page(_ ids: [Int], next: PageCursor? = nil) -> Result<Page<Item>, any Error> {
-    .success(Page(items: ids.map(Item.init), nextCursor: next))
+    .success(Page(items: ids.map { Item(id: $0) }, nextCursor: next))
   }
 
   @Test func pagesAppendWithoutRepeatingItems() async throws {
     let list = PagedList { [server] in try await server.fetch($0) }
     let first = Task { try await list.reload() }
     try await server.answer(nil, with: page([1, 2], next: "2"))
-    try await first.value
+    _ = try await first.value
     #expect(list.items.map(\.id) == [1, 2])
     #expect(list.hasMore)
 
@@ -65,12 +66,12 @@ struct PagedListTests {
     let list = PagedList { [server] in try await server.fetch($0) }
     let first = Task { try await list.reload() }
     try await server.answer(nil, with: page([1, 2], next: "2"))
-    try await first.value
+    _ = try await first.value
 
     let more = Task { try await list.loadMore() }
     let refresh = Task { try await list.reload() }
     try await server.answer(nil, with: page([10, 11]))
-    try await refresh.value
+    _ = try await refresh.value
     // The old list's next page arrives late: it changes nothing.
     try await server.answer("2", with: page([3, 4], next: "4"))
     try await more.value
@@ -99,7 +100,7 @@ struct PagedListTests {
     let list = PagedList { [server] in try await server.fetch($0) }
     let first = Task { try await list.reload() }
     try await server.answer(nil, with: page([1], next: "1"))
-    try await first.value
+    _ = try await first.value
 
     let more = Task { try await list.loadMore() }
     try await server.answer("1", with: .failure(DomainError.offline))
@@ -135,6 +136,66 @@ struct PagedListTests {
     #expect(list.items.map(\.id) == [3, 2])
     list.clear()
     #expect(list.items.isEmpty && !list.hasLoaded && !list.hasMore)
+  }
+
+  @Test("what the screen changes while a reload is on its way is applied to its page")
+  func changesDuringAReloadLandOnItsPage() async throws {
+    let list = PagedList { [server] in try await server.fetch($0) }
+    let first = Task { try await list.reload() }
+    try await server.answer(nil, with: page([1, 2, 3]))
+    _ = try await first.value
+
+    let refresh = Task { try await list.reload() }
+    try await server.request(nil)
+    // The page left the server before these changes (a join, a delete, a new item).
+    list.update(1) { $0.label = "joined" }
+    list.remove(2)
+    list.prepend(Item(id: 9, label: "new"))
+    list.update(7) { $0.label = "not loaded yet" }
+    try await server.answer(nil, with: page([1, 2, 3, 7]))
+    _ = try await refresh.value
+    #expect(list.items.map(\.id) == [9, 1, 3, 7])
+    #expect(list.items.map(\.label) == ["new", "joined", "", "not loaded yet"])
+
+    // The load is over: a later reload's page is taken as the server sends it.
+    let again = Task { try await list.reload() }
+    try await server.answer(nil, with: page([1, 2]))
+    _ = try await again.value
+    #expect(list.items.map(\.id) == [1, 2] && list.items.allSatisfy { $0.label.isEmpty })
+  }
+
+  @Test("a further page gets the single-item changes made while it loaded, and no repeats")
+  func changesDuringAFurtherPageLandOnIt() async throws {
+    let list = PagedList { [server] in try await server.fetch($0) }
+    let first = Task { try await list.reload() }
+    try await server.answer(nil, with: page([1, 2], next: "2"))
+    _ = try await first.value
+
+    let more = Task { try await list.loadMore() }
+    try await server.request("2")
+    list.update(3) { $0.label = "joined" }
+    list.remove(4)
+    list.prepend(Item(id: 5, label: "new"))
+    list.update(1) { $0.label = "liked" }
+    try await server.answer("2", with: page([3, 4, 5, 6]))
+    try await more.value
+    #expect(list.items.map(\.id) == [5, 1, 2, 3, 6])
+    #expect(list.items.map(\.label) == ["new", "liked", "", "joined", ""])
+  }
+
+  @Test("changes made while a superseded load ran do not reach the page that replaced it")
+  func aClearForgetsTheChanges() async throws {
+    let list = PagedList { [server] in try await server.fetch($0) }
+    let stale = Task { try await list.reload() }
+    try await server.request(nil)
+    list.prepend(Item(id: 9))
+    list.clear()
+    try await server.answer(nil, with: page([1]))
+    #expect(try await stale.value == false)
+    let fresh = Task { try await list.reload() }
+    try await server.answer(nil, with: page([1, 2]))
+    _ = try await fresh.value
+    #expect(list.items.map(\.id) == [1, 2])
   }
 
   @Test func loadingWithoutAnyFetchIsAProgrammingError() async {
