@@ -34,7 +34,9 @@ let wireTargets: [Target] = [
   // Test doubles of NetworkKit (house rule 2: never in the production module).
   .target(
     name: "NetworkKitTesting",
-    dependencies: ["NetworkKit", .product(name: "HTTPTypes", package: "swift-http-types")],
+    dependencies: [
+      "NetworkKit", "Primitives", .product(name: "HTTPTypes", package: "swift-http-types"),
+    ],
     path: "Modules/NetworkKitTesting"
   ),
 ]

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdWSClient
 import Logging
+import Primitives
 
 /// A ``WebSocketTransport`` on HummingbirdWSClient (SwiftNIO), the default on Linux, where
 /// `URLSessionWebSocketTask` is not available.
@@ -145,19 +146,21 @@ extension WebSocketMessage {
 
 /// A connection made by ``HummingbirdWebSocketTransport``; its client task lives as long as the
 /// connection.
-private final class HummingbirdWebSocket: WebSocket, @unchecked Sendable {
+private final class HummingbirdWebSocket: WebSocket, Sendable {
   let frames: WebSocketFrames
   let opened = HandshakeGate<Void>()
   private let continuation: WebSocketFrames.Continuation
   private let maximumMessageSize: Int
   private let closeTimeout: Duration
 
-  // Guarded by `lock`: the client task, `send` and `close` run concurrently.
-  private let lock = NSLock()
-  private var outbound: WebSocketOutboundWriter?
-  private var client: Task<Void, Never>?
-  private var closeRequested = false
-  private var ending: WebSocketError?
+  private struct State {
+    var outbound: WebSocketOutboundWriter?
+    var client: Task<Void, Never>?
+    var closeRequested = false
+    var ending: WebSocketError?
+  }
+  // The client task, `send` and `close` run concurrently.
+  private let state = Locked(State())
 
   init(maximumMessageSize: Int, closeTimeout: Duration) {
     (frames, continuation) = WebSocketFrames.makeStream()
@@ -166,13 +169,13 @@ private final class HummingbirdWebSocket: WebSocket, @unchecked Sendable {
   }
 
   func run(_ client: Task<Void, Never>) {
-    lock.withLock { self.client = client }
+    state.withLock { $0.client = client }
   }
 
   /// The upgrade succeeded; returns `false` when `connect` gave up already (timeout, cancel), in
   /// which case the handler returns at once and WSClient closes the connection.
   func didOpen(_ outbound: WebSocketOutboundWriter) -> Bool {
-    lock.withLock { self.outbound = outbound }
+    state.withLock { $0.outbound = outbound }
     return opened.settle(.success(()))
   }
 
@@ -185,16 +188,16 @@ private final class HummingbirdWebSocket: WebSocket, @unchecked Sendable {
 
   /// The handler found a reason to end the connection that wins over how it then closes.
   func willEnd(with error: WebSocketError) {
-    lock.withLock { ending = error }
+    state.withLock { $0.ending = error }
   }
 
   /// The client task ended with `error`: the handshake failed, or the open connection ended.
   func didEnd(_ error: WebSocketError) {
-    let (closedHere, error) = lock.withLock { () -> (Bool, WebSocketError) in
-      let reason = ending ?? error
-      ending = reason
-      outbound = nil
-      return (closeRequested, reason)
+    let (closedHere, error) = state.withLock { state -> (Bool, WebSocketError) in
+      let reason = state.ending ?? error
+      state.ending = reason
+      state.outbound = nil
+      return (state.closeRequested, reason)
     }
     opened.settle(.failure(error))
     if closedHere {
@@ -206,9 +209,9 @@ private final class HummingbirdWebSocket: WebSocket, @unchecked Sendable {
 
   func send(_ frame: WebSocketFrame) async throws(WebSocketError) {
     try frame.checkSize(limit: maximumMessageSize)
-    let (writer, ended) = lock.withLock { () -> (WebSocketOutboundWriter?, WebSocketError?) in
-      if closeRequested { return (nil, .closed(code: nil, reason: nil)) }
-      return (outbound, ending)
+    let (writer, ended) = state.withLock { state -> (WebSocketOutboundWriter?, WebSocketError?) in
+      if state.closeRequested { return (nil, .closed(code: nil, reason: nil)) }
+      return (state.outbound, state.ending)
     }
     guard let writer else { throw Self.closedError(after: ended) }
     do {
@@ -218,7 +221,7 @@ private final class HummingbirdWebSocket: WebSocket, @unchecked Sendable {
       }
     } catch {
       // The connection went away while writing; report how it ended when that is known.
-      throw Self.closedError(after: lock.withLock { ending })
+      throw Self.closedError(after: state.withLock { $0.ending })
     }
   }
 
@@ -232,10 +235,10 @@ private final class HummingbirdWebSocket: WebSocket, @unchecked Sendable {
   }
 
   func close(_ code: WebSocketCloseCode, reason: String?) async {
-    let (writer, client, first) = lock.withLock {
-      () -> (WebSocketOutboundWriter?, Task<Void, Never>?, Bool) in
-      defer { closeRequested = true }
-      return (outbound, self.client, !closeRequested)
+    let (writer, client, first) = state.withLock {
+      state -> (WebSocketOutboundWriter?, Task<Void, Never>?, Bool) in
+      defer { state.closeRequested = true }
+      return (state.outbound, state.client, !state.closeRequested)
     }
     guard let client else { return }
     if first, let writer {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Primitives
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -130,25 +131,23 @@ public final class URLSessionTransport: HTTPTransport {
 }
 
 /// Holds the data task so the cancellation handler, which may run first, can cancel it.
-private final class DataTaskHandle: @unchecked Sendable {
-  // Guarded by `lock`; the cancellation handler and the start call race.
-  private let lock = NSLock()
-  private var task: URLSessionDataTask?
-  private var isCancelled = false
+private final class DataTaskHandle: Sendable {
+  // The cancellation handler and the start call race.
+  private let state = Locked<(task: URLSessionDataTask?, isCancelled: Bool)>((nil, false))
 
   func start(_ task: URLSessionDataTask) {
-    let cancelled = lock.withLock {
-      self.task = task
-      return isCancelled
+    let cancelled = state.withLock {
+      $0.task = task
+      return $0.isCancelled
     }
     task.resume()
     if cancelled { task.cancel() }
   }
 
   func cancel() {
-    let task = lock.withLock {
-      isCancelled = true
-      return self.task
+    let task = state.withLock {
+      $0.isCancelled = true
+      return $0.task
     }
     task?.cancel()
   }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Primitives
 
 /// One WebSocket message, sent or received: text or binary. NetworkKit gives no meaning to
 /// the payload; the API that uses the socket decides what a frame says.
@@ -263,21 +264,19 @@ func webSocketURL(_ url: URL) throws(WebSocketError) -> URL {
 
 /// A one-shot result that a transport's callbacks settle and `connect` awaits: the first
 /// settlement wins, later ones are ignored.
-final class HandshakeGate<Value: Sendable>: @unchecked Sendable {
-  // Guarded by `lock`; callbacks from the transport race with the waiting task.
-  private let lock = NSLock()
-  private var result: Result<Value, WebSocketError>?
-  private var waiter: CheckedContinuation<Result<Value, WebSocketError>, Never>?
+final class HandshakeGate<Value: Sendable>: Sendable {
+  private typealias Waiter = CheckedContinuation<Result<Value, WebSocketError>, Never>
+  // Callbacks from the transport race with the waiting task.
+  private let state = Locked<(result: Result<Value, WebSocketError>?, waiter: Waiter?)>((nil, nil))
 
   /// Settles the gate; returns `false` when it was already settled.
   @discardableResult
   func settle(_ outcome: Result<Value, WebSocketError>) -> Bool {
-    let (stored, waiting) = lock.withLock {
-      () -> (Bool, CheckedContinuation<Result<Value, WebSocketError>, Never>?) in
-      guard result == nil else { return (false, nil) }
-      result = outcome
-      defer { waiter = nil }
-      return (true, waiter)
+    let (stored, waiting) = state.withLock { state -> (Bool, Waiter?) in
+      guard state.result == nil else { return (false, nil) }
+      state.result = outcome
+      defer { state.waiter = nil }
+      return (true, state.waiter)
     }
     waiting?.resume(returning: outcome)
     return stored
@@ -293,9 +292,9 @@ final class HandshakeGate<Value: Sendable>: @unchecked Sendable {
     defer { timer.cancel() }
     let outcome = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
-        let settled = lock.withLock { () -> Result<Value, WebSocketError>? in
-          if result == nil { waiter = continuation }
-          return result
+        let settled = state.withLock { state -> Result<Value, WebSocketError>? in
+          if state.result == nil { state.waiter = continuation }
+          return state.result
         }
         if let settled { continuation.resume(returning: settled) }
       }

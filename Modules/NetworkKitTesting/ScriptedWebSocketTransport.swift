@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import NetworkKit
+import Primitives
 
 /// A ``WebSocketTransport`` for tests: each `connect` takes the next scripted answer, and every
 /// accepted socket is a ``ScriptedWebSocket`` the test drives (deliver frames, close from the
@@ -9,7 +10,7 @@ import NetworkKit
 /// A `connect` without a scripted answer waits until the test scripts one (or the task is
 /// cancelled), so a test decides exactly when a handshake finishes. The `attempt(_:)` and
 /// `socket(_:)` helpers wait for the code under test instead of sleeping.
-public final class ScriptedWebSocketTransport: WebSocketTransport, @unchecked Sendable {
+public final class ScriptedWebSocketTransport: WebSocketTransport, Sendable {
   /// How the fake server answers one connect.
   public enum Answer: Sendable, Hashable {
     /// The upgrade succeeds; the socket is appended to the transport's sockets.
@@ -106,7 +107,7 @@ public final class ScriptedWebSocketTransport: WebSocketTransport, @unchecked Se
 }
 
 /// A socket of ``ScriptedWebSocketTransport``: the test plays the server.
-public final class ScriptedWebSocket: WebSocket, @unchecked Sendable {
+public final class ScriptedWebSocket: WebSocket, Sendable {
   /// A call of `close(_:reason:)` by the code under test.
   public struct CloseCall: Sendable, Hashable {
     /// The close code.
@@ -202,25 +203,23 @@ public final class ScriptedWebSocket: WebSocket, @unchecked Sendable {
 
 /// A value behind a lock whose readers can wait for a condition; every update wakes the waiters
 /// whose condition now holds.
-final class Watched<Value>: @unchecked Sendable {
-  // Guarded by `lock`.
-  private let lock = NSLock()
-  private var value: Value
-  private var waiters: [(Value) -> Bool] = []
+final class Watched<Value>: Sendable {
+  private let state: Locked<(value: Value, waiters: [(Value) -> Bool])>
 
   init(_ value: Value) {
-    self.value = value
+    state = Locked((value, []))
   }
 
   func read<Result>(_ body: (Value) -> Result) -> Result {
-    lock.withLock { body(value) }
+    state.withLock { body($0.value) }
   }
 
   @discardableResult
   func update<Result>(_ body: (inout Value) -> Result) -> Result {
-    lock.withLock {
-      let result = body(&value)
-      waiters.removeAll { $0(value) }
+    state.withLock { state in
+      let result = body(&state.value)
+      let value = state.value
+      state.waiters.removeAll { $0(value) }
       return result
     }
   }
@@ -228,12 +227,12 @@ final class Watched<Value>: @unchecked Sendable {
   /// Returns the first non-nil `extract(value)`, waiting for updates until there is one.
   func wait<Result: Sendable>(for extract: @escaping (Value) -> Result?) async -> Result {
     await withCheckedContinuation { continuation in
-      lock.withLock {
-        if let result = extract(value) {
+      state.withLock { state in
+        if let result = extract(state.value) {
           continuation.resume(returning: result)
           return
         }
-        waiters.append { value in
+        state.waiters.append { value in
           guard let result = extract(value) else { return false }
           continuation.resume(returning: result)
           return true

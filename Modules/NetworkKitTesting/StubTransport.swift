@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import NetworkKit
+import Primitives
 
 /// An ``HTTPTransport`` that answers from registered stubs, for tests of code that talks HTTP.
 ///
@@ -8,7 +9,7 @@ import NetworkKit
 /// one); the latest registration wins. A request nobody stubbed fails with
 /// ``NetworkError/notStubbed(method:path:)`` and is kept in ``unstubbedRequests`` so a test can
 /// assert that list is empty.
-public final class StubTransport: HTTPTransport, @unchecked Sendable {
+public final class StubTransport: HTTPTransport, Sendable {
   /// Builds the answer to a matched request.
   public typealias Handler =
     @Sendable (_ request: HTTPRequest, _ body: Data?) async throws(NetworkError) -> StubResponse
@@ -27,11 +28,13 @@ public final class StubTransport: HTTPTransport, @unchecked Sendable {
     var handler: Handler
   }
 
-  // Guarded by `lock`; registration is synchronous so tests can set stubs up without `await`.
-  private let lock = NSLock()
-  private var stubs: [Stub] = []
-  private var received: [Received] = []
-  private var unstubbed: [HTTPRequest] = []
+  private struct State {
+    var stubs: [Stub] = []
+    var received: [Received] = []
+    var unstubbed: [HTTPRequest] = []
+  }
+  // A lock, not an actor: registration is synchronous so tests set stubs up without `await`.
+  private let state = Locked(State())
 
   /// Creates a transport without stubs.
   public init() {}
@@ -61,14 +64,14 @@ public final class StubTransport: HTTPTransport, @unchecked Sendable {
 
   /// Answers `method path` with whatever `handler` returns for the request.
   public func stub(_ method: HTTPRequest.Method, _ path: String, handler: @escaping Handler) {
-    lock.withLock { stubs.append(Stub(method: method, path: path, handler: handler)) }
+    state.withLock { $0.stubs.append(Stub(method: method, path: path, handler: handler)) }
   }
 
   /// Every request received, in order.
-  public var receivedRequests: [Received] { lock.withLock { received } }
+  public var receivedRequests: [Received] { state.withLock { $0.received } }
 
   /// The requests that matched no stub, in order.
-  public var unstubbedRequests: [HTTPRequest] { lock.withLock { unstubbed } }
+  public var unstubbedRequests: [HTTPRequest] { state.withLock { $0.unstubbed } }
 
   /// Answers from the latest matching stub, or fails with `.notStubbed`.
   public func send(
@@ -78,13 +81,13 @@ public final class StubTransport: HTTPTransport, @unchecked Sendable {
   {
     let fullPath = request.path ?? "/"
     let pathOnly = String(fullPath.prefix { $0 != "?" })
-    let handler = lock.withLock { () -> Handler? in
-      received.append(Received(request: request, body: body))
-      let match = stubs.last { stub in
+    let handler = state.withLock { state -> Handler? in
+      state.received.append(Received(request: request, body: body))
+      let match = state.stubs.last { stub in
         stub.method == request.method
           && (stub.path.contains("?") ? stub.path == fullPath : stub.path == pathOnly)
       }
-      if match == nil { unstubbed.append(request) }
+      if match == nil { state.unstubbed.append(request) }
       return match?.handler
     }
     guard let handler else {

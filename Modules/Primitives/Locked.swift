@@ -1,8 +1,9 @@
 import Foundation
 
 /// A value guarded by a lock, for small synchronous state shared across tasks and threads: the
-/// one lock of the SDK's modules (`Domain` hands it on as `Domain.Locked`); `Mutex` needs
-/// macOS 15, the package supports 14.
+/// lock the SDK's modules use for such state (`Domain` hands it on as `Domain.Locked`), so a
+/// class holding one is checked `Sendable` rather than `@unchecked`; `Mutex` needs macOS 15,
+/// the package supports 14.
 public final class Locked<Value>: @unchecked Sendable {
   @usableFromInline var value: Value
   @usableFromInline let lock = NSLock()

@@ -1,7 +1,0 @@
-import Clocks
-import Dependencies
-import Domain
-import Foundation
-import Repositories
-import RepositoriesTesting
-import Testing
