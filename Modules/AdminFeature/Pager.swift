@@ -81,10 +81,4 @@ final class Pager<Item: Identifiable & Sendable> {
     }
     return error
   }
-
-  /// Changes the loaded items in place (a row deleted, saved or resolved on screen); also a
-  /// first page still on its way.
-  func edit(_ change: @escaping (inout [Item]) -> Void) {
-    list.edit(change)
-  }
 }

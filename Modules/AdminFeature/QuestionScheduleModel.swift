@@ -96,7 +96,7 @@ public final class QuestionScheduleModel {
     defer { isDeleting = false }
     do {
       try await admin.deleteQuestion(question.id)
-      pager.edit { $0.removeAll { $0.id == question.id } }
+      pager.list.remove(question.id)
       await analytics.track("admin_question_deleted", at: date.now)
     } catch {
       failure = pager.shown(error)
@@ -128,7 +128,7 @@ public final class QuestionScheduleModel {
   private func show(_ question: ScheduledQuestion) {
     let filter = statusFilter
     // Also applied to a first page on its way, which knows its own end (`pager` is read then).
-    pager.edit { [weak pager] questions in
+    pager.list.edit { [weak pager] questions in
       questions.removeAll { $0.id == question.id }
       guard filter == nil || filter == question.status else { return }
       let index = questions.firstIndex { $0.publishDate < question.publishDate }

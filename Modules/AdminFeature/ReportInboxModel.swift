@@ -106,13 +106,10 @@ public final class ReportInboxModel {
 
   /// A case resolved in its detail: updated in place, or gone from an "open" inbox.
   private func show(_ resolved: ReportCase) {
-    let filter = statusFilter
-    pager.edit { cases in
-      if filter != nil && filter != resolved.status {
-        cases.removeAll { $0.id == resolved.id }
-      } else if let index = cases.firstIndex(where: { $0.id == resolved.id }) {
-        cases[index] = resolved
-      }
+    if statusFilter != nil && statusFilter != resolved.status {
+      pager.list.remove(resolved.id)
+    } else {
+      pager.list.update(resolved.id) { $0 = resolved }
     }
   }
 

@@ -141,9 +141,7 @@ public final class UsersModel {
   }
 
   private func replace(_ user: AdminUser) {
-    pager.edit { users in
-      if let index = users.firstIndex(where: { $0.id == user.id }) { users[index] = user }
-    }
+    pager.list.update(user.id) { $0 = user }
   }
 
   private func reload() async {

@@ -44,6 +44,9 @@ public final class BoardModel {
 
   private let list = PagedList<BoardPost>()
   private var results: PagedList<BoardPost>?
+  /// The results of a search on their way: shown once they land, unless a newer search or
+  /// clearing the text came first.
+  @ObservationIgnored private var incoming: PagedList<BoardPost>?
   /// The query ``results`` hold (the text may have changed since, its search not landed yet).
   @ObservationIgnored private var resultsQuery: String?
   @ObservationIgnored private let searches = LatestSearch()
@@ -129,6 +132,7 @@ public final class BoardModel {
     guard !query.isEmpty else {
       searchQuery = nil
       results = nil
+      incoming = nil
       isSearching = false
       return
     }
@@ -178,16 +182,14 @@ public final class BoardModel {
   }
 
   /// A post changed elsewhere (its screen: liked, commented, reloaded): its row, in the list
-  /// and in the search results, shows it as it is now.
+  /// and in the search results (also those on their way), shows it as that screen saw it.
   public func postChanged(_ post: BoardPost) {
-    list.update(post.id) { $0 = post }
-    results?.update(post.id) { $0 = post }
+    for target in lists { target.update(post.id) { $0 = post } }
   }
 
-  /// A post was deleted elsewhere (its screen): its row goes.
+  /// A post was deleted elsewhere (its screen): its row goes, also from a page on its way.
   public func postDeleted(_ post: BoardPost.ID) {
-    list.remove(post)
-    results?.remove(post)
+    for target in lists { target.remove(post) }
   }
 
   /// The failure was read.
@@ -196,6 +198,9 @@ public final class BoardModel {
   }
 
   // MARK: - Loading
+
+  /// Every list that holds or may soon show posts (a search on its way included).
+  private var lists: [PagedList<BoardPost>] { [list] + [results, incoming].compactMap { $0 } }
 
   private func reloadList() async {
     do {
@@ -212,6 +217,8 @@ public final class BoardModel {
     _ target: PagedList<BoardPost>, of query: String, generation: Int, isSearch: Bool = true
   ) async {
     isSearching = true
+    if target !== results { incoming = target }
+    defer { if incoming === target { incoming = nil } }
     do {
       try await target.reload { [board] in try await board.searchPosts(query, $0) }
       guard searches.isCurrent(generation) else { return }
@@ -233,7 +240,6 @@ public final class BoardModel {
   }
 
   private func setLikeState(_ state: LikeState, of post: BoardPost.ID) {
-    list.update(post) { $0.likeState = state }
-    results?.update(post) { $0.likeState = state }
+    for target in lists { target.update(post) { $0.likeState = state } }
   }
 }

@@ -128,8 +128,8 @@ public final class GroupsModel {
   }
 
   /// A group changed elsewhere (its screen: the user joined or left it): its row shows it as
-  /// it is now, also when it arrives on a page that was on its way (`PagedList` applies the
-  /// change to it).
+  /// that screen saw it, also when it arrives on a page that was on its way (`PagedList`
+  /// applies the change to it).
   public func groupChanged(_ group: StudyGroup) {
     for target in lists { target.update(group.id) { $0 = group } }
   }
@@ -193,7 +193,11 @@ public final class GroupsModel {
   ) async {
     do {
       guard try await target.reload() else { return }
-      guard searches.isCurrent(generation) else { return }
+      // A newer text change, or a newer load of the same text (a refresh that started another
+      // search while this one ran), came first: its list is the one to show.
+      guard searches.isCurrent(generation), target === shown || target === incoming else {
+        return
+      }
       results = target === list ? nil : target
       resultsQuery = target === list ? nil : query
       if incoming === target { incoming = nil }
@@ -202,7 +206,9 @@ public final class GroupsModel {
       await analytics.track(
         "groups_searched", ["result_count": String(results.items.count)], at: date.now)
     } catch {
-      guard searches.isCurrent(generation) else { return }
+      guard searches.isCurrent(generation), target === shown || target === incoming else {
+        return
+      }
       if incoming === target { incoming = nil }
       failure = error
     }

@@ -79,7 +79,9 @@ public final class PagedList<Item: Identifiable & Sendable> {
     else { return false }
     // The cursor first: a change may ask whether the list's end is loaded.
     nextCursor = page.nextCursor
-    items = changesDuringLoad.reduce(into: page.items) { $1.apply(to: &$0, wholeList: true) }
+    items = changesDuringLoad.reduce(into: page.items) {
+      $1.apply(to: &$0, wholeList: true, atEnd: page.nextCursor == nil)
+    }
     hasLoaded = true
     return true
   }
@@ -162,8 +164,9 @@ public final class PagedList<Item: Identifiable & Sendable> {
 
     /// Applies the change to `items`: the whole list, or (`wholeList: false`) a further page,
     /// where only changes of single items apply (an item put first or last is shown already,
-    /// and the page's copy of it is dropped as a repeat).
-    func apply(to items: inout [Item], wholeList: Bool) {
+    /// and the page's copy of it is dropped as a repeat). An item is put last only on a list
+    /// whose end is loaded (`atEnd`); otherwise a later page brings it in its place.
+    func apply(to items: inout [Item], wholeList: Bool, atEnd: Bool = true) {
       switch self {
       case .update(let id, let change):
         if let index = items.firstIndex(where: { $0.id == id }) { change(&items[index]) }
@@ -172,7 +175,7 @@ public final class PagedList<Item: Identifiable & Sendable> {
       case .prepend(let item) where wholeList:
         items.removeAll { $0.id == item.id }
         items.insert(item, at: 0)
-      case .append(let item) where wholeList:
+      case .append(let item) where wholeList && atEnd:
         items.removeAll { $0.id == item.id }
         items.append(item)
       case .edit(let change) where wholeList:

@@ -215,6 +215,35 @@ struct BoardModelTests {
     #expect(!board.isSearching)
   }
 
+  @Test func aPostChangedWhileASearchLoadsShowsAsChangedWhenItLands() async throws {
+    let posts = try await alice.publishPosts(2, prefix: "match")
+    let slow = Gate()
+    let searched = CallLog<String>()
+    let board = board(as: bob) {
+      let search = $0.boardRepository.searchPosts
+      $0.boardRepository.searchPosts = { query, page in
+        // The page is read before the changes below, and arrives after them.
+        let answer = try await search(query, page)
+        await searched.record(query)
+        await slow.wait()
+        return answer
+      }
+    }
+    let typing = Task { await board.searchTextChanged("match") }
+    try await clock.waitForSleeper()
+    await clock.advance(by: .milliseconds(300))
+    try await searched.waitForCalls(1)
+    // The posts' screens: one liked, the other deleted.
+    var liked = posts[0]
+    liked.likeState = liked.likeState.toggled()
+    board.postChanged(liked)
+    board.postDeleted(posts[1].id)
+    await slow.open()
+    await typing.value
+    #expect(board.searchResults.map(\.id) == [posts[0].id])
+    #expect(board.searchResults.first?.isLiked == true)
+  }
+
   @Test func clearingTheTextReturnsToTheListAndDropsTheWaitingSearch() async throws {
     let published = try await alice.publishPosts(3)
     let searched = CallLog<String>()

@@ -426,7 +426,7 @@ struct ChatFeatureTests {
     #expect(await eventually("and it is read", { list.unreadCount == 0 }))
     // The server's cursor follows the local one.
     var onServer: ChatRoom?
-    try await waitUntil("the server's read cursor is 3") {
+    try await waitUntil("the server's read cursor is 3", step: every(.milliseconds(10))) {
       onServer = try await bob.chat.fetchRooms(.first).items.first { $0.id == roomID }
       return onServer?.lastReadSeq == 3
     }

@@ -39,16 +39,23 @@ struct GroupsFeatureTests {
 
   /// bob's Groups tab whose group reads that `hold` picks answer what the server said when
   /// they were read, but only once `released` yields or ends: a page on its way while the test
-  /// changes the groups.
+  /// changes the groups. A held read whose task is cancelled fails at once, as a network call
+  /// does, unless it `ignoresCancellation` (then it still answers late).
   func tabHoldingReads(
-    until released: AsyncStream<Void>,
+    until released: AsyncStream<Void>, ignoresCancellation: Bool = false,
     _ hold: @escaping @Sendable (_ query: String?, _ page: PageRequest) -> Bool
   ) -> GroupsModel {
     bob.model(clock: clock) {
       let fetch = $0.studyGroupRepository.fetchGroups
       $0.studyGroupRepository.fetchGroups = { query, page in
         let answer = try await fetch(query, page)
-        if hold(query, page) { for await _ in released { break } }
+        guard hold(query, page) else { return answer }
+        if ignoresCancellation {
+          await Task { for await _ in released { break } }.value
+        } else {
+          for await _ in released { break }
+          try Task.checkCancellation()
+        }
         return answer
       }
     } _: {
@@ -181,6 +188,39 @@ struct GroupsFeatureTests {
     release.finish()
     await eventually("the search answers") { search.hasReturned.value }
     #expect(groups.groups.map(\.name) == ["SwiftUI Club"])
+  }
+
+  /// The refresh cancels the search's task: a read that then fails is not a failure to show, and
+  /// one that answers anyway, after the refresh's own search, does not replace it.
+  @Test(arguments: [false, true])
+  func aSearchThatARefreshReplacedNeverLandsOverItsReplacement(
+    readIgnoresCancellation: Bool
+  ) async throws {
+    let kept = try await createGroup("Swift Study", by: alice)
+    let deleted = try await createGroup("SwiftUI Club", by: alice)
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let firstSearchRead = LockIsolated(false)
+    let groups = tabHoldingReads(
+      until: released, ignoresCancellation: readIgnoresCancellation
+    ) { query, _ in
+      guard query != nil, !firstSearchRead.value else { return false }
+      firstSearchRead.setValue(true)
+      return true
+    }
+    await groups.task()
+    let search = started { await groups.searchTextChanged("Swift") }
+    try await clock.waitForSleeper()
+    await clock.advance(by: GroupsModel.searchDebounce + .milliseconds(1))
+    try await waitUntil("the first search's page is read") { firstSearchRead.value }
+    // The text has no results yet, so the refresh runs its search again; that one lands.
+    await groups.refreshPulled()
+    #expect(Set(groups.groups.map(\.id)) == [kept.id, deleted.id])
+    try await alice.studyGroups.deleteGroup(deleted.id)
+    groups.groupDeleted(deleted.id)
+    release.finish()
+    try await waitUntil("the first search returns") { search.hasReturned.value }
+    #expect(groups.groups.map(\.id) == [kept.id])
+    #expect(groups.failure == nil)
   }
 
   @Test func aGroupJoinedWhileARefreshLoadsShowsJoinedWhenItLands() async throws {

@@ -31,7 +31,7 @@ struct ValidationTests {
   static let refused: [RefusedCall] = [
     RefusedCall(
       "answer over 250 characters", .tooLong(field: "content", maximum: 250, actual: 251)
-    ) { try await $0.questions.submitAnswer("q_1", String(repeating: "가", count: 251)) },
+    ) { _ = try await $0.questions.submitAnswer("q_1", String(repeating: "가", count: 251)) },
     RefusedCall("blank answer", .empty(field: "content")) {
       _ = try await $0.questions.submitAnswer("q_1", " \n ")
     },

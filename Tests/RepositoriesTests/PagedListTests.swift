@@ -164,6 +164,24 @@ struct PagedListTests {
     #expect(list.items.map(\.id) == [1, 2] && list.items.allSatisfy { $0.label.isEmpty })
   }
 
+  @Test("an item put last while a reload loads stays last only when that page ends the list")
+  func anItemPutLastWaitsForTheEnd() async throws {
+    let list = PagedList { [server] in try await server.fetch($0) }
+    let partial = Task { try await list.reload() }
+    try await server.request(nil)
+    list.append(Item(id: 9))
+    try await server.answer(nil, with: page([1, 2], next: "2"))
+    _ = try await partial.value
+    #expect(list.items.map(\.id) == [1, 2])
+
+    let whole = Task { try await list.reload() }
+    try await server.request(nil)
+    list.append(Item(id: 9))
+    try await server.answer(nil, with: page([1, 2]))
+    _ = try await whole.value
+    #expect(list.items.map(\.id) == [1, 2, 9])
+  }
+
   @Test("a further page gets the single-item changes made while it loaded, and no repeats")
   func changesDuringAFurtherPageLandOnIt() async throws {
     let list = PagedList { [server] in try await server.fetch($0) }

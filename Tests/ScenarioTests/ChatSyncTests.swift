@@ -5,6 +5,7 @@ import LocalServer
 import Persistence
 import Repositories
 import RepositoriesLive
+import TestSupport
 import Testing
 
 /// The live chat engine end to end: `ChatSync` + `ChatStore` + `/realtime` + REST against an
@@ -71,19 +72,22 @@ struct ChatSyncTests {
     return (ownerStore, memberStore, owner, member)
   }
 
-  /// Waits until the store's room holds `count` sent messages; fails after 120 s.
+  /// Waits until the store's room holds `count` sent messages (and returns them); records an
+  /// issue and returns what it holds after 120 s.
   static func waitForSent(
     _ count: Int, in store: ChatStore, room: ChatRoom.ID,
     sourceLocation: SourceLocation = #_sourceLocation
   ) async throws -> [ChatMessage] {
-    let deadline = ContinuousClock.now + .seconds(120)
-    for try await messages in store.observeMessages(in: room, limit: count + 10) {
-      let sent = messages.filter { $0.deliveryState == .sent }
-      if sent.count >= count { return sent }
-      if ContinuousClock.now > deadline { break }
+    var latest: [ChatMessage] = []
+    let sent = { latest.filter { $0.deliveryState == .sent } }
+    let reached = try await eventually(
+      "the store holds \(count) sent messages", timeout: .seconds(120),
+      step: every(.milliseconds(10)), sourceLocation: sourceLocation
+    ) {
+      latest = try store.latestMessages(in: room, limit: count + 10)
+      return sent().count >= count
     }
-    Issue.record("the store did not reach \(count) sent messages", sourceLocation: sourceLocation)
-    return try store.latestMessages(in: room, limit: count + 10)
+    return reached ? sent() : latest
   }
 
   @Test("sent, received live, caught up after being away: every message once, in seq order")

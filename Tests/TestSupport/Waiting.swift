@@ -31,7 +31,8 @@ public func poll(
   var checks = 0
   while true {
     if try await condition() { return true }
-    guard clock.now < giveUp else { return false }
+    // A cancelled task (a suite's time limit) gives up at once: its sleeps no longer wait.
+    guard clock.now < giveUp, !Task.isCancelled else { return false }
     checks += 1
     if let step {
       await step()
@@ -69,12 +70,19 @@ public func eventually(
   return held
 }
 
+/// A `step` that sleeps `interval`: for a condition that acts (sends a frame, asks the server)
+/// and must not do so a thousand times a second.
+public func every(_ interval: Duration) -> () async -> Void {
+  { try? await Task.sleep(for: interval) }
+}
+
 extension TestClock<Duration> {
   /// Waits until a task sleeps on the clock, so that moving the clock now moves time under it
   /// and not before it (a sleep armed after the clock moved would wait forever). Throws when
-  /// nothing sleeps within `timeout`.
+  /// nothing sleeps within `timeout`: a minute by default, as each check runs background-priority
+  /// tasks, which a busy machine starves longest.
   public func waitForSleeper(
-    timeout: Duration = defaultWaitTimeout, sourceLocation: SourceLocation = #_sourceLocation
+    timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation
   ) async throws {
     // `checkSuspension()` throws exactly when something is suspended on the clock.
     try await waitUntil(

@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@Suite("Waiting for other tasks")
+@Suite("Waiting for other tasks", .timeLimit(.minutes(1)))
 struct WaitingTests {
   @Test("poll returns as soon as work on another task makes the condition hold")
   func pollSeesOtherTasks() async {
@@ -16,13 +16,28 @@ struct WaitingTests {
   @Test("poll gives up after its timeout and says so")
   func pollGivesUp() async {
     let checks = Mutex(0)
-    let held = await poll(timeout: .milliseconds(20)) {
+    let held = await poll(timeout: .milliseconds(50)) {
       checks.withLock { $0 += 1 }
       return false
     }
     #expect(!held)
-    // Past the first hundred yields it sleeps between checks instead of spinning.
-    #expect(checks.withLock { $0 } > 1)
+    // Past the first hundred yields it sleeps a millisecond between checks: about 150 checks
+    // in 50 ms. Spinning on yields alone would check tens of thousands of times.
+    #expect((2..<1_000).contains(checks.withLock { $0 }))
+  }
+
+  @Test("a cancelled wait gives up at once instead of spinning until its timeout")
+  func cancelledWaitGivesUp() async {
+    let checks = Mutex(0)
+    let wait = Task {
+      await poll(timeout: .seconds(5)) {
+        checks.withLock { $0 += 1 }
+        return false
+      }
+    }
+    wait.cancel()
+    #expect(await wait.value == false)
+    #expect(checks.withLock { $0 } == 1, "checked again after the task was cancelled")
   }
 
   @Test("poll runs the given step between checks")

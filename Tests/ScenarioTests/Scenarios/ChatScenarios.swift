@@ -41,7 +41,7 @@ enum ChatScenarios {
 
     // Typing reaches the other member.
     let junTyping = Watched(jun.chat.typing(in: room.id))
-    try await waitUntil("jun sees mina typing") {
+    try await waitUntil("jun sees mina typing", step: every(.milliseconds(10))) {
       await mina.chat.userIsTyping(in: room.id)
       return junTyping.values.contains { $0.id == minaID }
     }
@@ -82,7 +82,7 @@ enum ChatScenarios {
     }
     // While a try is on its way the message may already be with the server, so deleting it
     // is refused; once the try has failed, it goes.
-    try await waitUntil("the failed message is deleted") {
+    try await waitUntil("the failed message is deleted", step: every(.milliseconds(10))) {
       do {
         try await outsider.chat.deleteUnsent(clientMessageID: refused.clientMessageID)
         return true
@@ -263,7 +263,8 @@ final class Watched<Element: Sendable>: Cancellable, @unchecked Sendable {
   /// Every value so far.
   var values: [Element] { lock.withLock { received } }
 
-  /// Waits up to 10 s for a value that satisfies `condition` (the latest one is checked).
+  /// Waits (`TestSupport.waitUntil`) for a value that satisfies `condition` (the latest one is
+  /// checked).
   func wait(
     _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: @escaping (Element) -> Bool
@@ -273,7 +274,7 @@ final class Watched<Element: Sendable>: Cancellable, @unchecked Sendable {
     }
   }
 
-  /// Waits up to 10 s for the stream to end.
+  /// Waits (`TestSupport.waitUntil`) for the stream to end.
   func waitForEnd(_ what: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     try await waitUntil(what, sourceLocation: sourceLocation) {
       self.lock.withLock { self.ended }
