@@ -223,6 +223,7 @@ public final class BoardModel {
       try await target.reload { [board] in try await board.searchPosts(query, $0) }
       guard searches.isCurrent(generation) else { return }
       results = target
+      if incoming === target { incoming = nil }
       resultsQuery = query
       isSearching = false
       guard isSearch else { return }

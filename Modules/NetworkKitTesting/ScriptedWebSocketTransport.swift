@@ -27,7 +27,7 @@ public final class ScriptedWebSocketTransport: WebSocketTransport, Sendable {
     public var headerFields: HTTPFields
   }
 
-  private struct State {
+  private struct State: Sendable {
     var script: [Answer] = []
     var attempts: [Attempt] = []
     var sockets: [ScriptedWebSocket] = []
@@ -122,7 +122,7 @@ public final class ScriptedWebSocket: WebSocket, Sendable {
     }
   }
 
-  private struct State {
+  private struct State: Sendable {
     var sent: [WebSocketFrame] = []
     var closeCalls: [CloseCall] = []
     // Set when either side closed; what `send` throws afterwards.
@@ -203,8 +203,8 @@ public final class ScriptedWebSocket: WebSocket, Sendable {
 
 /// A value behind a lock whose readers can wait for a condition; every update wakes the waiters
 /// whose condition now holds.
-final class Watched<Value>: Sendable {
-  private let state: Locked<(value: Value, waiters: [(Value) -> Bool])>
+final class Watched<Value: Sendable>: Sendable {
+  private let state: Locked<(value: Value, waiters: [@Sendable (Value) -> Bool])>
 
   init(_ value: Value) {
     state = Locked((value, []))
@@ -225,7 +225,7 @@ final class Watched<Value>: Sendable {
   }
 
   /// Returns the first non-nil `extract(value)`, waiting for updates until there is one.
-  func wait<Result: Sendable>(for extract: @escaping (Value) -> Result?) async -> Result {
+  func wait<Result: Sendable>(for extract: @escaping @Sendable (Value) -> Result?) async -> Result {
     await withCheckedContinuation { continuation in
       state.withLock { state in
         if let result = extract(state.value) {

@@ -1,9 +1,13 @@
 import Foundation
 
 /// A value guarded by a lock, for small synchronous state shared across tasks and threads: the
-/// lock the SDK's modules use for such state (`Domain` hands it on as `Domain.Locked`), so a
-/// class holding one is checked `Sendable` rather than `@unchecked`; `Mutex` needs macOS 15,
-/// the package supports 14.
+/// lock the SDK's modules use for such state (`Domain` hands it on as `Domain.Locked`); `Mutex`
+/// needs macOS 15, the package supports 14.
+///
+/// `Locked` is `Sendable` whatever it holds, so a class that keeps its state in one compiles as
+/// `Sendable` without `@unchecked`, but the compiler checks nothing about that state: keep it
+/// made of `Sendable` parts (the SDK's uses are), or never let a non-`Sendable` part leave
+/// ``withLock(_:)``.
 public final class Locked<Value>: @unchecked Sendable {
   @usableFromInline var value: Value
   @usableFromInline let lock = NSLock()

@@ -9,10 +9,12 @@ import Observation
 /// A reload supersedes a load still running (its result is dropped when it arrives), so a page
 /// of an old list never lands in a refreshed one; a failed reload keeps what was shown; a page
 /// repeating an item already shown (the list moved between requests) adds only the new ones.
-/// What the screen changed while a page was on its way (``update(_:_:)``, ``remove(_:)``, and
-/// for a reload also ``prepend(_:)``, ``append(_:)`` and ``edit(_:)``) is applied to that page
-/// when it lands, so it never brings back the state from before the change: make each change
-/// an assignment (`$0 = group`, `$0.likeState = state`), which holds however often it runs.
+/// What the screen changed while a page was on its way (``update(_:_:)``, ``remove(_:)``,
+/// ``prepend(_:)``, ``edit(_:)``, and ``append(_:)`` when that page ends the list) is applied to
+/// that page when it lands, so it never brings back the state from before the change; a further
+/// page then drops what the rows shown hold already. Make each change an assignment
+/// (`$0 = group`, `$0.likeState = state`) and each ``edit(_:)`` correct on any run of items in
+/// the list's order: it runs on the rows shown and again on the page.
 ///
 /// The pages come from the `fetch` given to ``init(pageSize:startingAt:fetch:)``, or from the one given to
 /// each ``reload(_:)`` and ``loadMore(_:)`` when the model builds it per call.
@@ -79,9 +81,7 @@ public final class PagedList<Item: Identifiable & Sendable> {
     else { return false }
     // The cursor first: a change may ask whether the list's end is loaded.
     nextCursor = page.nextCursor
-    items = changesDuringLoad.reduce(into: page.items) {
-      $1.apply(to: &$0, wholeList: true, atEnd: page.nextCursor == nil)
-    }
+    items = replayingChanges(on: page)
     hasLoaded = true
     return true
   }
@@ -100,10 +100,11 @@ public final class PagedList<Item: Identifiable & Sendable> {
     defer { if generation == current { (isLoadingMore, changesDuringLoad) = (false, []) } }
     guard let page = try await page(from: fetch, after: cursor, ifStill: current) else { return }
     let shown = Set(items.map(\.id))
-    items += changesDuringLoad.reduce(into: page.items.filter { !shown.contains($0.id) }) {
-      $1.apply(to: &$0, wholeList: false)
-    }
+    // The cursor first: a change may ask whether the list's end is loaded. After the changes,
+    // an item they put on the rows shown (first, last, moved into place) is dropped from the
+    // page as a repeat, like one the list moved between requests.
     nextCursor = page.nextCursor
+    items += replayingChanges(on: page).filter { !shown.contains($0.id) }
   }
 
   /// Whether `id` is the last item loaded (its row appearing asks for the next page).
@@ -127,7 +128,8 @@ public final class PagedList<Item: Identifiable & Sendable> {
     make(.prepend(item))
   }
 
-  /// Puts `item` last (a new comment on an oldest-first list whose end is loaded).
+  /// Puts `item` last (a new comment on an oldest-first list whose end is loaded); on a page on
+  /// its way only when that page ends the list.
   public func append(_ item: Item) {
     make(.append(item))
   }
@@ -162,33 +164,34 @@ public final class PagedList<Item: Identifiable & Sendable> {
     case append(Item)
     case edit((inout [Item]) -> Void)
 
-    /// Applies the change to `items`: the whole list, or (`wholeList: false`) a further page,
-    /// where only changes of single items apply (an item put first or last is shown already,
-    /// and the page's copy of it is dropped as a repeat). An item is put last only on a list
-    /// whose end is loaded (`atEnd`); otherwise a later page brings it in its place.
-    func apply(to items: inout [Item], wholeList: Bool, atEnd: Bool = true) {
+    /// Applies the change to `items`. An item is put last only where the list's end is loaded
+    /// (`atEnd`); otherwise a later page brings it in its place.
+    func apply(to items: inout [Item], atEnd: Bool = true) {
       switch self {
       case .update(let id, let change):
         if let index = items.firstIndex(where: { $0.id == id }) { change(&items[index]) }
       case .remove(let id):
         items.removeAll { $0.id == id }
-      case .prepend(let item) where wholeList:
+      case .prepend(let item):
         items.removeAll { $0.id == item.id }
         items.insert(item, at: 0)
-      case .append(let item) where wholeList && atEnd:
+      case .append(let item):
         items.removeAll { $0.id == item.id }
-        items.append(item)
-      case .edit(let change) where wholeList:
+        if atEnd { items.append(item) }
+      case .edit(let change):
         change(&items)
-      case .prepend, .append, .edit:
-        break
       }
     }
   }
 
+  /// `page`'s items with the changes made while it loaded applied to them, in order.
+  private func replayingChanges(on page: Page<Item>) -> [Item] {
+    changesDuringLoad.reduce(into: page.items) { $1.apply(to: &$0, atEnd: page.nextCursor == nil) }
+  }
+
   /// Applies `change` to the items shown and, while a load runs, keeps it for its page.
   private func make(_ change: Change) {
-    change.apply(to: &items, wholeList: true)
+    change.apply(to: &items)
     if isLoading || isLoadingMore { changesDuringLoad.append(change) }
   }
 

@@ -182,7 +182,33 @@ struct PagedListTests {
     #expect(list.items.map(\.id) == [1, 2, 9])
   }
 
-  @Test("a further page gets the single-item changes made while it loaded, and no repeats")
+  @Test("an edit made while a further page loaded puts an item in its place on that page")
+  func anEditReachesAFurtherPage() async throws {
+    let list = PagedList { [server] in try await server.fetch($0) }
+    let first = Task { try await list.reload() }
+    try await server.answer(nil, with: page([1, 2], next: "2"))
+    _ = try await first.value
+
+    let more = Task { try await list.loadMore() }
+    try await server.request("2")
+    // Item 4 is saved: it goes before the first item after it, or last once the end is loaded.
+    let saved = Item(id: 4, label: "saved")
+    list.edit { [weak list] items in
+      items.removeAll { $0.id == saved.id }
+      if let index = items.firstIndex(where: { $0.id > saved.id }) {
+        items.insert(saved, at: index)
+      } else if list?.hasMore == false {
+        items.append(saved)
+      }
+    }
+    #expect(list.items.map(\.id) == [1, 2])
+    try await server.answer("2", with: page([3, 4, 5]))
+    try await more.value
+    #expect(list.items.map(\.id) == [1, 2, 3, 4, 5])
+    #expect(list.items.map(\.label) == ["", "", "", "saved", ""])
+  }
+
+  @Test("a further page gets the changes made while it loaded, and no repeats")
   func changesDuringAFurtherPageLandOnIt() async throws {
     let list = PagedList { [server] in try await server.fetch($0) }
     let first = Task { try await list.reload() }

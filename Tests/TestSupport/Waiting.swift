@@ -53,7 +53,7 @@ public func waitUntil(
   sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
 ) async throws {
   let held = try await poll(timeout: timeout, step: step, until: condition)
-  try #require(held, "timed out waiting until \(what)", sourceLocation: sourceLocation)
+  try #require(held, gaveUp(what), sourceLocation: sourceLocation)
 }
 
 /// Waits like ``waitUntil(_:isolation:timeout:step:sourceLocation:_:)``, but records the
@@ -66,8 +66,14 @@ public func eventually(
   sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
   let held = try await poll(timeout: timeout, step: step, until: condition)
-  if !held { Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation) }
+  if !held { Issue.record(gaveUp(what), sourceLocation: sourceLocation) }
   return held
+}
+
+/// Why a wait for `what` ended without it: its time ran out, or its task was cancelled (a
+/// suite's time limit, say).
+private func gaveUp(_ what: String) -> Comment {
+  Task.isCancelled ? "cancelled while waiting until \(what)" : "timed out waiting until \(what)"
 }
 
 /// A `step` that sleeps `interval`: for a condition that acts (sends a frame, asks the server)
@@ -79,10 +85,11 @@ public func every(_ interval: Duration) -> () async -> Void {
 extension TestClock<Duration> {
   /// Waits until a task sleeps on the clock, so that moving the clock now moves time under it
   /// and not before it (a sleep armed after the clock moved would wait forever). Throws when
-  /// nothing sleeps within `timeout`: a minute by default, as each check runs background-priority
-  /// tasks, which a busy machine starves longest.
+  /// nothing sleeps within `timeout`: 45 s by default (each check runs background-priority
+  /// tasks, which a busy machine starves longest), so it still fires before a one-minute suite
+  /// time limit.
   public func waitForSleeper(
-    timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation
+    timeout: Duration = .seconds(45), sourceLocation: SourceLocation = #_sourceLocation
   ) async throws {
     // `checkSuspension()` throws exactly when something is suspended on the clock.
     try await waitUntil(
