@@ -42,15 +42,21 @@ struct PagedListTests {
 
   let server = Server()
 
+  /// A list on ``server`` whose first page, `ids`, has arrived.
+  func listShowing(_ ids: [Int], next: PageCursor? = nil) async throws -> PagedList<Item> {
+    let list = PagedList { [server] in try await server.fetch($0) }
+    let first = Task { try await list.reload() }
+    try await server.answer(nil, with: page(ids, next: next))
+    _ = try await first.value
+    return list
+  }
+
   func page(_ ids: [Int], next: PageCursor? = nil) -> Result<Page<Item>, any Error> {
     .success(Page(items: ids.map { Item(id: $0) }, nextCursor: next))
   }
 
   @Test func pagesAppendWithoutRepeatingItems() async throws {
-    let list = PagedList { [server] in try await server.fetch($0) }
-    let first = Task { try await list.reload() }
-    try await server.answer(nil, with: page([1, 2], next: "2"))
-    _ = try await first.value
+    let list = try await listShowing([1, 2], next: "2")
     #expect(list.items.map(\.id) == [1, 2])
     #expect(list.hasMore)
 
@@ -63,10 +69,7 @@ struct PagedListTests {
   }
 
   @Test func aRefreshSupersedesAPageStillLoading() async throws {
-    let list = PagedList { [server] in try await server.fetch($0) }
-    let first = Task { try await list.reload() }
-    try await server.answer(nil, with: page([1, 2], next: "2"))
-    _ = try await first.value
+    let list = try await listShowing([1, 2], next: "2")
 
     let more = Task { try await list.loadMore() }
     let refresh = Task { try await list.reload() }
@@ -97,10 +100,7 @@ struct PagedListTests {
   }
 
   @Test func aFailureIsThrownAndTheListStays() async throws {
-    let list = PagedList { [server] in try await server.fetch($0) }
-    let first = Task { try await list.reload() }
-    try await server.answer(nil, with: page([1], next: "1"))
-    _ = try await first.value
+    let list = try await listShowing([1], next: "1")
 
     let more = Task { try await list.loadMore() }
     try await server.answer("1", with: .failure(DomainError.offline))
@@ -140,10 +140,7 @@ struct PagedListTests {
 
   @Test("what the screen changes while a reload is on its way is applied to its page")
   func changesDuringAReloadLandOnItsPage() async throws {
-    let list = PagedList { [server] in try await server.fetch($0) }
-    let first = Task { try await list.reload() }
-    try await server.answer(nil, with: page([1, 2, 3]))
-    _ = try await first.value
+    let list = try await listShowing([1, 2, 3])
 
     let refresh = Task { try await list.reload() }
     try await server.request(nil)
@@ -184,10 +181,7 @@ struct PagedListTests {
 
   @Test("an edit made while a further page loaded puts an item in its place on that page")
   func anEditReachesAFurtherPage() async throws {
-    let list = PagedList { [server] in try await server.fetch($0) }
-    let first = Task { try await list.reload() }
-    try await server.answer(nil, with: page([1, 2], next: "2"))
-    _ = try await first.value
+    let list = try await listShowing([1, 2], next: "2")
 
     let more = Task { try await list.loadMore() }
     try await server.request("2")
@@ -210,10 +204,7 @@ struct PagedListTests {
 
   @Test("a further page gets the changes made while it loaded, and no repeats")
   func changesDuringAFurtherPageLandOnIt() async throws {
-    let list = PagedList { [server] in try await server.fetch($0) }
-    let first = Task { try await list.reload() }
-    try await server.answer(nil, with: page([1, 2], next: "2"))
-    _ = try await first.value
+    let list = try await listShowing([1, 2], next: "2")
 
     let more = Task { try await list.loadMore() }
     try await server.request("2")
