@@ -127,7 +127,8 @@ public final class QuestionScheduleModel {
   /// that sorts past the loaded pages is left for them.
   private func show(_ question: ScheduledQuestion) {
     let filter = statusFilter
-    // Also applied to a first page on its way, which knows its own end (`pager` is read then).
+    // Also applied to a page on its way when it lands (`PagedList`); the list's end is read
+    // then, from `pager`.
     pager.list.edit { [weak pager] questions in
       questions.removeAll { $0.id == question.id }
       guard filter == nil || filter == question.status else { return }

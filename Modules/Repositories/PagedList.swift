@@ -100,9 +100,9 @@ public final class PagedList<Item: Identifiable & Sendable> {
     defer { if generation == current { (isLoadingMore, changesDuringLoad) = (false, []) } }
     guard let page = try await page(from: fetch, after: cursor, ifStill: current) else { return }
     let shown = Set(items.map(\.id))
-    // The cursor first: a change may ask whether the list's end is loaded. After the changes,
-    // an item they put on the rows shown (first, last, moved into place) is dropped from the
-    // page as a repeat, like one the list moved between requests.
+    // The cursor first, as in `reload`. After the changes, an item they put on the rows shown
+    // (first, last, moved into place) is dropped from the page as a repeat, like one the list
+    // moved between requests.
     nextCursor = page.nextCursor
     items += replayingChanges(on: page).filter { !shown.contains($0.id) }
   }
@@ -140,7 +140,8 @@ public final class PagedList<Item: Identifiable & Sendable> {
     make(.remove(id))
   }
 
-  /// Changes the loaded items as a whole (a saved row moved to its place by date).
+  /// Changes the loaded items as a whole (a saved row moved to its place by date); also a page
+  /// still on its way.
   public func edit(_ change: @escaping (inout [Item]) -> Void) {
     make(.edit(change))
   }
