@@ -4,11 +4,10 @@ import Foundation
 /// lock the SDK's modules use for such state (`Domain` hands it on as `Domain.Locked`); `Mutex`
 /// needs macOS 15, the package supports 14.
 ///
-/// `Locked` is `Sendable` whatever it holds, so a class that keeps its state in one compiles as
-/// `Sendable` without `@unchecked`, but the compiler checks nothing about that state: keep it
-/// made of `Sendable` parts (the SDK's uses are), or never let a non-`Sendable` part leave
-/// ``withLock(_:)``.
-public final class Locked<Value>: @unchecked Sendable {
+/// `Locked` is `Sendable` when what it holds is, so a class that keeps its state in one compiles
+/// as `Sendable` without `@unchecked`, and the compiler still checks that state: a `Locked`
+/// holding a non-`Sendable` value makes its owner fail to compile as `Sendable`.
+public final class Locked<Value> {
   @usableFromInline var value: Value
   @usableFromInline let lock = NSLock()
 
@@ -24,3 +23,6 @@ public final class Locked<Value>: @unchecked Sendable {
     return try body(&value)
   }
 }
+
+/// The lock makes the access exclusive; the value's own `Sendable` makes handing it out safe.
+extension Locked: @unchecked Sendable where Value: Sendable {}
