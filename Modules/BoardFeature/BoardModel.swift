@@ -42,14 +42,8 @@ public final class BoardModel {
   /// Asks the app to open a place outside the board (a post's screen).
   @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
 
-  private let list = PagedList<BoardPost>()
-  private var results: PagedList<BoardPost>?
-  /// The results of a search on their way: shown once they land, unless a newer search or
-  /// clearing the text came first.
-  @ObservationIgnored private var incoming: PagedList<BoardPost>?
-  /// The query ``results`` hold (the text may have changed since, its search not landed yet).
-  @ObservationIgnored private var resultsQuery: String?
-  @ObservationIgnored private let searches = LatestSearch()
+  /// The list, the search results shown and a search on its way.
+  private let lists: SearchableList<BoardPost>
   @ObservationIgnored private let likes = LikeRequests<BoardPost.ID>()
 
   @ObservationIgnored @Dependency(\.boardRepository) private var board
@@ -58,7 +52,16 @@ public final class BoardModel {
   @ObservationIgnored @Dependency(\.date) private var date
 
   /// Creates the board; ``task()`` loads it.
-  public init() {}
+  public init() {
+    @Dependency(\.boardRepository) var board
+    lists = SearchableList { [board] query, page in
+      guard let query else { return try await board.fetchPosts(page) }
+      return try await board.searchPosts(query, page)
+    }
+  }
+
+  private var list: PagedList<BoardPost> { lists.list }
+  private var results: PagedList<BoardPost>? { lists.results }
 
   // MARK: - What the screen shows
 
@@ -94,24 +97,22 @@ public final class BoardModel {
 
   /// The user pulled to refresh: the list starts again from the first page (the search
   /// results, while searching).
+  /// A search whose text has not landed yet runs at once instead of after its pause.
   public func refreshPulled() async {
-    if let query = searchQuery, let results {
-      await loadResults(results, of: query, generation: searches.current, isSearch: false)
+    guard let query = searchQuery else { return await reloadList() }
+    if lists.answers(query) {
+      await showResults(of: query, run: lists.searches.current, isSearch: false)
     } else {
-      await reloadList()
+      lists.searches.skipPause()
+      await showResults(of: query, run: lists.searches.current, isSearch: true)
     }
   }
 
   /// The row of `post` appeared; the last one loads the next page.
   public func postAppeared(_ post: BoardPost.ID) async {
     do {
-      if searchQuery != nil, let results, let query = resultsQuery {
-        guard results.isLast(post) else { return }
-        try await results.loadMore { [board] in try await board.searchPosts(query, $0) }
-      } else {
-        guard list.isLast(post) else { return }
-        try await list.loadMore { [board] in try await board.fetchPosts($0) }
-      }
+      guard let rows = searchQuery == nil ? list : results, rows.isLast(post) else { return }
+      try await rows.loadMore()
     } catch {
       failure = error
     }
@@ -127,19 +128,18 @@ public final class BoardModel {
   /// Empty text (or only spaces) returns to the list at once.
   public func searchTextChanged(_ text: String) async {
     searchText = text
-    let generation = searches.supersede()
+    let run = lists.textChanged()
     let query = text.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !query.isEmpty else {
       searchQuery = nil
-      results = nil
-      incoming = nil
+      lists.showList()
       isSearching = false
       return
     }
     searchQuery = query
     isSearching = true
-    await searches.afterPause(Self.searchDebounce, on: clock, run: generation) { [weak self] in
-      await self?.loadResults(PagedList(), of: query, generation: generation)
+    await lists.searches.afterPause(Self.searchDebounce, on: clock, run: run) { [weak self] in
+      await self?.showResults(of: query, run: run, isSearch: true)
     }
   }
 
@@ -170,7 +170,7 @@ public final class BoardModel {
       guard let self else { return }
       self.destination = nil
       if case .posted(let post) = outcome {
-        self.list.prepend(post)
+        self.lists.list.prepend(post)
       }
     }
     destination = .compose(compose)
@@ -184,12 +184,12 @@ public final class BoardModel {
   /// A post changed elsewhere (its screen: liked, commented, reloaded): its row, in the list
   /// and in the search results (also those on their way), shows it as that screen saw it.
   public func postChanged(_ post: BoardPost) {
-    for target in lists { target.update(post.id) { $0 = post } }
+    lists.update(post.id) { $0 = post }
   }
 
   /// A post was deleted elsewhere (its screen): its row goes, also from a page on its way.
   public func postDeleted(_ post: BoardPost.ID) {
-    for target in lists { target.remove(post) }
+    lists.remove(post)
   }
 
   /// The failure was read.
@@ -199,48 +199,39 @@ public final class BoardModel {
 
   // MARK: - Loading
 
-  /// Every list that holds or may soon show posts (a search on its way included).
-  private var lists: [PagedList<BoardPost>] { [list] + [results, incoming].compactMap { $0 } }
-
   private func reloadList() async {
     do {
-      try await list.reload { [board] in try await board.fetchPosts($0) }
+      try await list.reload()
     } catch {
       failure = error
     }
   }
 
-  /// Loads the first page of `query` into `target` and shows it, unless a newer search or
-  /// clearing the text came first (then the results are dropped); a settled search (not a
-  /// refresh of its results) is tracked.
-  private func loadResults(
-    _ target: PagedList<BoardPost>, of query: String, generation: Int, isSearch: Bool = true
-  ) async {
+  /// Searches `query` for the text change `run` (or, for a refresh, reloads the results shown,
+  /// which answer it) and ends ``isSearching`` once they land or fail; a superseded load changes
+  /// nothing. A settled search (not a refresh) is tracked.
+  private func showResults(of query: String, run: Int, isSearch: Bool) async {
     isSearching = true
-    if target !== results { incoming = target }
-    defer { if incoming === target { incoming = nil } }
     do {
-      try await target.reload { [board] in try await board.searchPosts(query, $0) }
-      guard searches.isCurrent(generation) else { return }
-      results = target
-      if incoming === target { incoming = nil }
-      resultsQuery = query
+      let shown =
+        isSearch
+        ? try await lists.search(query, run: run) : try await lists.reloadShown(run: run)
+      guard shown else { return }
       isSearching = false
-      guard isSearch else { return }
+      guard isSearch, let results else { return }
       await analytics.track(
-        "board_searched", ["result_count": String(target.items.count)], at: date.now)
+        "board_searched", ["result_count": String(results.items.count)], at: date.now)
     } catch {
-      guard searches.isCurrent(generation) else { return }
       isSearching = false
       failure = error
     }
   }
 
   private func likeState(of post: BoardPost.ID) -> LikeState? {
-    (list.item(post) ?? results?.item(post))?.likeState
+    lists.item(post)?.likeState
   }
 
   private func setLikeState(_ state: LikeState, of post: BoardPost.ID) {
-    for target in lists { target.update(post) { $0.likeState = state } }
+    lists.update(post) { $0.likeState = state }
   }
 }

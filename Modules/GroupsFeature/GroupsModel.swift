@@ -41,23 +41,15 @@ public final class GroupsModel {
   @ObservationIgnored @Dependency(\.date) private var date
   @ObservationIgnored @Dependency(\.continuousClock) private var clock
 
-  /// The groups of no search.
-  private let list: PagedList<StudyGroup>
-  /// The groups of the search shown instead of ``list``, if any.
-  private var results: PagedList<StudyGroup>?
-  /// The query ``results`` answer.
-  @ObservationIgnored private var resultsQuery: String?
-  /// The groups of a settled text change, loading; shown once they arrive unless a newer change
-  /// came first.
-  private var incoming: PagedList<StudyGroup>?
-  /// The search field's text changes: a load whose change is no longer the latest was
-  /// superseded.
-  @ObservationIgnored private let searches = LatestSearch()
+  /// The groups of no search, those of the search shown and of a search on its way.
+  private let lists: SearchableList<StudyGroup>
 
   /// Creates the tab.
   public init() {
     @Dependency(\.studyGroupRepository) var repository
-    list = Self.groups(matching: nil, from: repository)
+    lists = SearchableList(pageSize: Self.pageSize) { [repository] query, page in
+      try await repository.fetchGroups(query, page)
+    }
     // Made in the dependency scope this model is made in: what `withDependencies(from: self)`
     // gives, which cannot be called before `self` is initialized.
     chats = ChatRoomsModel()
@@ -65,13 +57,13 @@ public final class GroupsModel {
   }
 
   /// The groups shown (of the current search, if any).
-  public var groups: [StudyGroup] { shown.items }
+  public var groups: [StudyGroup] { lists.shown.items }
   /// Whether another page of groups follows.
-  public var hasMore: Bool { shown.hasMore }
+  public var hasMore: Bool { lists.shown.hasMore }
   /// The first page is loading (of the groups shown, or of a search about to replace them).
-  public var isLoading: Bool { shown.isLoading || incoming?.isLoading == true }
+  public var isLoading: Bool { lists.isLoading }
   /// The next page is loading.
-  public var isLoadingMore: Bool { shown.isLoadingMore }
+  public var isLoadingMore: Bool { lists.shown.isLoadingMore }
 
   /// The screen appeared: loads the first page.
   public func task() async {
@@ -88,13 +80,12 @@ public final class GroupsModel {
   /// cancels this search (its results are never shown).
   public func searchTextChanged(_ text: String) async {
     searchText = text
-    let generation = searches.supersede()
-    incoming = nil
+    let run = lists.textChanged()
     let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
     let query = trimmed.isEmpty ? nil : trimmed
     // Empty text brings the whole list back, read again.
-    await searches.afterPause(Self.searchDebounce, on: clock, run: generation) { [weak self] in
-      await self?.search(query, generation: generation, isSearch: true)
+    await lists.searches.afterPause(Self.searchDebounce, on: clock, run: run) { [weak self] in
+      await self?.show(query, run: run, isSearch: true)
     }
   }
 
@@ -103,7 +94,7 @@ public final class GroupsModel {
     // A search about to land replaces the rows.
     guard !isLoading else { return }
     do {
-      try await shown.loadMore()
+      try await lists.shown.loadMore()
     } catch {
       failure = error
     }
@@ -121,7 +112,7 @@ public final class GroupsModel {
       guard let self else { return }
       destination = nil
       // Listed first; search results keep what the server matched.
-      list.prepend(group)
+      lists.list.prepend(group)
       onNavigate(.group(group.id))
     }
     destination = .createGroup(sheet)
@@ -131,13 +122,13 @@ public final class GroupsModel {
   /// that screen saw it, also when it arrives on a page that was on its way (`PagedList`
   /// applies the change to it).
   public func groupChanged(_ group: StudyGroup) {
-    for target in lists { target.update(group.id) { $0 = group } }
+    lists.update(group.id) { $0 = group }
   }
 
   /// A group was deleted elsewhere (its owner deleted it on its screen): its row goes, and a
   /// page that was on its way does not bring it back.
   public func groupDeleted(_ id: StudyGroup.ID) {
-    for target in lists { target.remove(id) }
+    lists.remove(id)
   }
 
   /// The sheet was dismissed.
@@ -152,12 +143,6 @@ public final class GroupsModel {
 
   // MARK: Loading
 
-  /// The rows on screen: the search results while a search is shown, the list otherwise.
-  private var shown: PagedList<StudyGroup> { results ?? list }
-
-  /// Every list that holds or may soon show groups (a search still loading included).
-  private var lists: [PagedList<StudyGroup>] { [list] + [results, incoming].compactMap { $0 } }
-
   /// The search field's text as a query (`nil`: the whole list).
   private var query: String? {
     let text = searchText.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -168,56 +153,30 @@ public final class GroupsModel {
   /// still waiting, or failed) runs that search now, in place of its pause. A refresh never
   /// shows rows of another text than the field's.
   private func refresh() async {
-    if (results == nil ? nil : resultsQuery) == query {
-      await load(shown, of: query, generation: searches.current, isSearch: false)
+    if lists.answers(query) {
+      await show(query, run: lists.searches.current, isSearch: false)
     } else {
       // The field's search runs now instead of after its pause (one load, tracked once).
-      searches.skipPause()
-      await search(query, generation: searches.current, isSearch: true)
+      lists.searches.skipPause()
+      await show(query, run: lists.searches.current, isSearch: true)
     }
   }
 
-  /// Loads the first page of `query`'s groups (the whole list for `nil`) into a new list, shown
-  /// once it arrives unless a newer text change came first.
-  private func search(_ query: String?, generation: Int, isSearch: Bool) async {
-    let target = query.map { Self.groups(matching: $0, from: repository) } ?? list
-    incoming = target
-    await load(target, of: query, generation: generation, isSearch: isSearch)
-  }
-
-  /// Loads the first page of `target` and shows it, unless a newer text change came first (then
-  /// its page and its failure are dropped); a settled search is tracked, not the screen
-  /// appearing or a refresh.
-  private func load(
-    _ target: PagedList<StudyGroup>, of query: String?, generation: Int, isSearch: Bool
-  ) async {
+  /// Searches `query` (the whole list for `nil`) for the text change `run`, or for a refresh
+  /// reloads the rows shown (which answer it); a superseded load shows neither its page nor its
+  /// failure. A settled search is tracked, not the screen appearing or a refresh.
+  private func show(_ query: String?, run: Int, isSearch: Bool) async {
     do {
-      guard try await target.reload() else { return }
-      // A newer text change, or a newer load of the same text (a refresh that started another
-      // search while this one ran), came first: its list is the one to show.
-      guard searches.isCurrent(generation), target === shown || target === incoming else {
-        return
-      }
-      results = target === list ? nil : target
-      resultsQuery = target === list ? nil : query
-      if incoming === target { incoming = nil }
+      let shown =
+        isSearch
+        ? try await lists.search(query, run: run) : try await lists.reloadShown(run: run)
+      guard shown else { return }
       failure = nil
-      guard isSearch, let results else { return }
+      guard isSearch, let results = lists.results else { return }
       await analytics.track(
         "groups_searched", ["result_count": String(results.items.count)], at: date.now)
     } catch {
-      guard searches.isCurrent(generation), target === shown || target === incoming else {
-        return
-      }
-      if incoming === target { incoming = nil }
       failure = error
     }
-  }
-
-  /// The groups matching `query` (all of them for `nil`), page by page.
-  private static func groups(
-    matching query: String?, from repository: StudyGroupRepository
-  ) -> PagedList<StudyGroup> {
-    PagedList(pageSize: pageSize) { [repository] in try await repository.fetchGroups(query, $0) }
   }
 }

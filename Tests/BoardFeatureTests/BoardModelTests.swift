@@ -11,7 +11,7 @@ import Testing
 /// The board list on the fakes: paging, refresh, debounced search, optimistic likes and the
 /// "new post" sheet, with several members on the same posts.
 @MainActor
-@Suite("BoardModel")
+@Suite("BoardModel", .timeLimit(.minutes(1)))
 struct BoardModelTests {
   let backend = FakeBackend(now: { Fixtures.now })
   let alice: FakeClient
@@ -188,6 +188,31 @@ struct BoardModelTests {
     let events = try await bob.uploadedEvents()
     #expect(events.map(\.name) == ["screen_viewed", "board_searched"])
     #expect(events.last?.properties == ["result_count": "1"])
+  }
+
+  @Test func aRefreshWhileNewTextWaitsSearchesThatTextAtOnceAndOnlyOnce() async throws {
+    _ = try await alice.board.createPost(PostDraft(content: "swift tips"))
+    _ = try await alice.board.createPost(PostDraft(content: "kotlin corner"))
+    let searched = CallLog<String>()
+    let board = board(as: bob) { $0.logSearches(in: searched) }
+    await board.task()
+    let first = Task { await board.searchTextChanged("swift") }
+    try await clock.waitForSleeper()
+    await clock.advance(by: .milliseconds(300))
+    await first.value
+    #expect(board.searchResults.map(\.content) == ["swift tips"])
+
+    // New text waits for its pause; pulling to refresh searches it now, never the old text.
+    let waiting = Task { await board.searchTextChanged("kotlin") }
+    try await clock.waitForSleeper()
+    await board.refreshPulled()
+    #expect(board.searchResults.map(\.content) == ["kotlin corner"])
+    #expect(!board.isSearching)
+    await clock.advance(by: .seconds(1))
+    await waiting.value
+    #expect(await searched.calls == ["swift", "kotlin"])
+    let events = try await bob.uploadedEvents()
+    #expect(events.map(\.name) == ["screen_viewed", "board_searched", "board_searched"])
   }
 
   @Test func anOlderSearchNeverOverwritesANewerOne() async throws {
