@@ -31,7 +31,8 @@ public final class UsersModel {
   public private(set) var failure: DomainError?
 
   private let pager: Pager<AdminUser>
-  @ObservationIgnored private var search: Task<Void, Never>?
+  /// The search field's text changes and the pause before each search.
+  @ObservationIgnored private let searches = LatestSearch()
   /// The search whose results the list shows.
   @ObservationIgnored private var listedQuery: String?
   @ObservationIgnored @Dependency(\.adminRepository) private var admin
@@ -61,7 +62,7 @@ public final class UsersModel {
 
   /// Pull to refresh: the first page again.
   public func refreshPulled() async {
-    search?.cancel()
+    searches.skipPause()
     await reload()
   }
 
@@ -71,19 +72,9 @@ public final class UsersModel {
   @discardableResult
   public func searchTextChanged(_ text: String) -> Task<Void, Never> {
     searchText = text
-    search?.cancel()
-    // Armed now: the pause counts from this keystroke, however late the task starts.
-    let pause = clock.deadline(after: Self.searchDebounce)
-    let task = Task { [weak self] in
-      do {
-        try await pause()
-      } catch {
-        return
-      }
-      await self?.reload()
+    return searches.schedule(Self.searchDebounce, on: clock, run: searches.supersede()) {
+      [weak self] in await self?.reload()
     }
-    search = task
-    return task
   }
 
   /// The end of the list came into view: loads the next page of the search the list shows

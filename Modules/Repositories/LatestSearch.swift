@@ -44,7 +44,19 @@ public final class LatestSearch {
     _ pause: Duration, on clock: any Clock<Duration>, run: Int,
     _ search: @escaping @MainActor () async -> Void
   ) async {
-    guard isCurrent(run) else { return }
+    await schedule(pause, on: clock, run: run, search).value
+  }
+
+  /// ``afterPause(_:on:run:_:)`` for a caller that does not wait: arms the pause now and
+  /// returns the task that waits for it and runs `search` (a task that does nothing when `run`
+  /// was superseded already). A newer change, or ``skipPause()``, cancels it, the search too
+  /// if it is running; cancelling the task returned does not.
+  @discardableResult
+  public func schedule(
+    _ pause: Duration, on clock: any Clock<Duration>, run: Int,
+    _ search: @escaping @MainActor () async -> Void
+  ) -> Task<Void, Never> {
+    guard isCurrent(run) else { return Task {} }
     let wait = clock.deadline(after: pause)
     let task = Task { [weak self] in
       do {
@@ -56,7 +68,9 @@ public final class LatestSearch {
       await search()
     }
     waiting = task
-    await task.value
-    if waiting == task { waiting = nil }
+    return Task { [weak self] in
+      await task.value
+      if self?.waiting == task { self?.waiting = nil }
+    }
   }
 }

@@ -90,6 +90,27 @@ struct LatestSearchTests {
     #expect(ran.value && !searches.isWaiting)
   }
 
+  @Test func aScheduledSearchIsArmedAtOnceAndANewerChangeCancelsItWhileItRuns() async throws {
+    let clock = TestClock()
+    let searches = LatestSearch()
+    let (started, cancelled) = (LockIsolated(false), LockIsolated(false))
+    let task = searches.schedule(.milliseconds(300), on: clock, run: searches.supersede()) {
+      started.setValue(true)
+      do {
+        try await Task.sleep(for: .seconds(30))
+      } catch {
+        cancelled.setValue(true)
+      }
+    }
+    // Armed before the call returned: the clock moving now ends the pause, task started or not.
+    #expect(searches.isWaiting)
+    await clock.advance(by: .milliseconds(300))
+    try await waitUntil("the search runs") { started.value }
+    searches.supersede()
+    await task.value
+    #expect(cancelled.value && !searches.isWaiting)
+  }
+
   /// Waits until `searches` has a search armed.
   private func armed(_ searches: LatestSearch) async throws {
     try await waitUntil("the search's task arms its pause") { searches.isWaiting }
