@@ -96,8 +96,8 @@ public final class BoardModel {
   }
 
   /// The user pulled to refresh: the list starts again from the first page (the search
-  /// results, while searching).
-  /// A search whose text has not landed yet runs at once instead of after its pause.
+  /// results, while searching). A search whose text has not landed yet runs at once instead of
+  /// after its pause.
   public func refreshPulled() async {
     guard let query = searchQuery else { return await reloadList() }
     if lists.answers(query) {
