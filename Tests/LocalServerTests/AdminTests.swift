@@ -156,6 +156,34 @@ struct AdminTests {
     }
   }
 
+  @Test("a repeat sent while the first request is still answered waits and gets its answer")
+  func concurrentIdempotencyKey() async throws {
+    try await withServer { h in
+      let admin = try await h.admin()
+      // A long import keeps the first request busy while the repeats arrive.
+      let csv = (1...1_500).map { "\(testDay($0)),Question number \($0) of the import" }
+      let body = Data((["publish_date,content"] + csv).joined(separator: "\n").utf8)
+      let headers: HTTPFields = [.init("Idempotency-Key")!: "import-race"]
+      let clients = (0..<4).map { _ in h.newClient() }
+      let results = try await withThrowingTaskGroup(of: HTTPResult.self) { group in
+        for client in clients {
+          group.addTask {
+            try await h.send(
+              .post, "/admin/questions/import", token: admin, raw: body, contentType: "text/csv",
+              headers: headers, using: client)
+          }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+      }
+      for client in clients { try? await client.shutdown() }
+      #expect(results.map(\.status) == Array(repeating: .ok, count: clients.count))
+      // One import ran; the others got its answer.
+      #expect(Set(results.map(\.body)).count == 1)
+      #expect(try results[0].decode(QuestionImportResultDTO.self).imported == 1_500)
+      #expect(results.filter { $0.headers[.init("Idempotent-Replayed")!] == "true" }.count == 3)
+    }
+  }
+
   @Test("stats count what exists")
   func stats() async throws {
     try await withServer { h in

@@ -105,6 +105,44 @@ struct AuthTests {
     }
   }
 
+  @Test("two sign-ups of one provider account: the first creates it, the other ends with 401")
+  func twoSignUpsOfOneAccount() async throws {
+    try await withServer { h in
+      // Two devices start signing up with the same dev token before either finishes.
+      func verifiedForm(_ nickname: String) async throws -> SignUpRequest {
+        let signIn = try await h.expect(
+          .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
+          json: SignInRequest(provider: "dev", token: "twice"))
+        let sut = try #require(signIn.signUpToken)
+        let email = "\(nickname)@academy.example"
+        _ = try await h.expect(
+          .accepted, EmailCodeSentDTO.self, .post, "/auth/email/code",
+          json: EmailCodeRequest(signUpToken: sut, email: email))
+        let code = try #require(try h.server.engine.lastEmailCode(for: email))
+        let verified = try await h.expect(
+          .ok, EmailVerifiedDTO.self, .post, "/auth/email/verify",
+          json: EmailVerifyRequest(signUpToken: sut, email: email, code: code))
+        return SignUpRequest(
+          signUpToken: sut, verificationToken: verified.verificationToken, nickname: nickname,
+          agreedTermsVersion: "2026-03")
+      }
+      let phone = try await verifiedForm("PhoneOne")
+      let tablet = try await verifiedForm("TabletOne")
+      let account = try await h.expect(
+        .created, SessionDTO.self, .post, "/auth/sign-up", json: phone)
+      try await h.expectError(.unauthorized, "unauthorized", .post, "/auth/sign-up", json: tablet)
+      // Signing in again reaches the account the first sign-up created.
+      let again = try await h.expect(
+        .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: "twice"))
+      #expect(again.session?.user.id == account.user.id)
+      // An account made for tests with a dev token already taken is refused, not a 500.
+      #expect(throws: DomainError.conflict("The dev token twice already belongs to an account.")) {
+        try h.server.engine.createUser(nickname: "Another", devToken: "twice")
+      }
+    }
+  }
+
   @Test("sign-up checks nickname rules, case-insensitive uniqueness, terms and tokens")
   func signUpRules() async throws {
     try await withServer { h in

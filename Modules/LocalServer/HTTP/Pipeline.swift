@@ -88,11 +88,14 @@ struct RateLimitMiddleware: RouterMiddleware {
 
 /// Honors `Idempotency-Key`: a repeat gets the stored first answer (marked
 /// `Idempotent-Replayed: true`), a key reused for a different request is refused, and a new
-/// request's successful answer is stored by the engine.
+/// request's successful answer is stored by the engine. Requests with the same key take turns,
+/// so a repeat sent while the first is still being answered waits for that answer instead of
+/// running the write a second time.
 struct IdempotencyMiddleware: RouterMiddleware {
   typealias Context = QappleRequestContext
   let operation: String
   let engine: ServiceEngine
+  let turns = KeyedTurns()
 
   func handle(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -104,6 +107,16 @@ struct IdempotencyMiddleware: RouterMiddleware {
       throw APIError.validation(field: "Idempotency-Key", "Idempotency-Key takes 1-255 characters.")
     }
     let scope = context.viewer?.id.rawValue ?? "anyone"
+    return try await turns.take("\(scope) \(key)") {
+      try await replayOrAnswer(request, context: context, scope: scope, key: key, next: next)
+    }
+  }
+
+  /// The stored answer for `key`, or `next`'s answer, stored when it succeeds.
+  private func replayOrAnswer(
+    _ request: Request, context: Context, scope: String, key: String,
+    next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
     let fingerprint = ServiceEngine.fingerprint(
       Data(request.uri.string.utf8), Data(buffer: context.body))
     if let stored = try engine.storedReply(scope: scope, operation: operation, key: key) {

@@ -51,3 +51,37 @@ struct InFlightMiddleware: RouterMiddleware {
     return try await next(request, context)
   }
 }
+
+/// Runs one body at a time per key; callers with a key that is taken wait their turn, in order
+/// (`IdempotencyMiddleware`: requests sent with the same `Idempotency-Key`).
+final class KeyedTurns: Sendable {
+  private let waiting = Locked<[String: [CheckedContinuation<Void, Never>]]>([:])
+
+  /// Runs `body` once no earlier caller with `key` is still running its own.
+  func take<T>(_ key: String, _ body: () async throws -> T) async throws -> T {
+    await withCheckedContinuation { continuation in
+      let free = waiting.withLock { waiting -> Bool in
+        guard waiting[key] != nil else {
+          waiting[key] = []
+          return true
+        }
+        waiting[key]?.append(continuation)
+        return false
+      }
+      if free { continuation.resume() }
+    }
+    defer {
+      // Hands the key to the next caller, or frees it.
+      let next = waiting.withLock { waiting -> CheckedContinuation<Void, Never>? in
+        guard let queue = waiting[key], let first = queue.first else {
+          waiting[key] = nil
+          return nil
+        }
+        waiting[key] = Array(queue.dropFirst())
+        return first
+      }
+      next?.resume()
+    }
+    return try await body()
+  }
+}

@@ -22,6 +22,11 @@ enum SignUpFlow {
 
   /// The provider key of a dev token.
   static func providerKey(devToken token: String) -> String { "dev:" + token }
+
+  /// Whether an account signs in with `providerKey` already.
+  static func isBound(_ db: Database, providerKey: String) throws -> Bool {
+    try UserRecord.filter(Column("provider_key") == providerKey).fetchCount(db) > 0
+  }
 }
 
 /// A sign-up code the service "sent": the dev service logs it instead of mailing it.
@@ -150,12 +155,18 @@ extension ServiceEngine {
       guard try !Users.isTaken(db, nickname: nickname.rawValue) else {
         throw DomainError.nicknameTaken
       }
+      // Another sign-up of the same provider account finished first: this one is over, and
+      // signing in reaches that account.
+      guard try !SignUpFlow.isBound(db, providerKey: record.providerKey) else {
+        throw DomainError.signedOut
+      }
       var user = UserRecord(
         nickname: nickname.rawValue, nicknameKey: UserRecord.key(forNickname: nickname.rawValue),
         role: .member, cohort: cohort, joinedAt: moment.millis, avatarUrl: nil,
         providerKey: record.providerKey, email: email, termsVersion: terms, banned: false)
       try user.insert(db)
-      try record.delete(db)
+      // Every sign-up of this provider account ends with it.
+      try SignUpRecord.filter(Column("provider_key") == record.providerKey).deleteAll(db)
       return try Sessions.issue(db, user: user, engine: self, now: moment.now)
     }
   }
@@ -184,15 +195,19 @@ extension ServiceEngine {
   ) throws(DomainError) -> Viewer {
     let nickname = try validated(try Nickname(validating: text))
     let cohort = try Users.validCohort(cohort)
+    let token = devToken ?? nickname.rawValue
     return try write { db, moment in
       guard try !Users.isTaken(db, nickname: nickname.rawValue) else {
         throw DomainError.nicknameTaken
       }
+      let providerKey = SignUpFlow.providerKey(devToken: token)
+      guard try !SignUpFlow.isBound(db, providerKey: providerKey) else {
+        throw DomainError.conflict("The dev token \(token) already belongs to an account.")
+      }
       var user = UserRecord(
         nickname: nickname.rawValue, nicknameKey: UserRecord.key(forNickname: nickname.rawValue),
         role: role, cohort: cohort, joinedAt: Millis.from(joinedAt ?? moment.now), avatarUrl: nil,
-        providerKey: SignUpFlow.providerKey(devToken: devToken ?? nickname.rawValue), email: nil,
-        termsVersion: nil, banned: false)
+        providerKey: providerKey, email: nil, termsVersion: nil, banned: false)
       try user.insert(db)
       return Viewer(user)
     }
