@@ -32,7 +32,9 @@ public final class FakeBackend: Sendable {
     var accessToken: String?
     var refreshToken: String?
     var state: SessionState = .signedOut
-    var analyticsBuffer: [AnalyticsEvent] = []
+    /// Tracked events not uploaded yet, under the user signed in when they were tracked
+    /// (`nil`: nobody), like the live uploader's queues.
+    var analyticsBuffers: [User.ID?: [AnalyticsEvent]] = [:]
     /// `state` now and after every change: the client's `sessionStates` streams.
     let sessionStates = Broadcaster<SessionState>(replaysLatest: true, initial: .signedOut)
   }

@@ -169,18 +169,22 @@ extension RepositorySet {
           return session.user
         },
         signOut: {
-          // Signing out always ends the session here; the server forgets the token if it can.
+          // Like the live client, the session ends on this device whatever happens; offline or
+          // over the write limit the server is not told (its refresh token stays valid there),
+          // and the caller learns it from the error.
+          defer { backend.signOut(id) }
           try backend.performPublic(id) {
             let refresh = backend.clients.withLock { $0[id]?.refreshToken }
             if let refresh, let viewer = try? backend.perform(id, { $0 }) {
               try? engine.signOut(refreshToken: refresh, as: viewer)
             }
           }
-          backend.signOut(id)
         },
         withdraw: {
           try backend.perform(id, write: true) { viewer in
             try engine.withdraw(as: viewer)
+            // The account's events that were not uploaded are forgotten with it.
+            backend.clients.withLock { $0[id]?.analyticsBuffers[viewer.id] = nil }
           }
           backend.signOut(id)
         }),
@@ -283,15 +287,34 @@ extension RepositorySet {
               now: { backend.now() }, logger: FakeBackend.chatLogger,
               // No jitter: a fake's retries are deterministic; 10 ms doubling, at most 1 s.
               retryDelay: { .milliseconds(10 << min($0, 7)) })))),
+      // Like the live uploader: an event waits under the user signed in when it was tracked
+      // (one tracked while nobody was joins the next user's) and only ever goes up as that
+      // user; a user who signs out keeps theirs for their next sign-in here.
       analytics: AnalyticsRepository(
         track: { event in
-          backend.clients.withLock { $0[id, default: .init()].analyticsBuffer.append(event) }
+          backend.clients.withLock { clients in
+            var client = clients[id, default: .init()]
+            if case .signedIn(let user) = client.state {
+              let anonymous = client.analyticsBuffers.removeValue(forKey: nil) ?? []
+              client.analyticsBuffers[user.id, default: []] += anonymous + [event]
+            } else {
+              client.analyticsBuffers[nil, default: []].append(event)
+            }
+            clients[id] = client
+          }
         },
         flush: {
-          try write { viewer in
+          guard case .signedIn = backend.state(of: id) else {
+            let waiting = backend.clients.withLock { $0[id]?.analyticsBuffers[nil] ?? [] }
+            if waiting.isEmpty { return 0 }
+            throw DomainError.signedOut
+          }
+          return try write { viewer in
             let buffer = backend.clients.withLock { clients in
-              defer { clients[id]?.analyticsBuffer = [] }
-              return clients[id]?.analyticsBuffer ?? []
+              let buffers = clients[id]?.analyticsBuffers ?? [:]
+              clients[id]?.analyticsBuffers[viewer.id] = nil
+              clients[id]?.analyticsBuffers[nil] = nil
+              return (buffers[viewer.id] ?? []) + (buffers[nil] ?? [])
             }
             var accepted = 0
             for start in stride(from: 0, to: buffer.count, by: AnalyticsBatch.maximumSize) {

@@ -93,7 +93,7 @@ struct PaginationTests {
 
 @Suite("Fake backend switches: offline, rate limit, analytics")
 struct BackendSwitchTests {
-  @Test("offline: every call throws offline and changes nothing")
+  @Test("offline: every call throws offline and changes nothing but sign-out on the device")
   func offline() async throws {
     let (backend, alice, _, _) = try makeCast()
     backend.isOffline = true
@@ -106,10 +106,12 @@ struct BackendSwitchTests {
     await #expect(throws: DomainError.offline) {
       _ = try await alice.auth.signIn(provider: .dev, token: "alice")
     }
-    await #expect(throws: DomainError.offline) { try await alice.auth.signOut() }
-    #expect(alice.sessionState != .signedOut)
     backend.isOffline = false
     #expect(try await alice.board.fetchPosts(page: .first).items.isEmpty)
+    // Like the live client: signed out on the device, and told the server was not reached.
+    backend.isOffline = true
+    await #expect(throws: DomainError.offline) { try await alice.auth.signOut() }
+    #expect(alice.sessionState == .signedOut)
   }
 
   @Test("advancing the clock many times costs nothing when reading it")

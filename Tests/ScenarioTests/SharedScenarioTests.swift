@@ -162,6 +162,12 @@ struct SharedScenarioTests {
     try await withBackend(kind, ProfileScenarios.analytics)
   }
 
+  @Test(
+    "analytics: events go up only as the user who tracked them", arguments: BackendKind.allCases)
+  func analyticsFollowTheirUser(_ kind: BackendKind) async throws {
+    try await withBackend(kind, ProfileScenarios.analyticsFollowTheirUser)
+  }
+
   @Test("many members at once", arguments: BackendKind.allCases)
   func concurrency(_ kind: BackendKind) async throws {
     try await withBackend(kind, DetailScenarios.concurrency)

@@ -111,4 +111,24 @@ enum ProfileScenarios {
       try AnalyticsEvent(name: "answer_submitted", occurredAt: scenarioEpoch))
     #expect(try await client.analytics.flush() == 1)
   }
+
+  /// Events go up only as the user who was signed in when they were tracked, even when another
+  /// user signs in on the same device first.
+  static func analyticsFollowTheirUser(_ backend: any ScenarioBackend) async throws {
+    let device = try await backend.makeClient()
+    _ = try await backend.signUp(device, nickname: "alice")
+    for name in ["post_viewed", "post_liked"] {
+      await device.analytics.track(try AnalyticsEvent(name: name, occurredAt: scenarioEpoch))
+    }
+    try await device.auth.signOut()
+    // Nobody is signed in and nothing tracked meanwhile waits: nothing to upload.
+    #expect(try await device.analytics.flush() == 0)
+    _ = try await backend.signUp(device, nickname: "bob")
+    #expect(try await device.analytics.flush() == 0)
+    await device.analytics.track(try AnalyticsEvent(name: "app_opened", occurredAt: scenarioEpoch))
+    #expect(try await device.analytics.flush() == 1)
+    try await device.auth.signOut()
+    _ = try await backend.signIn(device, token: "alice", expecting: .member)
+    #expect(try await device.analytics.flush() == 2)
+  }
 }
