@@ -85,7 +85,8 @@ public struct User: Identifiable, Hashable, Sendable {
   public var cohort: String?
   /// When the account was created.
   public var joinedAt: Date
-  /// How many daily questions the user answered.
+  /// How many daily questions the user answered (answers deleted or hidden by moderation do
+  /// not count).
   public var answerCount: Int
   /// The profile image, if one was uploaded.
   public var avatarURL: URL?

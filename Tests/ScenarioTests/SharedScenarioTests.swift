@@ -13,6 +13,12 @@ struct SharedScenarioTests {
     try await withBackend(kind, QuestionScenarios.answerFlow)
   }
 
+  @Test(
+    "a hidden answer does not count: its author answers again", arguments: BackendKind.allCases)
+  func hiddenAnswer(_ kind: BackendKind) async throws {
+    try await withBackend(kind, QuestionScenarios.hiddenAnswer)
+  }
+
   @Test("admin question schedule, CSV import, stats", arguments: BackendKind.allCases)
   func adminSchedule(_ kind: BackendKind) async throws {
     try await withBackend(kind, QuestionScenarios.adminSchedule)

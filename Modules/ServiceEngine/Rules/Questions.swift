@@ -56,11 +56,14 @@ enum Questions {
       isMine: answer.authorId == viewer.key, createdAt: Millis.date(answer.createdAt))
   }
 
+  /// Whether `user` has a visible answer to `question` (a hidden one does not count).
   static func hasAnswered(_ db: Database, question: Int64, user: Int64) throws -> Bool {
     try Int.fetchOne(
       db,
-      sql:
-        "SELECT COUNT(*) FROM answer WHERE question_id = ? AND author_id = ? AND deleted_at IS NULL",
+      sql: """
+        SELECT COUNT(*) FROM answer
+        WHERE question_id = ? AND author_id = ? AND deleted_at IS NULL AND NOT hidden
+        """,
       arguments: [question, user]) ?? 0 > 0
   }
 
@@ -164,6 +167,13 @@ extension ServiceEngine {
         throw DomainError.conflict(
           "You already answered this question; delete your answer to rewrite it.")
       }
+      // A hidden answer does not count; the new one takes its place for good.
+      try db.execute(
+        sql: """
+          UPDATE answer SET deleted_at = ?
+          WHERE question_id = ? AND author_id = ? AND deleted_at IS NULL AND hidden
+          """,
+        arguments: [moment.millis, question.key, viewer.key])
       var answer = AnswerRecord(
         questionId: question.key, authorId: viewer.key, content: content,
         createdAt: moment.millis)

@@ -52,7 +52,9 @@ enum Users {
   static func user(_ db: Database, _ user: UserRecord, now: Date) throws -> User {
     let answers =
       try Int.fetchOne(
-        db, sql: "SELECT COUNT(*) FROM answer WHERE author_id = ? AND deleted_at IS NULL",
+        db,
+        sql:
+          "SELECT COUNT(*) FROM answer WHERE author_id = ? AND deleted_at IS NULL AND NOT hidden",
         arguments: [user.key]) ?? 0
     return User(
       id: User.ID(rawValue: PublicID.user(user.key)), nickname: Nickname(trusted: user.displayName),

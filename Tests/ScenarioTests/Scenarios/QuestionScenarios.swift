@@ -66,6 +66,33 @@ enum QuestionScenarios {
     }
   }
 
+  /// An answer hidden by moderation does not count: its author no longer sees others' answers
+  /// and may answer again; the new answer takes the hidden one's place.
+  static func hiddenAnswer(_ backend: any ScenarioBackend) async throws {
+    let admin = try await backend.makeAdmin()
+    let question = try await backend.publishTodayQuestion(by: admin)
+    let alice = try await backend.makeMember(nickname: "alice")
+    let bob = try await backend.makeMember(nickname: "bob")
+    let rude = try await alice.questions.submitAnswer(question.id, "Something rude")
+    _ = try await bob.questions.submitAnswer(question.id, "Read the logs first.")
+    _ = try await bob.reports.report(.answer(rude.id), .abuse)
+    let reportCase = try #require(
+      try await admin.admin.fetchReportCases(.open, .first).items.first)
+    _ = try await admin.admin.resolveReportCase(reportCase.id, .hideContent, nil)
+
+    #expect(try await alice.questions.fetchToday().myAnswer == nil)
+    #expect(try await alice.profile.fetchMe().answerCount == 0)
+    await #expect(throws: DomainError.answerRequired) {
+      try await alice.questions.fetchAnswers(question.id, .first)
+    }
+    await #expect(throws: DomainError.notFound) { try await alice.questions.deleteAnswer(rude.id) }
+    let kind = try await alice.questions.submitAnswer(question.id, "Read the error slowly.")
+    #expect(try await alice.questions.fetchToday().myAnswer?.id == kind.id)
+    #expect(try await alice.questions.fetchAnswers(question.id, .first).items.count == 2)
+    #expect(try await alice.profile.fetchMe().answerCount == 1)
+    #expect(try await alice.profile.fetchMyAnswers(.first).items.map(\.id) == [kind.id])
+  }
+
   /// One question per day (a second is a conflict), scheduled vs published, a CSV import with
   /// one bad line, and stats that count all of it.
   static func adminSchedule(_ backend: any ScenarioBackend) async throws {
