@@ -117,15 +117,20 @@ public enum DTODecoding {
     return path
   }
 
-  private static func describe(_ type: Any.Type) -> String {
+  /// How an error message names a JSON type a field should have had: "a string", "an integer".
+  public static func describe(_ type: Any.Type) -> String {
     switch type {
     case is String.Type: "a string"
     case is Bool.Type: "a boolean"
     case is Int.Type, is Int64.Type, is Int32.Type: "an integer"
     case is Double.Type, is Float.Type: "a number"
-    case is [String: Any].Type: "an object"
-    case is [Any].Type: "an array"
-    default: String(describing: type)
+    default:
+      // Arrays and dictionaries of any element type (`[Int]` is not an `[Any].Type`).
+      switch String(describing: type) {
+      case let name where name.hasPrefix("Array<"): "an array"
+      case let name where name.hasPrefix("Dictionary<"): "an object"
+      case let name: name
+      }
     }
   }
 

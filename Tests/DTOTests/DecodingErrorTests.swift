@@ -104,4 +104,14 @@ struct DecodingErrorTests {
         == "The server's JSON lacks the required field items[2].created_at.")
     #expect(DTODecodingError.emptyBody.description.contains("empty body"))
   }
+
+  @Test("JSON types are named the way error messages say them")
+  func describesTypes() {
+    #expect(DTODecoding.describe(String.self) == "a string")
+    #expect(DTODecoding.describe(Int32.self) == "an integer")
+    #expect(DTODecoding.describe(Float.self) == "a number")
+    #expect(DTODecoding.describe([String: Int].self) == "an object")
+    #expect(DTODecoding.describe([Int].self) == "an array")
+    #expect(DTODecoding.describe(Date.self) == "Date")
+  }
 }

@@ -122,17 +122,7 @@ struct Call: Sendable {
   /// Maps a decoding failure to `malformed_request` (not JSON, not an object) or
   /// `validation_failed` with the wire path of the field at fault.
   static func apiError(for error: DecodingError) -> APIError {
-    func path(_ codingPath: [any CodingKey]) -> String {
-      var text = ""
-      for key in codingPath {
-        if let index = key.intValue {
-          text += "[\(index)]"
-        } else {
-          text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
-        }
-      }
-      return text
-    }
+    let path = DTODecoding.render
     switch error {
     case .keyNotFound(let key, let context):
       let field = path(context.codingPath + [key])
@@ -144,25 +134,14 @@ struct Call: Sendable {
     case .typeMismatch(let type, let context):
       let field = path(context.codingPath)
       guard !field.isEmpty else { return .malformed("The body must be a JSON object.") }
-      return .validation(field: field, "\(field) has the wrong type (expected \(typeName(type))).")
+      return .validation(
+        field: field, "\(field) has the wrong type (expected \(DTODecoding.describe(type))).")
     case .dataCorrupted(let context):
       let field = path(context.codingPath)
       guard !field.isEmpty else { return .malformed("The request body is not valid JSON.") }
       return .validation(field: field, "\(field) is not valid: \(context.debugDescription)")
     @unknown default:
       return .malformed("The request body could not be read.")
-    }
-  }
-
-  private static func typeName(_ type: Any.Type) -> String {
-    switch type {
-    case is String.Type: "a string"
-    case is Bool.Type: "a boolean"
-    case is Int.Type, is Int64.Type: "an integer"
-    case is Double.Type: "a number"
-    case is [Any].Type: "an array"
-    default:
-      String(describing: type).hasPrefix("Dictionary") ? "an object" : String(describing: type)
     }
   }
 }
