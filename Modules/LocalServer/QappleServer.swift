@@ -37,7 +37,8 @@ public final class QappleServer: Sendable {
   }
 
   /// Opens (or creates) the database, migrates it and seeds an empty one when asked; throws
-  /// `FaultRule.Invalid` for a fault rule out of range and GRDB's errors for the database.
+  /// `FaultRule.Invalid` for a fault rule or socket fault out of range and GRDB's errors for
+  /// the database.
   public init(
     configuration: ServerConfiguration = ServerConfiguration(), logger: Logger? = nil
   )
@@ -49,6 +50,7 @@ public final class QappleServer: Sendable {
     for rule in configuration.faults {
       _ = try rule.validated()
     }
+    _ = try configuration.socketFaults.validated()
     let clock = configuration.clock
     let storage: ServiceEngine.Configuration.Storage =
       switch configuration.database {

@@ -485,6 +485,12 @@ struct RealtimeTests {
     #expect(throws: FaultRule.Invalid.self) { try SocketFaults(parsing: "drop-rate=2") }
     #expect(throws: FaultRule.Invalid.self) { try SocketFaults(parsing: "explode=1") }
     #expect(throws: FaultRule.Invalid.self) { try SocketFaults(parsing: "drop-after=0") }
+    // A configuration built in code is checked by the server as the parsed form is.
+    var configuration = ServerConfiguration.testing(devMode: true)
+    configuration.socketFaults = SocketFaults(dropAfterFrames: 0)
+    #expect(throws: FaultRule.Invalid.self) { try QappleServer(configuration: configuration) }
+    configuration.socketFaults = SocketFaults(duplicateRate: 1.5)
+    #expect(throws: FaultRule.Invalid.self) { try QappleServer(configuration: configuration) }
   }
 
   @Test("stopping the server closes open sockets with 1001")
