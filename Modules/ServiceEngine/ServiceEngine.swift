@@ -117,10 +117,11 @@ public final class ServiceEngine: Sendable {
   }
 
   /// Runs `body` in one write transaction (rolled back when it throws); inside
-  /// ``inOneTransaction(_:)``, in a savepoint of that transaction.
+  /// ``inOneTransaction(_:)``, in a savepoint of that transaction. The moment is read once the
+  /// writer is held, so rows written later never carry an earlier time (keyset pages rely on
+  /// time and id growing together).
   @discardableResult
   func write<T>(_ body: (Database, Moment) throws -> T) throws(DomainError) -> T {
-    let moment = self.moment
     guard batch.withLock({ $0 }) != nil else {
       return try mapped { try writer.write { db in try body(db, moment) } }
     }

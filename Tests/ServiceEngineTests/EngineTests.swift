@@ -82,6 +82,32 @@ struct EngineTests {
     #expect(post.createdAt == start.addingTimeInterval(60))
   }
 
+  @Test("a write reads the time once it holds the writer, so a row's time follows its order")
+  func timeIsReadUnderTheWriter() async throws {
+    let clock = TestClock()
+    let engine = try ServiceEngine(now: { clock.now })
+    let mina = try engine.createUser(nickname: "Mina")
+    let start = clock.now
+    let (held, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+    let holder = Thread {
+      try? engine.write { _, _ in
+        held.signal()
+        release.wait()
+      }
+    }
+    holder.start()
+    held.wait()
+    // A post is written while another write holds the writer, and the clock moves before that
+    // write ends: the post takes the time it was stored at, not the time it started waiting.
+    async let post = Task.detached {
+      try engine.createPost(PostDraft(content: "after the wait"), as: mina)
+    }.value
+    try await Task.sleep(for: .milliseconds(200))
+    clock.advance(60)
+    release.signal()
+    #expect(try await post.createdAt == start.addingTimeInterval(60))
+  }
+
   @Test("the system viewer schedules questions; members may not")
   func systemViewer() throws {
     let engine = try ServiceEngine()
