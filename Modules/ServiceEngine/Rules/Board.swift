@@ -269,7 +269,9 @@ extension ServiceEngine {
       guard var comment = try CommentRecord.fetchOne(db, key: key), comment.deletedAt == nil else {
         throw DomainError.notFound
       }
-      try Board.checkDeletable(author: comment.authorId, hidden: comment.hidden, viewer: viewer)
+      // A comment under a hidden post is hidden with it.
+      let hidden = try comment.hidden || !Board.isPostVisible(db, comment.postId)
+      try Board.checkDeletable(author: comment.authorId, hidden: hidden, viewer: viewer)
       comment.deletedAt = moment.millis
       try comment.update(db)
     }

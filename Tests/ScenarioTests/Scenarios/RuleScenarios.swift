@@ -48,6 +48,7 @@ enum RuleScenarios {
 
     // hide_content: hidden, nobody banned.
     let second = try await alice.board.createPost(PostDraft(content: "Off-topic rant"))
+    let reply = try await bob.board.createComment(second.id, CommentDraft(content: "Stay on topic"))
     _ = try await bob.reports.report(.post(second.id), .other("Off-topic"))
     let secondCase = try #require(
       try await admin.admin.fetchReportCases(.open, PageRequest(limit: 100)).items.first {
@@ -58,6 +59,10 @@ enum RuleScenarios {
     #expect(hidden.resolution == .hideContent)
     await #expect(throws: DomainError.notFound) { try await bob.board.fetchPost(second.id) }
     #expect(try await alice.profile.fetchMe().isBanned == false)
+    // Comments under a hidden post are not visible, to their authors either: only an admin
+    // deletes them.
+    await #expect(throws: DomainError.notFound) { try await bob.board.deleteComment(reply.id) }
+    try await admin.board.deleteComment(reply.id)
 
     // Dismiss, then a new reporter: the same case opens again, the content stays visible.
     let third = try await alice.board.createPost(PostDraft(content: "Controversial opinion"))
