@@ -87,10 +87,12 @@ struct NotificationTests {
     #expect(try await kinds(alice) == [.newQuestion(questionID)])
     #expect(try await kinds(bob) == [.newQuestion(questionID)])
     #expect(try await kinds(admin) == [.newQuestion(questionID)])
-    // A question for another day is not announced, neither now nor when its day comes.
-    _ = try await admin.admin.createQuestion(
+    // A question for another day is not announced now, but once its day comes (once).
+    let tomorrow = try await admin.admin.createQuestion(
       QuestionDraft(content: "Tomorrow's question", publishDate: backend.today.next))
-    backend.advance(by: 86_400)
     #expect(try await kinds(alice) == [.newQuestion(questionID)])
+    backend.advance(by: 86_400)
+    #expect(try await kinds(alice) == [.newQuestion(tomorrow.id), .newQuestion(questionID)])
+    #expect(try await kinds(bob) == [.newQuestion(tomorrow.id), .newQuestion(questionID)])
   }
 }

@@ -92,7 +92,22 @@ enum Notifications {
     try notify(db, user, of: event, actor: actor, now: now)
   }
 
-  /// `new_question` to every account (seed and admin creating today's question).
+  /// Today's question when nobody has heard of it yet: it was scheduled for a day that has
+  /// now come (or moved onto today), so no write announced it.
+  static func unannouncedQuestion(_ db: Database, today: CalendarDay) throws -> QuestionRecord? {
+    guard
+      let question = try QuestionRecord.filter(Column("publish_date") == today.iso8601)
+        .fetchOne(db)
+    else { return nil }
+    let announced = try NotificationRecord.filter(
+      Column("kind") == NotificationKind.Code.newQuestion
+        && Column("question_id") == PublicID.question(question.key)
+    ).fetchCount(db)
+    return announced == 0 ? question : nil
+  }
+
+  /// `new_question` to every account (seed and admin creating today's question, or the first
+  /// look at notifications on the day a scheduled question comes out).
   static func announceQuestion(_ db: Database, _ question: QuestionRecord, now: Date) throws {
     let users = try Int64.fetchAll(db, sql: #"SELECT id FROM "user" WHERE withdrawn_at IS NULL"#)
     for user in users {
@@ -125,11 +140,28 @@ enum Notifications {
 }
 
 extension ServiceEngine {
-  /// The viewer's notifications, newest first.
+  /// Announces today's question if its day came without anyone announcing it. The engine has
+  /// no timer: reading notifications is when a member would see it, so reads call this first.
+  func announceTodaysQuestionIfDue() throws(DomainError) {
+    guard
+      try read({ db, moment in try Notifications.unannouncedQuestion(db, today: moment.today) })
+        != nil
+    else { return }
+    try write { db, moment in
+      // Again under the writer: a concurrent read may have announced it meanwhile.
+      guard let question = try Notifications.unannouncedQuestion(db, today: moment.today) else {
+        return
+      }
+      try Notifications.announceQuestion(db, question, now: moment.now)
+    }
+  }
+
+  /// The viewer's notifications, newest first (today's question announced first if due).
   public func notifications(
     _ request: PageRequest, as viewer: Viewer
   ) throws(DomainError) -> Page<AppNotification> {
     let paging = try Paging(request)
+    try announceTodaysQuestionIfDue()
     return try read { db, _ in
       try paging.fetch(
         NotificationRecord.init(row:), db, sql: "SELECT * FROM notification WHERE user_id = ?",
@@ -138,9 +170,11 @@ extension ServiceEngine {
     }
   }
 
-  /// How many of the viewer's notifications are unread.
+  /// How many of the viewer's notifications are unread (today's question announced first if
+  /// due).
   public func unreadNotificationCount(as viewer: Viewer) throws(DomainError) -> Int {
-    try read { db, _ in
+    try announceTodaysQuestionIfDue()
+    return try read { db, _ in
       try Int.fetchOne(
         db, sql: "SELECT COUNT(*) FROM notification WHERE user_id = ? AND NOT is_read",
         arguments: [viewer.key]) ?? 0

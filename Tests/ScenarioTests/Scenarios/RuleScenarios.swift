@@ -179,10 +179,13 @@ enum RuleScenarios {
       ])
     let status = try await admin.admin.fetchQuestions(.scheduled, .first).items
     #expect(status.isEmpty)
-    // Only creating a question for today (or seeding one) announces it (`Docs/Rules.md` names
-    // no other trigger): a scheduled question whose day comes stays quiet on both sides.
+    // A scheduled question is announced once its day comes, at the first look at
+    // notifications that day, once, to everyone.
+    #expect(try await alice.notifications.fetchUnreadCount() == 2)
     let laterKinds = try await alice.notifications.fetchNotifications(.first).items.map(\.kind)
-    #expect(laterKinds == [.newQuestion(published.id)])
+    #expect(laterKinds == [.newQuestion(tomorrow.id), .newQuestion(published.id)])
+    let adminLater = try await admin.notifications.fetchNotifications(.first).items.map(\.kind)
+    #expect(adminLater == [.newQuestion(tomorrow.id), .newQuestion(published.id)])
   }
 
   /// Group rooms for members only, `seq` from 1 per room, de-duplicated sends, `after_seq` /
