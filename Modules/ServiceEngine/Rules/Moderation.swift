@@ -78,6 +78,10 @@ enum Moderation {
   static func isVisible(_ db: Database, _ target: Target, to viewer: Viewer) throws -> Bool {
     guard !target.isGone, !target.isHidden else { return false }
     switch target.kind {
+    case .answer:
+      // Others' answers show only to those who answered the question.
+      guard let answer = try AnswerRecord.fetchOne(db, key: target.key) else { return false }
+      return try Questions.hasAnswered(db, question: answer.questionId, user: viewer.key)
     case .comment:
       guard let comment = try CommentRecord.fetchOne(db, key: target.key) else { return false }
       return try Board.isPostVisible(db, comment.postId)

@@ -39,6 +39,10 @@ enum RuleScenarios {
     for reporter in reporters.prefix(5) {
       _ = try await reporter.questions.submitAnswer(question.id, "A real answer")
     }
+    // Grace has not answered, so she cannot see the answer, nor report it.
+    await #expect(throws: DomainError.notFound) {
+      try await reporters[5].reports.report(.answer(answer.id), .spam)
+    }
     for reporter in reporters.prefix(5) {
       _ = try await reporter.reports.report(.answer(answer.id), .spam)
     }
