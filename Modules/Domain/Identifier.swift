@@ -110,14 +110,18 @@ public struct PageRequest: Hashable, Sendable {
 
   /// Where to continue, or `nil` for the first page.
   public var cursor: PageCursor?
-  /// How many items to return, clamped to `1...maximumLimit`.
-  public var limit: Int
+  /// How many items to return, clamped to `1...maximumLimit` (when set, too).
+  public var limit: Int {
+    didSet { limit = Self.clamped(limit) }
+  }
 
   /// Creates a page request; the limit is clamped to what the server accepts.
   public init(cursor: PageCursor? = nil, limit: Int = PageRequest.defaultLimit) {
     self.cursor = cursor
-    self.limit = min(max(limit, 1), Self.maximumLimit)
+    self.limit = Self.clamped(limit)
   }
+
+  private static func clamped(_ limit: Int) -> Int { min(max(limit, 1), maximumLimit) }
 
   /// The first page with the default size.
   public static let first = PageRequest()

@@ -89,6 +89,11 @@ struct PageTests {
     ])
   func clamping(limit: Int, expected: Int) {
     #expect(PageRequest(limit: limit).limit == expected)
+    // Setting the limit later clamps it too (the engine pages with `prefix(limit)`, which traps
+    // on a negative count).
+    var request = PageRequest()
+    request.limit = limit
+    #expect(request.limit == expected)
   }
 
   @Test("PageRequest defaults to the first page of 20")
