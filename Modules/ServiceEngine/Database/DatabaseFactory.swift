@@ -37,3 +37,10 @@ enum DatabaseFactory {
     return text.range(of: needle, options: .caseInsensitive) != nil
   }
 }
+
+extension Database {
+  /// The integer a `SELECT COUNT(...)` query answers (0 when it answers nothing).
+  func count(_ sql: String, _ arguments: StatementArguments = []) throws -> Int {
+    try Int.fetchOne(self, sql: sql, arguments: arguments) ?? 0
+  }
+}

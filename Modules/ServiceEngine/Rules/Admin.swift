@@ -18,9 +18,8 @@ enum Admin {
   }
 
   static func answerCount(_ db: Database, _ question: Int64) throws -> Int {
-    try Int.fetchOne(
-      db, sql: "SELECT COUNT(*) FROM answer WHERE question_id = ? AND deleted_at IS NULL",
-      arguments: [question]) ?? 0
+    try db.count(
+      "SELECT COUNT(*) FROM answer WHERE question_id = ? AND deleted_at IS NULL", [question])
   }
 
   static func ensureDayFree(_ db: Database, _ day: CalendarDay, except: Int64? = nil) throws {
@@ -56,11 +55,9 @@ enum Admin {
 
   static func adminUser(_ db: Database, _ user: UserRecord, now: Date) throws -> AdminUser {
     let reports =
-      try Int.fetchOne(
-        db,
-        sql:
-          "SELECT COUNT(*) FROM report r JOIN report_case c ON c.id = r.case_id WHERE c.author_id = ?",
-        arguments: [user.key]) ?? 0
+      try db.count(
+        "SELECT COUNT(*) FROM report r JOIN report_case c ON c.id = r.case_id WHERE c.author_id = ?",
+        [user.key])
     let banned = user.isBanned(at: now)
     return AdminUser(
       user: try Users.user(db, user, now: now), reportCount: reports,
@@ -222,34 +219,31 @@ extension ServiceEngine {
   public func adminStats(as viewer: Viewer) throws(DomainError) -> AdminStats {
     try viewer.requireAdmin()
     return try read { db, moment in
-      func count(_ sql: String, _ arguments: StatementArguments = []) throws -> Int {
-        try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
-      }
       return AdminStats(
-        users: try count(#"SELECT COUNT(*) FROM "user" WHERE withdrawn_at IS NULL"#),
-        admins: try count(
+        users: try db.count(#"SELECT COUNT(*) FROM "user" WHERE withdrawn_at IS NULL"#),
+        admins: try db.count(
           #"SELECT COUNT(*) FROM "user" WHERE withdrawn_at IS NULL AND role = ?"#,
           [UserRole.admin]),
-        bannedUsers: try count(
+        bannedUsers: try db.count(
           #"""
           SELECT COUNT(*) FROM "user" WHERE withdrawn_at IS NULL AND banned
             AND (banned_until IS NULL OR banned_until > ?)
           """#, [moment.millis]),
-        questions: try count("SELECT COUNT(*) FROM question"),
-        answers: try count("SELECT COUNT(*) FROM answer WHERE deleted_at IS NULL"),
-        posts: try count("SELECT COUNT(*) FROM post WHERE deleted_at IS NULL"),
-        comments: try count("SELECT COUNT(*) FROM comment WHERE deleted_at IS NULL"),
-        openReports: try count(
+        questions: try db.count("SELECT COUNT(*) FROM question"),
+        answers: try db.count("SELECT COUNT(*) FROM answer WHERE deleted_at IS NULL"),
+        posts: try db.count("SELECT COUNT(*) FROM post WHERE deleted_at IS NULL"),
+        comments: try db.count("SELECT COUNT(*) FROM comment WHERE deleted_at IS NULL"),
+        openReports: try db.count(
           "SELECT COUNT(*) FROM report_case WHERE status = ?", [ReportStatus.open]),
-        hiddenContents: try count(
+        hiddenContents: try db.count(
           """
           SELECT (SELECT COUNT(*) FROM answer WHERE hidden AND deleted_at IS NULL)
             + (SELECT COUNT(*) FROM post WHERE hidden AND deleted_at IS NULL)
             + (SELECT COUNT(*) FROM comment WHERE hidden AND deleted_at IS NULL)
             + (SELECT COUNT(*) FROM chat_message WHERE hidden)
           """),
-        groups: try count("SELECT COUNT(*) FROM study_group"),
-        messages: try count("SELECT COUNT(*) FROM chat_message"))
+        groups: try db.count("SELECT COUNT(*) FROM study_group"),
+        messages: try db.count("SELECT COUNT(*) FROM chat_message"))
     }
   }
 }

@@ -44,9 +44,8 @@ enum Board {
 
   /// Whether the post exists and is neither deleted nor hidden.
   static func isPostVisible(_ db: Database, _ key: Int64) throws -> Bool {
-    try Int.fetchOne(
-      db, sql: "SELECT COUNT(*) FROM post WHERE id = ? AND deleted_at IS NULL AND NOT hidden",
-      arguments: [key]) ?? 0 > 0
+    try db.count(
+      "SELECT COUNT(*) FROM post WHERE id = ? AND deleted_at IS NULL AND NOT hidden", [key]) > 0
   }
 
   /// A visible post record, or `notFound`.
@@ -108,8 +107,7 @@ enum Board {
         arguments: [key, viewer.key])
     }
     let count =
-      try Int.fetchOne(
-        db, sql: "SELECT COUNT(*) FROM \(table) WHERE \(column) = ?", arguments: [key]) ?? 0
+      try db.count("SELECT COUNT(*) FROM \(table) WHERE \(column) = ?", [key])
     return LikeState(isLiked: liked, likeCount: count)
   }
 

@@ -62,13 +62,11 @@ enum Chat {
         db, sql: "SELECT last_read_seq FROM room_read WHERE room_id = ? AND user_id = ?",
         arguments: [room.key, viewer.key]) ?? 0
     let unread =
-      try Int.fetchOne(
-        db,
-        sql: """
-          SELECT COUNT(*) FROM chat_message
-          WHERE room_id = ? AND seq > ? AND sender_id <> ? AND NOT hidden
-          """,
-        arguments: [room.key, lastRead, viewer.key]) ?? 0
+      try db.count(
+        """
+        SELECT COUNT(*) FROM chat_message
+        WHERE room_id = ? AND seq > ? AND sender_id <> ? AND NOT hidden
+        """, [room.key, lastRead, viewer.key])
     let last = try MessageRecord.fetchOne(
       db,
       sql: "SELECT * FROM chat_message WHERE room_id = ? AND NOT hidden ORDER BY seq DESC LIMIT 1",

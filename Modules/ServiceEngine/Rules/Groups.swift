@@ -6,9 +6,7 @@ import GRDB
 enum Groups {
   static func group(_ db: Database, _ record: GroupRecord, viewer: Viewer) throws -> StudyGroup {
     let members =
-      try Int.fetchOne(
-        db, sql: "SELECT COUNT(*) FROM group_member WHERE group_id = ?", arguments: [record.key])
-      ?? 0
+      try db.count("SELECT COUNT(*) FROM group_member WHERE group_id = ?", [record.key])
     return StudyGroup(
       id: StudyGroup.ID(rawValue: PublicID.group(record.key)), name: record.name,
       description: record.description, owner: try Users.summary(db, record.ownerId),

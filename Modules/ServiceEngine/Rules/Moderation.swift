@@ -113,9 +113,7 @@ enum Moderation {
       if let code = ReportReason.Code(rawValue: row["reason"]) { reasons[code] = row["n"] }
     }
     let reporters =
-      try Int.fetchOne(
-        db, sql: "SELECT COUNT(DISTINCT reporter_id) FROM report WHERE case_id = ?",
-        arguments: [record.key]) ?? 0
+      try db.count("SELECT COUNT(DISTINCT reporter_id) FROM report WHERE case_id = ?", [record.key])
     return ReportCase(
       id: ReportCase.ID(rawValue: PublicID.reportCase(record.key)), target: reported,
       excerpt: target?.excerpt, author: try record.authorId.map { try Users.summary(db, $0) },
@@ -181,10 +179,9 @@ extension ServiceEngine {
       try report.insert(db)
 
       let openReporters =
-        try Int.fetchOne(
-          db,
-          sql: "SELECT COUNT(DISTINCT reporter_id) FROM report WHERE case_id = ? AND status = ?",
-          arguments: [reportCase.key, ReportStatus.open]) ?? 0
+        try db.count(
+          "SELECT COUNT(DISTINCT reporter_id) FROM report WHERE case_id = ? AND status = ?",
+          [reportCase.key, ReportStatus.open])
       if openReporters >= ModerationPolicy.autoHideThreshold {
         try Moderation.setHidden(db, target, true, events: chatEvents)
       }

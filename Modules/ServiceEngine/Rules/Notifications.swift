@@ -77,17 +77,16 @@ enum Notifications {
   ) throws {
     let draft = event.record(for: user, actor: actor, at: 0)
     let sent =
-      try Int.fetchOne(
-        db,
-        sql: """
-          SELECT COUNT(*) FROM notification WHERE user_id = ? AND actor_id = ? AND kind = ?
-            AND post_id IS ? AND comment_id IS ? AND question_id IS ? AND group_id IS ?
-            AND room_id IS ?
-          """,
-        arguments: [
+      try db.count(
+        """
+        SELECT COUNT(*) FROM notification WHERE user_id = ? AND actor_id = ? AND kind = ?
+          AND post_id IS ? AND comment_id IS ? AND question_id IS ? AND group_id IS ?
+          AND room_id IS ?
+        """,
+        [
           user, actor, draft.kind, draft.postId, draft.commentId, draft.questionId, draft.groupId,
           draft.roomId,
-        ]) ?? 0
+        ])
     guard sent == 0 else { return }
     try notify(db, user, of: event, actor: actor, now: now)
   }
@@ -175,9 +174,8 @@ extension ServiceEngine {
   public func unreadNotificationCount(as viewer: Viewer) throws(DomainError) -> Int {
     try announceTodaysQuestionIfDue()
     return try read { db, _ in
-      try Int.fetchOne(
-        db, sql: "SELECT COUNT(*) FROM notification WHERE user_id = ? AND NOT is_read",
-        arguments: [viewer.key]) ?? 0
+      try db.count(
+        "SELECT COUNT(*) FROM notification WHERE user_id = ? AND NOT is_read", [viewer.key])
     }
   }
 

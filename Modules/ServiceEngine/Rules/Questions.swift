@@ -28,12 +28,10 @@ enum Questions {
     -> Question
   {
     let count =
-      try Int.fetchOne(
-        db,
-        sql: """
-          SELECT COUNT(*) FROM answer WHERE question_id = ? AND deleted_at IS NULL AND NOT hidden
-          """,
-        arguments: [question.key]) ?? 0
+      try db.count(
+        """
+        SELECT COUNT(*) FROM answer WHERE question_id = ? AND deleted_at IS NULL AND NOT hidden
+        """, [question.key])
     let mine = try AnswerRecord.fetchOne(
       db,
       sql: """
@@ -58,13 +56,11 @@ enum Questions {
 
   /// Whether `user` has a visible answer to `question` (a hidden one does not count).
   static func hasAnswered(_ db: Database, question: Int64, user: Int64) throws -> Bool {
-    try Int.fetchOne(
-      db,
-      sql: """
-        SELECT COUNT(*) FROM answer
-        WHERE question_id = ? AND author_id = ? AND deleted_at IS NULL AND NOT hidden
-        """,
-      arguments: [question, user]) ?? 0 > 0
+    try db.count(
+      """
+      SELECT COUNT(*) FROM answer
+      WHERE question_id = ? AND author_id = ? AND deleted_at IS NULL AND NOT hidden
+      """, [question, user]) > 0
   }
 
   /// Questions newest day first, from `where` (a condition on `question`).

@@ -51,11 +51,9 @@ enum Users {
   /// The Domain form of a user (answer count included).
   static func user(_ db: Database, _ user: UserRecord, now: Date) throws -> User {
     let answers =
-      try Int.fetchOne(
-        db,
-        sql:
-          "SELECT COUNT(*) FROM answer WHERE author_id = ? AND deleted_at IS NULL AND NOT hidden",
-        arguments: [user.key]) ?? 0
+      try db.count(
+        "SELECT COUNT(*) FROM answer WHERE author_id = ? AND deleted_at IS NULL AND NOT hidden",
+        [user.key])
     return User(
       id: User.ID(rawValue: PublicID.user(user.key)), nickname: Nickname(trusted: user.displayName),
       role: user.role, cohort: user.cohort, joinedAt: Millis.date(user.joinedAt),
