@@ -169,10 +169,9 @@ extension ServiceEngine {
         sql += " AND qapple_contains(nickname, ?)"
         arguments += [filter]
       }
-      return try paging.fetch(
-        UserRecord.init(row:), db, sql: sql, arguments, column: "joined_at",
-        sortKey: { Cursor(key: $0.joinedAt, id: $0.key) },
-        item: { try Admin.adminUser(db, $0, now: moment.now) })
+      return try paging.fetch(db, sql: sql, arguments, column: "joined_at") {
+        try Admin.adminUser(db, UserRecord(row: $0), now: moment.now)
+      }
     }
   }
 

@@ -136,10 +136,9 @@ extension ServiceEngine {
         sql += " AND qapple_contains(p.content, ?)"
         arguments += [query]
       }
-      return try paging.fetch(
-        { $0 }, db, sql: sql, arguments, table: "p",
-        sortKey: { Cursor(key: $0["created_at"], id: $0["id"]) },
-        item: { Board.post($0, viewer: viewer) })
+      return try paging.fetch(db, sql: sql, arguments, table: "p") {
+        Board.post($0, viewer: viewer)
+      }
     }
   }
 
@@ -206,9 +205,9 @@ extension ServiceEngine {
     return try read { db, _ in
       _ = try Board.visiblePost(db, key)
       return try paging.fetch(
-        { $0 }, db, sql: Board.commentSelect + " AND c.post_id = ?", [viewer.key, key],
-        table: "c", descending: false, sortKey: { Cursor(key: $0["created_at"], id: $0["id"]) },
-        item: { Board.comment($0, viewer: viewer) })
+        db, sql: Board.commentSelect + " AND c.post_id = ?", [viewer.key, key], table: "c",
+        descending: false
+      ) { Board.comment($0, viewer: viewer) }
     }
   }
 

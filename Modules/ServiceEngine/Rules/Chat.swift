@@ -214,10 +214,9 @@ extension ServiceEngine {
           (group_id IN (SELECT group_id FROM group_member WHERE user_id = ?)
            OR user_a = ? OR user_b = ?)
         """
-      return try paging.fetch(
-        RoomRecord.init(row:), db, sql: sql, [viewer.key, viewer.key, viewer.key],
-        sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
-        item: { try Chat.room(db, $0, viewer: viewer) })
+      return try paging.fetch(db, sql: sql, [viewer.key, viewer.key, viewer.key]) {
+        try Chat.room(db, RoomRecord(row: $0), viewer: viewer)
+      }
     }
   }
 

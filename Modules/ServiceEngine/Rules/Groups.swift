@@ -69,10 +69,9 @@ extension ServiceEngine {
         sql += " AND (qapple_contains(name, ?) OR qapple_contains(description, ?))"
         arguments += [filter, filter]
       }
-      return try paging.fetch(
-        GroupRecord.init(row:), db, sql: sql, arguments,
-        sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
-        item: { try Groups.group(db, $0, viewer: viewer) })
+      return try paging.fetch(db, sql: sql, arguments) {
+        try Groups.group(db, GroupRecord(row: $0), viewer: viewer)
+      }
     }
   }
 
@@ -209,9 +208,8 @@ extension ServiceEngine {
     return try read { db, _ in
       _ = try GroupRecord.find(db, key: key)
       return try paging.fetch(
-        { $0 }, db, sql: "SELECT user_id, role, joined_at FROM group_member WHERE group_id = ?",
+        db, sql: "SELECT user_id, role, joined_at FROM group_member WHERE group_id = ?",
         [key], column: "joined_at", id: "user_id", descending: false,
-        sortKey: { Cursor(key: $0["joined_at"], id: $0["user_id"]) },
         item: { row in
           GroupMember(
             user: try Users.summary(db, row["user_id"]),

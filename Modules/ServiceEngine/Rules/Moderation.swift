@@ -197,10 +197,9 @@ extension ServiceEngine {
   {
     let paging = try Paging(request)
     return try read { db, _ in
-      try paging.fetch(
-        ReportRecord.init(row:), db, sql: "SELECT * FROM report WHERE reporter_id = ?",
-        [viewer.key],
-        sortKey: { Cursor(key: $0.createdAt, id: $0.key) }, item: Moderation.report)
+      try paging.fetch(db, sql: "SELECT * FROM report WHERE reporter_id = ?", [viewer.key]) {
+        Moderation.report(try ReportRecord(row: $0))
+      }
     }
   }
 
@@ -222,10 +221,9 @@ extension ServiceEngine {
         sql += " AND status = ?"
         arguments += [status]
       }
-      return try paging.fetch(
-        ReportCaseRecord.init(row:), db, sql: sql, arguments, column: "first_reported_at",
-        sortKey: { Cursor(key: $0.firstReportedAt, id: $0.key) },
-        item: { try Moderation.reportCase(db, $0) })
+      return try paging.fetch(db, sql: sql, arguments, column: "first_reported_at") {
+        try Moderation.reportCase(db, ReportCaseRecord(row: $0))
+      }
     }
   }
 

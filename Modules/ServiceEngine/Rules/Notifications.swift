@@ -162,10 +162,9 @@ extension ServiceEngine {
     let paging = try Paging(request)
     try announceTodaysQuestionIfDue()
     return try read { db, _ in
-      try paging.fetch(
-        NotificationRecord.init(row:), db, sql: "SELECT * FROM notification WHERE user_id = ?",
-        [viewer.key], sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
-        item: Notifications.notification)
+      try paging.fetch(db, sql: "SELECT * FROM notification WHERE user_id = ?", [viewer.key]) {
+        Notifications.notification(try NotificationRecord(row: $0))
+      }
     }
   }
 

@@ -6,12 +6,8 @@ import GRDB
 /// invisible; answers are one per user and question, others' visible only after answering
 /// (`Docs/Rules.md`, "Questions and answers").
 enum Questions {
-  /// `YYYY-MM-DD` as a sortable integer (20261121), the cursor key of question lists.
-  static func dayNumber(_ day: String) -> Int64 {
-    Int64(day.replacingOccurrences(of: "-", with: "")) ?? 0
-  }
-
-  /// The SQL of a `publish_date` as that integer.
+  /// A `publish_date` (`YYYY-MM-DD`) as a sortable integer (20261121), the cursor key of
+  /// question lists.
   static let dayNumberSQL = "CAST(REPLACE(publish_date, '-', '') AS INTEGER)"
 
   /// The published question with `key` (publish date today or earlier), or `notFound`.
@@ -69,9 +65,8 @@ enum Questions {
     item: (QuestionRecord) throws -> Item
   ) throws -> Page<Item> {
     try paging.fetch(
-      QuestionRecord.init(row:), db, sql: "SELECT * FROM question WHERE \(condition)", arguments,
-      column: dayNumberSQL, sortKey: { Cursor(key: dayNumber($0.publishDate), id: $0.key) },
-      item: item)
+      db, sql: "SELECT * FROM question WHERE \(condition)", arguments, column: dayNumberSQL
+    ) { try item(QuestionRecord(row: $0)) }
   }
 
   /// Answers newest first, from `where` (a condition on `answer`).
@@ -80,10 +75,9 @@ enum Questions {
     viewer: Viewer
   ) throws -> Page<Answer> {
     try paging.fetch(
-      AnswerRecord.init(row:), db,
-      sql: "SELECT * FROM answer WHERE deleted_at IS NULL AND NOT hidden AND \(condition)",
-      arguments, sortKey: { Cursor(key: $0.createdAt, id: $0.key) },
-      item: { try answer(db, $0, viewer: viewer) })
+      db, sql: "SELECT * FROM answer WHERE deleted_at IS NULL AND NOT hidden AND \(condition)",
+      arguments
+    ) { try answer(db, AnswerRecord(row: $0), viewer: viewer) }
   }
 }
 

@@ -50,20 +50,21 @@ struct Paging: Sendable {
     }
   }
 
-  /// Runs the list query `sql` (its conditions; no order or limit) as this page: adds the
-  /// keyset condition and order on `(column, id)`, newest (largest) first or oldest first,
-  /// fetches one row more than the page, reads each with `decode` (a record's `init(row:)`,
-  /// or `{ $0 }` for rows), cuts the page and makes the next cursor from the last row kept,
-  /// when there are more.
-  func fetch<Record, Item: Sendable>(
-    _ decode: (Row) throws -> Record, _ db: Database, sql: String,
-    _ arguments: StatementArguments, column: String = "created_at", id: String = "id",
-    table: String? = nil, descending: Bool = true, sortKey: (Record) -> Cursor,
-    item: (Record) throws -> Item
+  /// Runs the list query `sql` (`SELECT ...` with its conditions; no order or limit) as this
+  /// page: adds the keyset condition and order on `(column, id)`, newest (largest) first or
+  /// oldest first, fetches one row more than the page, reads each kept row with `item`, and
+  /// makes the next cursor from the last kept row's `(column, id)`, when there are more. The
+  /// cursor is read from the columns the query sorts by, so it cannot disagree with the order.
+  func fetch<Item: Sendable>(
+    _ db: Database, sql: String, _ arguments: StatementArguments,
+    column: String = "created_at", id: String = "id", table: String? = nil,
+    descending: Bool = true, item: (Row) throws -> Item
   ) throws -> Page<Item> {
-    var (sql, arguments) = (sql, arguments)
     let prefix = table.map { "\($0)." } ?? ""
     let (key, row) = ("\(prefix)\(column)", "\(prefix)\(id)")
+    precondition(sql.hasPrefix("SELECT "), "A list query starts with SELECT: \(sql)")
+    var sql = "SELECT \(key) AS page_key, \(row) AS page_id, " + sql.dropFirst("SELECT ".count)
+    var arguments = arguments
     let (comparison, order) = descending ? ("<", "DESC") : (">", "ASC")
     if let cursor {
       sql += " AND (\(key) \(comparison) ? OR (\(key) = ? AND \(row) \(comparison) ?))"
@@ -71,9 +72,12 @@ struct Paging: Sendable {
     }
     sql += " ORDER BY \(key) \(order), \(row) \(order) LIMIT ?"
     arguments += [limit + 1]
-    let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map(decode)
+    let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
     let kept = rows.prefix(limit)
-    let next = rows.count > limit ? kept.last.map { PageCursor(rawValue: sortKey($0).text) } : nil
+    let next =
+      rows.count > limit
+      ? kept.last.map { PageCursor(rawValue: Cursor(key: $0["page_key"], id: $0["page_id"]).text) }
+      : nil
     return Page(items: try kept.map(item), nextCursor: next)
   }
 }
