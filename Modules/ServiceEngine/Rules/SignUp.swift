@@ -23,9 +23,24 @@ enum SignUpFlow {
   /// The provider key of a dev token.
   static func providerKey(devToken token: String) -> String { "dev:" + token }
 
-  /// Whether an account signs in with `providerKey` already.
-  static func isBound(_ db: Database, providerKey: String) throws -> Bool {
-    try UserRecord.filter(Column("provider_key") == providerKey).fetchCount(db) > 0
+  /// Inserts an account: `nicknameTaken` when a live user has the nickname, `providerTaken`
+  /// when an account signs in with `providerKey` already.
+  static func createAccount(
+    _ db: Database, nickname: Nickname, role: UserRole, cohort: String?, joinedAt: Int64,
+    providerKey: String, email: String? = nil, terms: String? = nil, providerTaken: DomainError
+  ) throws -> UserRecord {
+    guard try !Users.isTaken(db, nickname: nickname.rawValue) else {
+      throw DomainError.nicknameTaken
+    }
+    guard try UserRecord.filter(Column("provider_key") == providerKey).fetchCount(db) == 0 else {
+      throw providerTaken
+    }
+    var user = UserRecord(
+      nickname: nickname.rawValue, nicknameKey: UserRecord.key(forNickname: nickname.rawValue),
+      role: role, cohort: cohort, joinedAt: joinedAt, avatarUrl: nil, providerKey: providerKey,
+      email: email, termsVersion: terms, banned: false)
+    try user.insert(db)
+    return user
   }
 }
 
@@ -151,20 +166,12 @@ extension ServiceEngine {
           .invalidFormat(
             field: "agreed_terms_version", expected: "the version of the terms agreed to"))
       }
-      let cohort = try Users.validCohort(cohort)
-      guard try !Users.isTaken(db, nickname: nickname.rawValue) else {
-        throw DomainError.nicknameTaken
-      }
-      // Another sign-up of the same provider account finished first: this one is over, and
-      // signing in reaches that account.
-      guard try !SignUpFlow.isBound(db, providerKey: record.providerKey) else {
-        throw DomainError.signedOut
-      }
-      var user = UserRecord(
-        nickname: nickname.rawValue, nicknameKey: UserRecord.key(forNickname: nickname.rawValue),
-        role: .member, cohort: cohort, joinedAt: moment.millis, avatarUrl: nil,
-        providerKey: record.providerKey, email: email, termsVersion: terms, banned: false)
-      try user.insert(db)
+      // When another sign-up of the same provider account finished first, this one is over
+      // (`signedOut`), and signing in reaches that account.
+      let user = try SignUpFlow.createAccount(
+        db, nickname: nickname, role: .member, cohort: try Users.validCohort(cohort),
+        joinedAt: moment.millis, providerKey: record.providerKey, email: email, terms: terms,
+        providerTaken: .signedOut)
       // Every sign-up of this provider account ends with it.
       try SignUpRecord.filter(Column("provider_key") == record.providerKey).deleteAll(db)
       return try Sessions.issue(db, user: user, engine: self, now: moment.now)
@@ -197,19 +204,12 @@ extension ServiceEngine {
     let cohort = try Users.validCohort(cohort)
     let token = devToken ?? nickname.rawValue
     return try write { db, moment in
-      guard try !Users.isTaken(db, nickname: nickname.rawValue) else {
-        throw DomainError.nicknameTaken
-      }
-      let providerKey = SignUpFlow.providerKey(devToken: token)
-      guard try !SignUpFlow.isBound(db, providerKey: providerKey) else {
-        throw DomainError.conflict("The dev token \(token) already belongs to an account.")
-      }
-      var user = UserRecord(
-        nickname: nickname.rawValue, nicknameKey: UserRecord.key(forNickname: nickname.rawValue),
-        role: role, cohort: cohort, joinedAt: Millis.from(joinedAt ?? moment.now), avatarUrl: nil,
-        providerKey: providerKey, email: nil, termsVersion: nil, banned: false)
-      try user.insert(db)
-      return Viewer(user)
+      Viewer(
+        try SignUpFlow.createAccount(
+          db, nickname: nickname, role: role, cohort: cohort,
+          joinedAt: Millis.from(joinedAt ?? moment.now),
+          providerKey: SignUpFlow.providerKey(devToken: token),
+          providerTaken: .conflict("The dev token \(token) already belongs to an account.")))
     }
   }
 
