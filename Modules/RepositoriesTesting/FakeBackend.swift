@@ -25,7 +25,8 @@ public final class FakeBackend: Sendable {
   private let clock: Locked<MovedClock>
   let clients = Locked<[FakeClient.ID: ClientState]>([:])
   private let clientCounter = Locked(0)
-  private let transport = Locked(Transport())
+  /// The write limiter, when ``rateLimit`` is set.
+  private let limiter = Locked<RateLimiter?>(nil)
 
   /// One app installation's credentials and state.
   struct ClientState {
@@ -47,12 +48,6 @@ public final class FakeBackend: Sendable {
     var now: @Sendable () -> Date {
       { [base, offset] in base().addingTimeInterval(offset) }
     }
-  }
-
-  private struct Transport {
-    var isOffline = false
-    var rateLimit: FakeRateLimit?
-    var limiter: RateLimiter?
   }
 
   /// Creates an empty backend whose "now" is `now()` (inject a fixed or movable clock for
@@ -102,14 +97,10 @@ public final class FakeBackend: Sendable {
 
   /// When `true`, every repository call throws `DomainError.offline` (nothing changes).
   public var isOffline: Bool {
-    get { transport.withLock { $0.isOffline } }
-    set {
-      transport.withLock {
-        $0.isOffline = newValue
-        // Under the lock, so the chat channels see the changes in the order they happened.
-        offlineChanges.publishIfChanged(newValue)
-      }
-    }
+    get { offlineChanges.current ?? false }
+    // Compared and published under the broadcaster's lock, so the chat channels see the
+    // changes in the order they happened.
+    set { offlineChanges.publishIfChanged(newValue) }
   }
 
   /// `isOffline` now and after every change: the fake chat channels drop and reconnect by it.
@@ -117,13 +108,8 @@ public final class FakeBackend: Sendable {
 
   /// A limit on writes per user; `nil` (the default) means unlimited.
   public var rateLimit: FakeRateLimit? {
-    get { transport.withLock { $0.rateLimit } }
-    set {
-      transport.withLock {
-        $0.rateLimit = newValue
-        $0.limiter = newValue.map(RateLimiter.init)
-      }
-    }
+    get { limiter.withLock { $0?.limit } }
+    set { limiter.withLock { $0 = newValue.map(RateLimiter.init) } }
   }
 
   /// How long an access token lasts (`AuthSession.expiresAt`); fake clients refresh expired
@@ -245,9 +231,8 @@ public final class FakeBackend: Sendable {
   }
 
   private func transportCheck() throws(DomainError) -> RateLimiter? {
-    let transport = self.transport.withLock { $0 }
-    guard !transport.isOffline else { throw .offline }
-    return transport.limiter
+    guard !isOffline else { throw .offline }
+    return limiter.withLock { $0 }
   }
 
   /// The user a client's access token belongs to. An expired token is refreshed once; a
