@@ -52,14 +52,10 @@ public final class QappleServer: Sendable {
     }
     _ = try configuration.socketFaults.validated()
     let clock = configuration.clock
-    let storage: ServiceEngine.Configuration.Storage =
-      switch configuration.database {
-      case .inMemory: .inMemory
-      case .file(let path): .file(path: path)
-      }
     let engine = try ServiceEngine(
       configuration: .init(
-        storage: storage, accessTokenLifetime: configuration.accessTokenLifetime.timeInterval,
+        storage: configuration.database,
+        accessTokenLifetime: configuration.accessTokenLifetime.timeInterval,
         refreshTokenLifetime: configuration.refreshTokenLifetime.timeInterval),
       now: { clock.now })
     core = ServerCore(configuration: configuration, engine: engine, logger: logger)

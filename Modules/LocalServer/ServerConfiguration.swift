@@ -5,13 +5,9 @@ import ServiceEngine
 
 /// How a ``QappleServer`` runs: where it listens, where it stores data, which rules it bends.
 public struct ServerConfiguration: Sendable {
-  /// Where the server keeps its SQLite database.
-  public enum Database: Sendable, Hashable {
-    /// A private in-memory database; everything is gone when the server stops.
-    case inMemory
-    /// A database file (WAL mode); data survives restarts. Created when missing.
-    case file(String)
-  }
+  /// Where the server keeps its SQLite database: `.inMemory` (gone when the server stops) or
+  /// `.file(path:)` (WAL mode; data survives restarts; created when missing).
+  public typealias Database = ServiceEngine.Configuration.Storage
 
   /// Which data set an empty database starts with.
   public enum Seed: String, Sendable, Hashable, CaseIterable {

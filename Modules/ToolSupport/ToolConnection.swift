@@ -60,7 +60,7 @@ public struct ToolConnection: Sendable {
     switch server {
     case .embedded:
       let started = try await EmbeddedServer.start(
-        database: .file(dataDirectory.localDatabase.path))
+        database: .file(path: dataDirectory.localDatabase.path))
       embedded = started
       baseURL = started.baseURL
     case .remote(let url):

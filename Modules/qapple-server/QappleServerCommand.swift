@@ -100,7 +100,8 @@ struct QappleServerCommand: AsyncParsableCommand {
       return handler
     }
     let configuration = ServerConfiguration(
-      host: host, port: port, database: databasePath.map { .file($0) } ?? .inMemory, seed: seed,
+      host: host, port: port, database: databasePath.map { .file(path: $0) } ?? .inMemory,
+      seed: seed,
       devMode: dev, accessTokenLifetime: .seconds(accessTokenLifetime),
       rateLimit: try parsedRateLimit(), maxBodySize: maxBodySize, logLevel: level,
       faults: try parsedFaults(), faultSeed: faultSeed,

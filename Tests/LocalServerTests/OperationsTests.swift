@@ -141,7 +141,7 @@ struct OperationsTests {
       .appendingPathComponent("qapple-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     let path = directory.appendingPathComponent("qapple.sqlite").path
-    let configuration = ServerConfiguration.testing(seed: .demo, database: .file(path))
+    let configuration = ServerConfiguration.testing(seed: .demo, database: .file(path: path))
 
     let (postID, counts) = try await withServer(configuration) { h in
       let signIn = try await h.expect(
