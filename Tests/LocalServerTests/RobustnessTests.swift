@@ -104,6 +104,17 @@ struct RobustnessTests {
       #expect(result.status == .contentTooLarge)
       #expect(result.error?.code == "payload_too_large")
       _ = try await h.post("small", token: token)
+
+      // A chunked body says no length up front: it is refused while it is read, the same way.
+      let chunk = "{\"content\": \"" + String(repeating: "a", count: 4096) + "\"}"
+      let head =
+        "POST /posts HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+        + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+      let chunked = head + String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n0\r\n\r\n"
+      let port = h.port
+      let answer = try await Task.detached { try rawHTTP(Array(chunked.utf8), port: port) }.value
+      #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
+      #expect(answer.contains("\"payload_too_large\""), "\(answer)")
     }
   }
 

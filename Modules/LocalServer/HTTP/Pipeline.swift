@@ -9,7 +9,9 @@ import ServiceEngine
 // handler. Each fails with the contract's error envelope; the rules themselves (bans,
 // ownership, validation) are the engine's.
 
-/// Collects the body of a write, refusing more than the configured maximum with 413.
+/// Collects the body of a write (the routes of writes only), refusing more than the
+/// configured maximum with 413: at once when `Content-Length` says so, else while reading
+/// (Hummingbird's `contentTooLarge`, which the envelope middleware turns into the same 413).
 struct BodyMiddleware: RouterMiddleware {
   typealias Context = QappleRequestContext
   let limit: Int
@@ -17,18 +19,11 @@ struct BodyMiddleware: RouterMiddleware {
   func handle(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
   ) async throws -> Response {
-    guard request.method != .get, request.method != .head else {
-      return try await next(request, context)
-    }
     if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
       throw APIError.payloadTooLarge(limit: limit)
     }
     var (request, context) = (request, context)
-    do {
-      context.body = try await request.collectBody(upTo: limit)
-    } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-      throw APIError.payloadTooLarge(limit: limit)
-    }
+    context.body = try await request.collectBody(upTo: limit)
     return try await next(request, context)
   }
 }

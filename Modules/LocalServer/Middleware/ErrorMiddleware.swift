@@ -77,9 +77,9 @@ struct FaultMiddleware: RouterMiddleware {
   ) async throws -> Response {
     let path = request.uri.path
     guard !path.hasPrefix("/_dev") else { return try await next(request, context) }
-    let operation = operations.first {
-      $0.method == request.method && $0.matches(path: path)
-    }
+    // The operation the router picks: the path with the most literal segments wins.
+    let operation = operations.filter { $0.method == request.method && $0.matches(path: path) }
+      .max { $0.literalSegments < $1.literalSegments }
     let (latency, decision) = faults.decide(path: path, operation: operation?.id)
     if latency > .zero {
       try await Task.sleep(for: latency)

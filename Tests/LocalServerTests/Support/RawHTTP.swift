@@ -1,0 +1,53 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+private let streamSocket = Int32(SOCK_STREAM.rawValue)
+#elseif canImport(Darwin)
+import Darwin
+private let streamSocket = SOCK_STREAM
+#endif
+
+/// Sends `request` as raw bytes over a new TCP connection to 127.0.0.1:`port` and returns what
+/// the server answers until it closes the connection or is silent for `timeout` seconds: for
+/// requests the test client cannot send (a chunked body without `Content-Length`).
+func rawHTTP(_ request: [UInt8], port: Int, timeout: Int = 5) throws -> String {
+  struct SocketFailure: Error { var step: String }
+  let descriptor = socket(AF_INET, streamSocket, 0)
+  guard descriptor >= 0 else { throw SocketFailure(step: "socket") }
+  defer { close(descriptor) }
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_port = in_port_t(UInt16(port).bigEndian)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  let connected = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    }
+  }
+  guard connected == 0 else { throw SocketFailure(step: "connect") }
+  var wait = timeval(tv_sec: timeout, tv_usec: 0)
+  setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+  var sent = 0
+  while sent < request.count {
+    let count = request[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+    // The server may answer and close before it read everything (a 413): stop sending then.
+    guard count > 0 else { break }
+    sent += count
+  }
+  var answer: [UInt8] = []
+  var buffer = [UInt8](repeating: 0, count: 4096)
+  while true {
+    let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+    guard count > 0 else { break }
+    answer += buffer[..<count]
+    // Stop once the head and the `Content-Length` bytes after it have arrived.
+    let text = String(decoding: answer, as: UTF8.self)
+    guard let headEnd = text.range(of: "\r\n\r\n") else { continue }
+    let length = text[..<headEnd.lowerBound].split(separator: "\r\n")
+      .first { $0.lowercased().hasPrefix("content-length:") }
+      .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
+    if let length, text.utf8.count - text[..<headEnd.upperBound].utf8.count >= length { break }
+  }
+  return String(decoding: answer, as: UTF8.self)
+}
