@@ -266,7 +266,7 @@ extension ServiceEngine {
         try Moderation.setHidden(db, target, resolution != .dismiss, events: chatEvents)
       }
       if resolution == .banAuthor, let authorID = record.authorId,
-        var author = try Users.any(db, authorID)
+        var author = try UserRecord.fetchOne(db, key: authorID)
       {
         guard !author.isAdmin else {
           throw DomainError.conflict("The author is an admin; admins cannot be banned.")

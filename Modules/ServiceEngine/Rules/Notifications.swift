@@ -65,7 +65,9 @@ enum Notifications {
     _ db: Database, _ user: Int64, of event: Event, actor: Int64?, now: Date
   ) throws {
     guard user != actor else { return }
-    guard let recipient = try Users.any(db, user), !recipient.isWithdrawn else { return }
+    guard let recipient = try UserRecord.fetchOne(db, key: user), !recipient.isWithdrawn else {
+      return
+    }
     var record = event.record(for: user, actor: actor, at: Millis.from(now))
     try record.insert(db)
   }

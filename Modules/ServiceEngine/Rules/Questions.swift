@@ -42,7 +42,7 @@ enum Questions {
   }
 
   static func answer(_ db: Database, _ answer: AnswerRecord, viewer: Viewer) throws -> Answer {
-    let author = try Users.any(db, answer.authorId)
+    let author = try UserRecord.fetchOne(db, key: answer.authorId)
     return Answer(
       id: Answer.ID(rawValue: PublicID.answer(answer.key)),
       questionID: Question.ID(rawValue: PublicID.question(answer.questionId)),

@@ -63,7 +63,7 @@ extension ServiceEngine {
         record.revokedAt == nil
       else { return .refused("The access token is unknown or revoked; sign in again.") }
       guard Millis.date(record.expiresAt) > moment.now else { return .expired }
-      guard let user = try Users.any(db, record.userId), !user.isWithdrawn else {
+      guard let user = try UserRecord.fetchOne(db, key: record.userId), !user.isWithdrawn else {
         return .refused("The account no longer exists.")
       }
       return .valid(Viewer(user))
@@ -95,7 +95,7 @@ extension ServiceEngine {
         return nil
       }
       guard Millis.date(record.expiresAt) > moment.now,
-        let user = try Users.any(db, record.userId), !user.isWithdrawn
+        let user = try UserRecord.fetchOne(db, key: record.userId), !user.isWithdrawn
       else { return nil }
       try db.execute(
         sql: "UPDATE auth_token SET revoked_at = ? WHERE token = ?",

@@ -34,11 +34,6 @@ enum Users {
       banned: row["banned"], until: (row["banned_until"] as Int64?).map(Millis.date))
   }
 
-  /// The user with `key`, withdrawn or not.
-  static func any(_ db: Database, _ key: Int64) throws -> UserRecord? {
-    try UserRecord.fetchOne(db, key: key)
-  }
-
   /// Whether a live user other than `except` has `nickname` (case-insensitively).
   static func isTaken(_ db: Database, nickname: String, except: Int64? = nil) throws -> Bool {
     let key = UserRecord.key(forNickname: nickname)
