@@ -76,6 +76,29 @@ struct ChatEventTests {
     #expect(start.replay.map(\.seq) == (1...200).map { Int64($0) })
   }
 
+  @Test("a retry of a stored send answers with it even after a ban or leaving the group")
+  func retryAfterBanOrLeave() throws {
+    let r = try Self.room()
+    let admin = try r.engine.createUser(nickname: "Staff", role: .admin)
+    let (first, second) = (UUID(), UUID())
+    let sent = try r.engine.sendMessage("hello", to: r.room, clientMessageID: first, as: r.member)
+    let later = try r.engine.sendMessage("again", to: r.room, clientMessageID: second, as: r.member)
+    // The answers were lost; meanwhile the sender was banned, then left the group.
+    _ = try r.engine.banUser(r.member.id, reason: "Spam", until: nil, as: admin)
+    let retried = try r.engine.sendMessage(
+      "hello", to: r.room, clientMessageID: first, as: r.member)
+    #expect(retried.message.id == sent.message.id)
+    #expect(!retried.isNew)
+    try r.engine.leaveGroup(r.group, as: r.member)
+    let retriedAgain = try r.engine.sendMessage(
+      "again", to: r.room, clientMessageID: second, as: r.member)
+    #expect(retriedAgain.message.id == later.message.id)
+    // A new message is still refused.
+    #expect(throws: DomainError.banned) {
+      try r.engine.sendMessage("new", to: r.room, clientMessageID: UUID(), as: r.member)
+    }
+  }
+
   @Test("a batch of sends: one result each, in order; a refused send writes nothing, the rest land")
   func batchOfSends() async throws {
     let r = try Self.room()

@@ -121,7 +121,7 @@ enum Chat {
   /// The viewer's earlier message of `clientID` (a retry), if any; a `conflict` when that id
   /// was used in another room.
   static func sent(
-    _ db: Database, clientID: String, by viewer: Viewer, in room: RoomRecord
+    _ db: Database, clientID: String, by viewer: Viewer, inRoom room: Int64
   ) throws -> SentMessage? {
     guard
       let existing = try MessageRecord.fetchOne(
@@ -129,7 +129,7 @@ enum Chat {
           sql: "SELECT * FROM chat_message WHERE sender_id = ? AND client_message_id = ?"),
         arguments: [viewer.key, clientID])
     else { return nil }
-    guard existing.roomId == room.key else {
+    guard existing.roomId == room else {
       throw DomainError.conflict(
         "client_message_id \(clientID) was already used for a message in another room.")
     }
@@ -301,12 +301,14 @@ extension ServiceEngine {
           let (room, text): (RoomRecord, String)
           do {
             let key = try PublicID.room.require(send.roomID.rawValue)
+            // A retry of a stored send answers with it first: the message was delivered, even
+            // if the sender was banned or left the room since (its answer was lost).
+            if let existing = try Chat.sent(db, clientID: clientID, by: viewer, inRoom: key) {
+              return .success(existing)
+            }
             try viewer.requireNotBanned(at: moment.now)
             text = try validated(try TextRule.chatMessage.validate(send.text))
             room = try Chat.memberRoom(db, key, viewer: viewer)
-            if let existing = try Chat.sent(db, clientID: clientID, by: viewer, in: room) {
-              return .success(existing)
-            }
           } catch let error as DomainError {
             return .failure(error)
           }
