@@ -102,7 +102,7 @@ extension ServiceEngine {
       user.email = nil
       user.avatarUrl = nil
       try user.update(db)
-      try Sessions.revokeAll(db, userID: viewer.key, now: moment.now)
+      try Sessions.revoke(db, "user_id", viewer.key, now: moment.now)
       try db.execute(
         sql: "DELETE FROM group_member WHERE user_id = ? AND role <> ?",
         arguments: [viewer.key, MemberRole.owner])

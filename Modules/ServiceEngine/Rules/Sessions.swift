@@ -30,18 +30,14 @@ enum Sessions {
       expiresAt: Millis.date(access.expiresAt), user: try Users.user(db, user, now: now))
   }
 
-  /// Revokes every token of `family`.
-  static func revoke(_ db: Database, family: String, now: Date) throws {
+  /// Revokes the live tokens whose `column` is `value`: one `token` (a spent refresh token),
+  /// a `family` (sign-out, a replayed refresh token) or a `user_id` (withdrawal).
+  static func revoke(
+    _ db: Database, _ column: String, _ value: some DatabaseValueConvertible, now: Date
+  ) throws {
     try db.execute(
-      sql: "UPDATE auth_token SET revoked_at = ? WHERE family = ? AND revoked_at IS NULL",
-      arguments: [Millis.from(now), family])
-  }
-
-  /// Revokes every token of a user (withdrawal).
-  static func revokeAll(_ db: Database, userID: Int64, now: Date) throws {
-    try db.execute(
-      sql: "UPDATE auth_token SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL",
-      arguments: [Millis.from(now), userID])
+      sql: "UPDATE auth_token SET revoked_at = ? WHERE \(column) = ? AND revoked_at IS NULL",
+      arguments: [Millis.from(now), value])
   }
 }
 
@@ -91,15 +87,13 @@ extension ServiceEngine {
       guard let record = try AuthTokenRecord.fetchOne(db, key: token), record.kind == .refresh
       else { return nil }
       if record.revokedAt != nil {
-        try Sessions.revoke(db, family: record.family, now: moment.now)
+        try Sessions.revoke(db, "family", record.family, now: moment.now)
         return nil
       }
       guard Millis.date(record.expiresAt) > moment.now,
         let user = try UserRecord.fetchOne(db, key: record.userId), !user.isWithdrawn
       else { return nil }
-      try db.execute(
-        sql: "UPDATE auth_token SET revoked_at = ? WHERE token = ?",
-        arguments: [moment.millis, token])
+      try Sessions.revoke(db, "token", token, now: moment.now)
       return try Sessions.issue(
         db, user: user, family: record.family, engine: self, now: moment.now)
     }
@@ -114,7 +108,7 @@ extension ServiceEngine {
       guard let record = try AuthTokenRecord.fetchOne(db, key: refreshToken),
         record.kind == .refresh, record.userId == viewer.key
       else { return }
-      try Sessions.revoke(db, family: record.family, now: moment.now)
+      try Sessions.revoke(db, "family", record.family, now: moment.now)
     }
   }
 }
