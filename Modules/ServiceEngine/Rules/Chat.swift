@@ -33,18 +33,19 @@ enum Chat {
     return room
   }
 
-  /// The visible messages of `room` after `seq`, oldest first, at most `limit`.
+  /// At most `limit` visible messages of `room`, oldest first: the first ones after `seq`, or
+  /// without it the newest ones (before `before` when given).
   static func messages(
-    _ db: Database, in room: Int64, after seq: Int64, limit: Int
+    _ db: Database, in room: Int64, after seq: Int64?, before: Int64? = nil, limit: Int
   ) throws -> [ChatMessage] {
-    try MessageRecord.fetchAll(
+    let rows = try MessageRecord.fetchAll(
       db,
       sql: """
-        SELECT * FROM chat_message WHERE room_id = ? AND seq > ? AND NOT hidden
-        ORDER BY seq LIMIT ?
+        SELECT * FROM chat_message WHERE room_id = ? AND seq > ? AND seq < ? AND NOT hidden
+        ORDER BY seq \(seq == nil ? "DESC" : "ASC") LIMIT ?
         """,
-      arguments: [room, seq, limit]
-    ).map { try Chat.message(db, $0) }
+      arguments: [room, seq ?? .min, before ?? .max, limit])
+    return try (seq == nil ? rows.reversed() : rows).map { try Chat.message(db, $0) }
   }
 
   static func message(_ db: Database, _ record: MessageRecord) throws -> ChatMessage {
@@ -257,18 +258,7 @@ extension ServiceEngine {
     }
     return try read { db, _ in
       let room = try Chat.memberRoom(db, key, viewer: viewer)
-      if let afterSeq {
-        return try Chat.messages(db, in: room.key, after: afterSeq, limit: limit)
-      }
-      let rows: [MessageRecord] = try MessageRecord.fetchAll(
-        db,
-        sql: """
-          SELECT * FROM chat_message WHERE room_id = ? AND seq < ? AND NOT hidden
-          ORDER BY seq DESC LIMIT ?
-          """,
-        arguments: [room.key, beforeSeq ?? Int64.max, limit]
-      ).reversed()
-      return try rows.map { try Chat.message(db, $0) }
+      return try Chat.messages(db, in: room.key, after: afterSeq, before: beforeSeq, limit: limit)
     }
   }
 
