@@ -63,6 +63,24 @@ struct RetryTests {
     #expect(harness.sentRequests.count == 2)
   }
 
+  @Test func aRetriedUnlikeThatFindsThePostGoneIsNotFound() async throws {
+    // An unlike is a DELETE that answers a value: after a lost answer, 404 means the post is
+    // gone (deleted or hidden), and no like state can come out of its error body.
+    let harness = Harness(retryPolicy: Self.immediateRetry)
+    try await harness.signIn()
+    let attempts = Counter()
+    let notFound = Data(Fixtures.error(code: "not_found", message: "no such post").utf8)
+    harness.transport.stub(.delete, BoardAPI.unlike("p_1").path) { _, _ in
+      attempts.next() == 0
+        ? .failure(.timeout) : .response(status: .notFound, body: notFound)
+    }
+    let error = await domainError {
+      _ = try await harness.repositories.board.setPostLike("p_1", false)
+    }
+    #expect(error == .notFound)
+    #expect(harness.sentRequests.count == 2)
+  }
+
   @Test func aDeleteOfAMissingPostStillFails() async throws {
     // Without an earlier attempt that may have deleted it, 404 means what it says.
     let harness = Harness(retryPolicy: Self.immediateRetry)

@@ -58,6 +58,12 @@ struct APIClient: Sendable {
     _ transform: (Wire) throws(MappingError) -> Value
   ) async throws -> Value {
     let response = try await perform(route, in: session)
+    // Only a DELETE the retry policy counted as done gets here with another status (404/410
+    // after an attempt that may have been delivered): for a route that answers a value, such
+    // as an unlike, that says the target is gone, and its error body holds no value.
+    guard route.acceptedStatusCodes.contains(response.response.status.code) else {
+      throw DomainError.notFound
+    }
     let decoded: Wire
     do {
       decoded = try DTODecoding.decode(Wire.self, from: response.body, using: decoder.decoder)
