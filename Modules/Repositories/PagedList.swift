@@ -60,8 +60,9 @@ public final class PagedList<Item: Identifiable & Sendable> {
   public var hasMore: Bool { nextCursor != nil }
 
   /// Loads the first page and replaces the list with it. On failure the list stays as it was
-  /// and the error is thrown; a superseded load neither changes nor throws anything. Returns
-  /// whether this load's page is the one shown (`false` when superseded).
+  /// and the error is thrown; a superseded or cancelled load neither changes nor throws
+  /// anything. Returns whether this load's page is the one shown (`false` when superseded or
+  /// cancelled).
   @discardableResult
   public func reload() async throws(DomainError) -> Bool {
     try await reload(storedFetch())
@@ -197,7 +198,8 @@ public final class PagedList<Item: Identifiable & Sendable> {
   }
 
   /// The page `fetch` answers from `cursor`; `nil` when a reload or ``clear()`` superseded the
-  /// load of generation `current` meanwhile (its failure is dropped too).
+  /// load of generation `current` meanwhile, or when it was cancelled (the screen or a newer
+  /// search gave it up): neither lands, and neither shows a failure.
   private func page(
     from fetch: Fetch, after cursor: PageCursor?, ifStill current: Int
   ) async throws(DomainError) -> Page<Item>? {
@@ -205,7 +207,7 @@ public final class PagedList<Item: Identifiable & Sendable> {
       let page = try await fetch(PageRequest(cursor: cursor, limit: pageSize))
       return generation == current ? page : nil
     } catch {
-      guard generation == current else { return nil }
+      guard generation == current, !(error is CancellationError) else { return nil }
       throw DomainError(error)
     }
   }

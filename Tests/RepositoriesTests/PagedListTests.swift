@@ -110,6 +110,18 @@ struct PagedListTests {
     #expect(!list.isLoadingMore)
   }
 
+  @Test func aCancelledLoadLandsNothingAndShowsNoFailure() async throws {
+    // The live repositories throw CancellationError when the screen or a newer search gives a
+    // load up: that is not a server failure.
+    let list = try await listShowing([1], next: "1")
+    let cancelled: PagedList<Item>.Fetch = { _ in throw CancellationError() }
+    #expect(try await list.reload(cancelled) == false)
+    #expect(!list.isLoading)
+    try await list.loadMore(cancelled)
+    #expect(!list.isLoadingMore)
+    #expect(list.items.map(\.id) == [1])
+  }
+
   @Test func aFetchPerCallThePageSizeAndEditsInPlace() async throws {
     let requests = LockIsolated<[PageRequest]>([])
     let list = PagedList<Item>(pageSize: 2)
