@@ -133,6 +133,8 @@ public final class NicknameEditModel: Identifiable {
       availability = .taken
     } catch {
       failure = DomainError(error)
+      // The save cancelled a check still in its pause: nothing will answer it now.
+      if availability == .checking { availability = .checkFailed(DomainError(error)) }
     }
   }
 

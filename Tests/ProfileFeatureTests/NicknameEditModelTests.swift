@@ -193,6 +193,20 @@ struct NicknameEditModelTests {
     #expect(backend.user(named: "carol")?.id == (try alice.userID))
   }
 
+  @Test func aSaveThatFailsBeforeTheCheckRanDoesNotLeaveTheCheckSpinning() async throws {
+    let editor = editor()
+    editor.nicknameChanged("carol")
+    #expect(editor.availability == .checking)
+    // Save during the pause (it cancels the check), and the save fails.
+    backend.isOffline = true
+    await editor.saveButtonTapped()
+    #expect(editor.failure == .offline)
+    await clock.run()
+    #expect(checked.value == [])
+    #expect(editor.availability == .checkFailed(.offline))
+    #expect(editor.canSave)
+  }
+
   @Test func cancellingStopsThePendingCheck() async throws {
     let editor = editor()
     var outcome: NicknameEditModel.Outcome?
