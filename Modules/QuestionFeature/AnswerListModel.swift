@@ -93,8 +93,9 @@ public final class AnswerListModel {
   func load() async {
     failure = nil
     do {
-      try await list.reload()
-      isLocked = false
+      // Only a page that lands unlocks: a load superseded meanwhile (the user deleted their
+      // own answer, which locks and clears the list) leaves the lock as it is.
+      if try await list.reload() { isLocked = false }
     } catch DomainError.answerRequired {
       isLocked = true
       list.clear()

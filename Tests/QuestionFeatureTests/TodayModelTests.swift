@@ -278,6 +278,35 @@ struct TodayModelTests {
     #expect(answers.failure == nil)
   }
 
+  @Test func deletingMyAnswerWhileARefreshRunsKeepsTheAnswersLocked() async throws {
+    // The refresh read the answers before the deletion; its page lands after it.
+    let holding = LockIsolated(false)
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let today = haneul.model({ dependencies in
+      let fetch = dependencies.questionRepository.fetchAnswers
+      dependencies.questionRepository.fetchAnswers = { id, page in
+        let answers = try await fetch(id, page)
+        if holding.value { for await _ in released { break } }
+        return answers
+      }
+    }) { TodayModel() }
+    await today.task()
+    let answers = try #require(today.today).answers
+    let mine = try #require(answers.answers.first { $0.isMine })
+    holding.setValue(true)
+    let refresh = Task { await answers.refreshPulled() }
+    for _ in 0..<10_000 where !answers.isLoading { await Task.yield() }
+    try #require(answers.isLoading)
+    let sheet = try seeMore(on: mine, in: answers)
+    sheet.deleteButtonTapped()
+    await sheet.deletionConfirmed()
+    #expect(answers.isLocked)
+    release.yield()
+    await refresh.value
+    #expect(answers.isLocked)
+    #expect(answers.answers.isEmpty)
+  }
+
   @Test func aFailedDeletionIsShownAndTheAnswerStays() async throws {
     let (_, detail) = try await loadedToday(as: haneul)
     let answers = detail.answers
