@@ -201,7 +201,8 @@ struct NicknameEditModelTests {
     backend.isOffline = true
     await editor.saveButtonTapped()
     #expect(editor.failure == .offline)
-    await clock.run()
+    // Real time for the cancelled check to leave the clock: the full suite keeps the cores busy.
+    await clock.run(timeout: .seconds(30))
     #expect(checked.value == [])
     #expect(editor.availability == .checkFailed(.offline))
     #expect(editor.canSave)
