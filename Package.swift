@@ -367,6 +367,7 @@ let testTargets: [Target] = [
       "Repositories", "RepositoriesLive", "RepositoriesTesting", "LocalServer", "Domain",
       "NetworkKit", "Persistence", "ChatCore", "TestSupport",
       .product(name: "Dependencies", package: "swift-dependencies"),
+      .product(name: "HTTPTypes", package: "swift-http-types"),
     ],
     path: "Tests/ScenarioTests"
   ),

@@ -34,16 +34,21 @@ public final class ServiceEngine: Sendable {
     public var accessTokenLifetime: TimeInterval
     /// How long a refresh token lasts.
     public var refreshTokenLifetime: TimeInterval
+    /// How long after a refresh its spent token may ask again and get the same pair, as long
+    /// as neither token of that pair has been used (the first answer was lost on the way).
+    public var refreshRetryWindow: TimeInterval
 
     /// Creates a configuration; the defaults are the service's.
     public init(
       storage: Storage = .inMemory, timeZone: TimeZone = .seoul,
-      accessTokenLifetime: TimeInterval = 15 * 60, refreshTokenLifetime: TimeInterval = 30 * 86_400
+      accessTokenLifetime: TimeInterval = 15 * 60, refreshTokenLifetime: TimeInterval = 30 * 86_400,
+      refreshRetryWindow: TimeInterval = 60 * 60
     ) {
       self.storage = storage
       self.timeZone = timeZone
       self.accessTokenLifetime = accessTokenLifetime
       self.refreshTokenLifetime = refreshTokenLifetime
+      self.refreshRetryWindow = refreshRetryWindow
     }
   }
 

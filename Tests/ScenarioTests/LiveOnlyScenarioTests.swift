@@ -1,5 +1,7 @@
+import Dependencies
 import Domain
 import Foundation
+import HTTPTypes
 import LocalServer
 import NetworkKit
 import Repositories
@@ -141,6 +143,32 @@ struct LiveOnlyScenarioTests {
       await #expect(throws: DomainError.signedOut) { try await alice.board.fetchPosts(.first) }
       #expect(await states.next() == .signedOut)
       #expect(await store.credentials() == nil)
+    }
+  }
+
+  @Test("a refresh whose answer was lost is asked again and the session goes on")
+  func lostRefreshAnswer() async throws {
+    try await withLiveBackend(accessTokenLifetime: .seconds(300)) { backend in
+      let store = RecordingCredentialStore()
+      let losing = AnswerLosingTransport(path: "/auth/refresh")
+      let alice = backend.makeLiveClient(store: store, transport: losing).repositories
+      let user = try await backend.signUp(alice, nickname: "alice")
+      let original = try #require(await store.credentials())
+
+      // The server rotates the tokens, but its answer never arrives: the app keeps the old ones.
+      backend.clock.advance(by: .seconds(301))
+      await #expect(throws: DomainError.timeout) { try await alice.board.fetchPosts(.first) }
+      #expect(losing.lost == 1)
+      #expect(await store.credentials() == original)
+
+      // Its next request refreshes with the same token and gets the pair it missed.
+      _ = try await alice.board.fetchPosts(.first)
+      #expect(await alice.auth.currentState() == .signedIn(user))
+      let renewed = try #require(await store.credentials())
+      #expect(renewed.refreshToken != original.refreshToken)
+      backend.clock.advance(by: .seconds(301))
+      _ = try await alice.board.fetchPosts(.first)
+      #expect(await alice.auth.currentState() == .signedIn(user))
     }
   }
 
@@ -286,4 +314,30 @@ func withLiveBackend(
     throw error
   }
   await backend.shutdown()
+}
+
+/// The platform transport, except that the first request to `path` reaches the server and its
+/// answer is then thrown away, as a connection lost on the way back would.
+private final class AnswerLosingTransport: HTTPTransport {
+  private let path: String
+  private let count = LockIsolated(0)
+
+  init(path: String) { self.path = path }
+
+  /// How many answers were thrown away.
+  var lost: Int { count.value }
+
+  func send(
+    _ request: HTTPRequest, body: Data?, timeout: Duration
+  ) async throws(NetworkError) -> (HTTPResponse, Data) {
+    let answer = try await HTTPTransports.platformDefault.send(
+      request, body: body, timeout: timeout)
+    let isFirst = count.withValue { seen in
+      guard request.path == path else { return false }
+      seen += 1
+      return seen == 1
+    }
+    guard isFirst else { return answer }
+    throw .timeout
+  }
 }

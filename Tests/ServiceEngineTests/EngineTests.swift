@@ -44,6 +44,56 @@ struct EngineTests {
     #expect(engine.today == today.adding(days: 1))
   }
 
+  @Test(
+    "a spent refresh token asked again gets the same pair while that pair is unclaimed; a replay after it was used, or later, revokes the family"
+  )
+  func refreshRetry() throws {
+    let clock = TestClock()
+    let engine = try ServiceEngine(now: { clock.now })
+    let mina = try engine.createUser(nickname: "Mina")
+
+    // The answer to a refresh was lost: the same token asks again and gets the same pair.
+    let first = try engine.startSession(for: mina)
+    let second = try engine.refresh(refreshToken: first.refreshToken)
+    clock.advance(60)
+    #expect(try engine.refresh(refreshToken: first.refreshToken) == second)
+    // Once the new access token was used, the old refresh token is a replay: the family ends.
+    #expect(try engine.authenticate(accessToken: second.accessToken) == mina)
+    #expect(throws: DomainError.signedOut) { try engine.refresh(refreshToken: first.refreshToken) }
+    #expect(throws: DomainError.signedOut) {
+      try engine.authenticate(accessToken: second.accessToken)
+    }
+    #expect(throws: DomainError.signedOut) { try engine.refresh(refreshToken: second.refreshToken) }
+
+    // A retry is answered until the window closes, then it is a replay too.
+    let late = try engine.startSession(for: mina)
+    let lateNext = try engine.refresh(refreshToken: late.refreshToken)
+    clock.advance(engine.configuration.refreshRetryWindow - 1)
+    #expect(try engine.refresh(refreshToken: late.refreshToken) == lateNext)
+    clock.advance(1)
+    #expect(throws: DomainError.signedOut) { try engine.refresh(refreshToken: late.refreshToken) }
+    #expect(throws: DomainError.signedOut) {
+      try engine.refresh(refreshToken: lateNext.refreshToken)
+    }
+
+    // So is one whose successor was itself spent, and one after a sign-out.
+    let chained = try engine.startSession(for: mina)
+    let chainedNext = try engine.refresh(refreshToken: chained.refreshToken)
+    let chainedLast = try engine.refresh(refreshToken: chainedNext.refreshToken)
+    #expect(throws: DomainError.signedOut) {
+      try engine.refresh(refreshToken: chained.refreshToken)
+    }
+    #expect(throws: DomainError.signedOut) {
+      try engine.refresh(refreshToken: chainedLast.refreshToken)
+    }
+    let signedOut = try engine.startSession(for: mina)
+    let signedOutNext = try engine.refresh(refreshToken: signedOut.refreshToken)
+    try engine.signOut(refreshToken: signedOutNext.refreshToken, as: mina)
+    #expect(throws: DomainError.signedOut) {
+      try engine.refresh(refreshToken: signedOut.refreshToken)
+    }
+  }
+
   @Test("a file database keeps its data across engines")
   func fileStorage() throws {
     let folder = FileManager.default.temporaryDirectory

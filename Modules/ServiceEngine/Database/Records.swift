@@ -98,6 +98,12 @@ struct AuthTokenRecord: ServerRecord, Sendable {
   var createdAt: Int64
   var expiresAt: Int64
   var revokedAt: Int64?
+  /// For a refresh token: the access token issued with it.
+  var pairedWith: String?
+  /// For a spent refresh token: the refresh token issued in its place.
+  var replacedBy: String?
+  /// For an access token: when it was first presented.
+  var usedAt: Int64?
 }
 
 /// A row of `question`.

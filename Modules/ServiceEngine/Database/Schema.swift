@@ -32,6 +32,17 @@ enum Schema {
           WHERE NOT is_read
           """)
     }
+    migrator.registerMigration("v4: refresh retries") { db in
+      // On a refresh token, `paired_with`: the access token issued with it, and `replaced_by`:
+      // the refresh token that replaced it once spent; on an access token, `used_at`: when it
+      // was first presented. Together they tell a retried refresh whose answer was lost from a
+      // replayed one (`Sessions.unclaimedSuccessor`).
+      try db.alter(table: "auth_token") { t in
+        t.add(column: "paired_with", .text)
+        t.add(column: "replaced_by", .text)
+        t.add(column: "used_at", .integer)
+      }
+    }
     return migrator
   }
 

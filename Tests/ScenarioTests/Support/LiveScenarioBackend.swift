@@ -58,14 +58,16 @@ final class LiveScenarioBackend: ScenarioBackend {
   ///     token expires).
   ///   - retryClock: Measures the waits between retries (by default they return at once; a
   ///     client with a chat socket needs a real clock for its heartbeat).
+  ///   - transport: How it reaches the server (the platform's transport by default).
   func makeLiveClient(
     store: RecordingCredentialStore = RecordingCredentialStore(), baseURL: URL? = nil,
-    now: (@Sendable () -> Date)? = nil, retryClock: any Clock<Duration> = ImmediateClock()
+    now: (@Sendable () -> Date)? = nil, retryClock: any Clock<Duration> = ImmediateClock(),
+    transport: any HTTPTransport = HTTPTransports.platformDefault
   ) -> LiveBackend {
     let serverClock = clock
     var configuration = LiveConfiguration(
-      baseURL: baseURL ?? self.baseURL, credentialStore: store, timeout: .seconds(30),
-      clock: retryClock, now: now ?? { serverClock.now })
+      baseURL: baseURL ?? self.baseURL, credentialStore: store, transport: transport,
+      timeout: .seconds(30), clock: retryClock, now: now ?? { serverClock.now })
     configuration.logger.logLevel = .critical
     // The fakes upload analytics only on `flush()`; background uploads of full batches are
     // RepositoriesLive's own policy (its tests cover it) and would make `flush()` counts racy.
