@@ -49,7 +49,9 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible,
 ///
 /// - Injects the access token into requests for `.bearer` targets; without credentials those
 ///   fail fast with ``NetworkError/notSignedIn``.
-/// - Refreshes proactively when the token expires within ``leeway``.
+/// - Refreshes proactively when the token expires within ``leeway``, unless it arrived that way
+///   (the device clock runs ahead of the server's, or the token lives shorter than the leeway):
+///   such a token is sent, and refreshed when the server refuses it, not before every request.
 /// - After a 401, refreshes once for any number of concurrent requests: they all await the same
 ///   refresh (single flight) and then retry with the new token.
 /// - A refresh the server rejects (400 or 401 by default) clears the credentials and publishes
@@ -95,6 +97,9 @@ public actor Authenticator {
   // early when its task is cancelled, and all leave when their session ends.
   private var waiters: [UUID: Waiter] = [:]
   private var refreshStarts: [Duration] = []
+  // The access token that was already within the leeway by the device clock when it arrived
+  // (sign-in or refresh): the clock is not to be trusted for it, only the server's 401.
+  private var expiringOnArrival: String?
 
   @TaskLocal private static var isRefreshing = false
 
@@ -157,6 +162,7 @@ public actor Authenticator {
   public func signIn(_ credentials: Credentials) async throws(NetworkError) {
     endSession()
     cached = credentials
+    noteArrival(of: credentials)
     isLoaded = true
     do {
       try await store.save(credentials)
@@ -215,8 +221,8 @@ public actor Authenticator {
     try requireCurrent(generation)
     let token = SessionToken(
       accessToken: credentials.accessToken, session: SessionGeneration(rawValue: generation))
-    guard let expiresAt = credentials.expiresAt,
-      expiresAt.timeIntervalSince(now()) <= leeway.timeInterval
+    guard credentials.accessToken != expiringOnArrival, let expiresAt = credentials.expiresAt,
+      isWithinLeeway(expiresAt)
     else { return token }
     do {
       let refreshed = try await refreshOnce(from: credentials, generation: generation)
@@ -353,6 +359,7 @@ public actor Authenticator {
       // The pair belongs to a session that ended: nobody may use it.
       guard isCurrentSession else { return .failure(.sessionEnded) }
       cached = credentials
+      noteArrival(of: credentials)
       do {
         try await store.save(credentials)
       } catch {
@@ -378,6 +385,17 @@ public actor Authenticator {
   }
 
   // MARK: - Helpers
+
+  private func isWithinLeeway(_ expiresAt: Date) -> Bool {
+    expiresAt.timeIntervalSince(now()) <= leeway.timeInterval
+  }
+
+  /// Remembers `credentials`' access token if the device clock already puts it within the
+  /// leeway: refreshing it before each request would only fetch another token like it.
+  private func noteArrival(of credentials: Credentials) {
+    let isExpiring = credentials.expiresAt.map(isWithinLeeway) ?? false
+    expiringOnArrival = isExpiring ? credentials.accessToken : nil
+  }
 
   private func clear(reason: SignOutReason) async throws(NetworkError) {
     endSession(

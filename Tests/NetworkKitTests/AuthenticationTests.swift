@@ -253,7 +253,8 @@ struct AuthenticationTests {
   @Test func refreshesAreRateLimitedInASlidingWindow() async throws {
     let clock = TestClock()
     let refreshes = Counter()
-    // Every refresh returns an already expired token, so every call refreshes again.
+    // The server refuses every token it gets (a refresh returns an already expired one), so
+    // every call refreshes again.
     let authenticator = Authenticator(
       store: InMemoryCredentialStore(
         Credentials(accessToken: "a0", refreshToken: "r", expiresAt: TestClock.epoch)),
@@ -263,17 +264,46 @@ struct AuthenticationTests {
       return Credentials(
         accessToken: "a\(count)", refreshToken: refreshToken, expiresAt: .distantPast)
     }
+    var current = "a0"
     for expected in 1...5 {
-      #expect(try await authenticator.validAccessToken() == "a\(expected)")
+      current = try await authenticator.accessToken(afterRejecting: current)
+      #expect(current == "a\(expected)")
     }
     clock.advance(by: .seconds(29))
     await #expect(throws: NetworkError.refreshRateLimited) {
-      try await authenticator.validAccessToken()
+      try await authenticator.accessToken(afterRejecting: current)
     }
     #expect(refreshes.value == 5, "the sixth refresh within 30 s must not run")
 
     clock.advance(by: .seconds(1))
-    #expect(try await authenticator.validAccessToken() == "a6")
+    #expect(try await authenticator.accessToken(afterRejecting: current) == "a6")
+  }
+
+  @Test func aTokenThatArrivesWithinTheLeewayIsRefreshedOnlyWhenTheServerRefusesIt() async throws {
+    // The device clock runs 20 minutes ahead of the server, whose tokens last 15 minutes: by
+    // the device clock every token has expired when it arrives.
+    let clock = TestClock()
+    let refreshes = Counter()
+    let authenticator = Authenticator(
+      store: InMemoryCredentialStore(), clock: clock,
+      now: { clock.date.addingTimeInterval(20 * 60) }
+    ) { refreshToken in
+      let count = refreshes.next()
+      return Credentials(
+        accessToken: "a\(count)", refreshToken: refreshToken,
+        expiresAt: clock.date.addingTimeInterval(15 * 60))
+    }
+    try await authenticator.signIn(
+      Credentials(
+        accessToken: "a0", refreshToken: "r", expiresAt: clock.date.addingTimeInterval(15 * 60)))
+    for _ in 1...10 { #expect(try await authenticator.validAccessToken() == "a0") }
+    #expect(refreshes.value == 0, "no refresh before each request")
+
+    // The server refuses it once it really expired: one refresh, whose token is sent as it is.
+    clock.advance(by: .seconds(15 * 60))
+    #expect(try await authenticator.accessToken(afterRejecting: "a0") == "a1")
+    for _ in 1...10 { #expect(try await authenticator.validAccessToken() == "a1") }
+    #expect(refreshes.value == 1)
   }
 
   @Test func cancellingARequestThatWaitsForARefreshStopsOnlyThatRequest() async throws {
@@ -370,12 +400,12 @@ struct AuthenticationTests {
     var started = refreshStarted.makeAsyncIterator()
     #expect(await started.next() == "a-rt")
     try await authenticator.signOut()
-    // B's token is due, so B refreshes at once: with B's refresh token, not by joining A's.
-    try await authenticator.signIn(
-      Credentials(accessToken: "b-stale", refreshToken: "b-rt", expiresAt: .distantPast))
+    // The server refuses B's token, so B refreshes at once: with B's refresh token, not by
+    // joining A's.
+    try await authenticator.signIn(Credentials(accessToken: "b-stale", refreshToken: "b-rt"))
 
     // Joining A's refresh would wait for the gate (until the time limit cancels it).
-    #expect(try await authenticator.validAccessToken() == "b-rt-fresh")
+    #expect(try await authenticator.accessToken(afterRejecting: "b-stale") == "b-rt-fresh")
     #expect(await started.next() == "b-rt")
     // A's waiting request failed when A signed out, without waiting for A's refresh.
     await #expect(throws: NetworkError.sessionEnded) { try await call.value }

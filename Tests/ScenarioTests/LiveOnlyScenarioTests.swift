@@ -146,6 +146,29 @@ struct LiveOnlyScenarioTests {
     }
   }
 
+  @Test(
+    "a device clock 20 minutes fast neither refreshes before every request nor hits the refresh limit"
+  )
+  func fastDeviceClock() async throws {
+    try await withLiveBackend { backend in
+      let store = RecordingCredentialStore()
+      let serverClock = backend.clock
+      let alice = backend.makeLiveClient(
+        store: store, now: { serverClock.now.addingTimeInterval(20 * 60) }
+      ).repositories
+      _ = try await backend.signUp(alice, nickname: "alice")
+      for index in 1...8 {
+        _ = try await alice.board.createPost(PostDraft(content: "Post \(index)"))
+      }
+      #expect(await store.saved.count == 1, "the sign-up's tokens, never refreshed")
+
+      // Once the server says the token expired, one refresh, and its token is used as it is.
+      backend.clock.advance(by: .seconds(15 * 60 + 1))
+      for _ in 1...8 { _ = try await alice.board.fetchPosts(.first) }
+      #expect(await store.saved.count == 2)
+    }
+  }
+
   @Test("a refresh whose answer was lost is asked again and the session goes on")
   func lostRefreshAnswer() async throws {
     try await withLiveBackend(accessTokenLifetime: .seconds(300)) { backend in
