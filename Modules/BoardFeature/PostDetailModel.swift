@@ -211,9 +211,9 @@ public final class PostDetailModel {
       if commentText == submitted { commentText = "" }
       post?.commentCount += 1
       postChangedHere()
-      // Comments read oldest first: the new one belongs after the last page. Before that page
-      // is loaded it arrives with it.
-      if list.hasLoaded, !list.hasMore { list.append(comment) }
+      // Comments read oldest first: the new one belongs after the last page, shown now when
+      // that page is loaded, put after it when it is on its way, else brought by it.
+      list.append(comment)
       await analytics.track(
         "comment_created", ["is_anonymous": String(draft.isAnonymous)], at: date.now)
     } catch {

@@ -129,8 +129,9 @@ public final class PagedList<Item: Identifiable & Sendable> {
     make(.prepend(item))
   }
 
-  /// Puts `item` last (a new comment on an oldest-first list whose end is loaded); on a page on
-  /// its way only when that page ends the list.
+  /// Puts `item` last (a new comment on an oldest-first list): on the rows shown when their end
+  /// is loaded, and on a page on its way when that page ends the list; otherwise a later page
+  /// brings it in its place.
   public func append(_ item: Item) {
     make(.append(item))
   }
@@ -168,7 +169,7 @@ public final class PagedList<Item: Identifiable & Sendable> {
 
     /// Applies the change to `items`. An item is put last only where the list's end is loaded
     /// (`atEnd`); otherwise a later page brings it in its place.
-    func apply(to items: inout [Item], atEnd: Bool = true) {
+    func apply(to items: inout [Item], atEnd: Bool) {
       switch self {
       case .update(let id, let change):
         if let index = items.firstIndex(where: { $0.id == id }) { change(&items[index]) }
@@ -193,7 +194,7 @@ public final class PagedList<Item: Identifiable & Sendable> {
 
   /// Applies `change` to the items shown and, while a load runs, keeps it for its page.
   private func make(_ change: Change) {
-    change.apply(to: &items)
+    change.apply(to: &items, atEnd: !hasMore)
     if isLoading || isLoadingMore { changesDuringLoad.append(change) }
   }
 

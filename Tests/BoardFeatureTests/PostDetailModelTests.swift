@@ -296,6 +296,33 @@ struct PostDetailModelTests {
     #expect(detail.comments.last?.content == "late to the party")
   }
 
+  @Test func aCommentSentWhileTheLastPageLoadsShowsAfterIt() async throws {
+    _ = try await alice.comment(21, on: post.id)
+    let gate = Gate()
+    let pagesRead = CallLog<PageCursor>()
+    let detail = detail(as: bob) { values in
+      // A further page is read from the server at once and answers when the gate opens.
+      let fetch = values.boardRepository.fetchComments
+      values.boardRepository.fetchComments = { id, request in
+        let page = try await fetch(id, request)
+        guard let cursor = request.cursor else { return page }
+        await pagesRead.record(cursor)
+        await gate.wait()
+        return page
+      }
+    }
+    await detail.task()
+    #expect(detail.comments.count == 20)
+    let more = Task { await detail.commentAppeared(detail.comments[19].id) }
+    try await pagesRead.waitForCalls(1)
+    detail.commentText = "sent while the last page loads"
+    await detail.commentSubmitButtonTapped()
+    await gate.open()
+    await more.value
+    #expect(detail.comments.count == 22)
+    #expect(detail.comments.last?.content == "sent while the last page loads")
+  }
+
   @Test func aFailedCommentKeepsTheText() async throws {
     let detail = detail(as: bob)
     await detail.task()

@@ -191,6 +191,25 @@ struct PagedListTests {
     #expect(list.items.map(\.id) == [1, 2, 9])
   }
 
+  @Test(
+    "an item put last while the last page loads lands after it; before the end is loaded, a later page brings it"
+  )
+  func anItemPutLastWhileTheLastPageLoads() async throws {
+    let list = try await listShowing([1, 2], next: "2")
+    list.append(Item(id: 9))
+    #expect(list.items.map(\.id) == [1, 2], "the end is not loaded: not shown yet")
+
+    let more = Task { try await list.loadMore() }
+    try await server.request("2")
+    // The page left the server before item 9 was added.
+    list.append(Item(id: 9))
+    #expect(list.items.map(\.id) == [1, 2])
+    try await server.answer("2", with: page([3, 4]))
+    try await more.value
+    #expect(list.items.map(\.id) == [1, 2, 3, 4, 9])
+    #expect(!list.hasMore)
+  }
+
   @Test("an edit made while a further page loaded puts an item in its place on that page")
   func anEditReachesAFurtherPage() async throws {
     let list = try await listShowing([1, 2], next: "2")
