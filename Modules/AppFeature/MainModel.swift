@@ -157,8 +157,9 @@ public final class MainModel {
         self.pop(.post(model), from: tab)
         self.board.postDeleted(id)
       }
-      // Liked, commented or reloaded there: the board's row follows.
+      // Liked, commented or reloaded there: the board's row follows; gone there, it goes.
       model.onPostChanged = { [weak self] in self?.board.postChanged($0) }
+      model.onPostGone = { [weak self] in self?.board.postDeleted(id) }
       return .post(model)
     case .group(let id):
       let model = withDependencies(from: self) { GroupDetailModel(groupID: id) }
@@ -169,8 +170,9 @@ public final class MainModel {
         self.pop(.group(model), from: tab)
         self.groups.groupDeleted(id)
       }
-      // Joined or left: the groups list shows the new membership.
+      // Joined or left: the groups list shows the new membership; gone, it leaves the list.
       model.onGroupChanged = { [weak self] in self?.groups.groupChanged($0) }
+      model.onGroupGone = { [weak self] in self?.groups.groupDeleted(id) }
       return .group(model)
     case .chatRoom(let id):
       return .chatRoom(withDependencies(from: self) { ChatRoomModel(roomID: id) })

@@ -73,6 +73,9 @@ public final class PostDetailModel {
   /// Called with the post as the server confirmed it after it was loaded or changed here (a
   /// like, a comment written or deleted), so lists that show it can follow.
   @ObservationIgnored public var onPostChanged: @MainActor (BoardPost) -> Void = { _ in }
+  /// Called when the screen finds the post gone (deleted elsewhere or hidden): lists that show
+  /// it drop it. The screen stays, showing ``Phase/notFound``.
+  @ObservationIgnored public var onPostGone: @MainActor () -> Void = {}
 
   private let list = PagedList<Comment>()
   @ObservationIgnored private var isLoadingPost = false
@@ -135,7 +138,7 @@ public final class PostDetailModel {
       postChangedHere()
     } catch {
       let error = DomainError(error)
-      if error == .notFound { phase = .notFound } else { failure = error }
+      if error == .notFound { postIsGone() } else { failure = error }
       return
     }
     do {
@@ -283,7 +286,7 @@ public final class PostDetailModel {
       phase = .loaded
     } catch {
       let error = DomainError(error)
-      phase = error == .notFound ? .notFound : .failed(error)
+      if error == .notFound { postIsGone() } else { phase = .failed(error) }
       return
     }
     await revealFocusedComment()
@@ -291,6 +294,11 @@ public final class PostDetailModel {
 
   private func postChangedHere() {
     if let post { onPostChanged(post) }
+  }
+
+  private func postIsGone() {
+    phase = .notFound
+    onPostGone()
   }
 
   private func loadMoreComments() async throws(DomainError) {

@@ -49,6 +49,9 @@ public final class GroupDetailModel: Identifiable {
   /// joined or left it, or the screen loaded it (a change made elsewhere, e.g. another member
   /// joining), so the lists that show it can follow.
   @ObservationIgnored public var onGroupChanged: @MainActor (StudyGroup) -> Void = { _ in }
+  /// Called when loading the screen finds the group gone (deleted by its owner): lists that
+  /// show it drop it. The screen shows the failure (``DomainError/notFound``).
+  @ObservationIgnored public var onGroupGone: @MainActor () -> Void = {}
 
   /// The former name of ``onGroupChanged``.
   @available(*, deprecated, renamed: "onGroupChanged")
@@ -229,6 +232,7 @@ public final class GroupDetailModel: Identifiable {
       onGroupChanged(loaded)
     } catch {
       failure = DomainError(error)
+      if failure == .notFound { onGroupGone() }
     }
   }
 

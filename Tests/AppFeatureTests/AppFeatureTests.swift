@@ -420,6 +420,35 @@ struct AppFeatureTests {
     #expect(main[path: .groups].isEmpty)
     #expect(main.groups.groups.map(\.id) == [kept.id])
   }
+
+  @Test func aPostOrGroupThatItsScreenFindsGoneLeavesItsList() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let bob = try backend.signedUpClient(nickname: "bob")
+    let kept = try await alice.board.createPost(PostDraft(content: "Still here"))
+    let post = try await alice.board.createPost(PostDraft(content: "Deleted soon"))
+    let keptGroup = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Algorithms"))
+    let group = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Swift Study"))
+    let (app, task) = await app(as: bob)
+    defer { task.cancel() }
+    let main = try await main(of: app)
+    main.tabTapped(.board)
+    await main.board.task()
+    main.tabTapped(.groups)
+    await main.groups.task()
+
+    // Alice deletes both after bob's lists were loaded; bob opens them from the lists.
+    try await alice.board.deletePost(post.id)
+    try await alice.studyGroups.deleteGroup(group.id)
+    main.tabTapped(.board)
+    guard let detail = openPost(post.id, in: main) else { return }
+    await detail.task()
+    #expect(detail.phase == .notFound)
+    #expect(main.board.posts.map(\.id) == [kept.id])
+    main.tabTapped(.groups)
+    guard let groupDetail = await openGroup(group.id, in: main) else { return }
+    #expect(groupDetail.failure == .notFound)
+    #expect(main.groups.groups.map(\.id) == [keptGroup.id])
+  }
 }
 
 extension Array {
