@@ -136,6 +136,8 @@ public final class PostDetailModel {
     do {
       post = try await board.fetchPost(postID)
       postChangedHere()
+    } catch is CancellationError {
+      return  // Given up (the screen went away): nothing failed.
     } catch {
       let error = DomainError(error)
       if error == .notFound { postIsGone() } else { failure = error }
@@ -282,8 +284,13 @@ public final class PostDetailModel {
     do {
       post = try await board.fetchPost(postID)
       postChangedHere()
-      try await list.reload { [board, postID] in try await board.fetchComments(postID, $0) }
+      // A comments load given up (cancelled) keeps the screen loading, for its next appearance.
+      guard
+        try await list.reload({ [board, postID] in try await board.fetchComments(postID, $0) })
+      else { return }
       phase = .loaded
+    } catch is CancellationError {
+      return  // The screen went away; its next appearance loads again.
     } catch {
       let error = DomainError(error)
       if error == .notFound { postIsGone() } else { phase = .failed(error) }

@@ -230,6 +230,8 @@ public final class GroupDetailModel: Identifiable {
       self.group = loaded
       failure = nil
       onGroupChanged(loaded)
+    } catch is CancellationError {
+      // The screen went away; its next appearance loads again.
     } catch {
       failure = DomainError(error)
       if failure == .notFound { onGroupGone() }

@@ -78,6 +78,8 @@ public final class NotificationsModel {
       let shown = Set(notifications.map(\.id))
       notifications += page.items.filter { !shown.contains($0.id) }
       nextCursor = page.nextCursor
+    } catch is CancellationError {
+      // The screen went away; the row appearing again asks again.
     } catch {
       guard current == generation else { return }
       failure = DomainError(error)
@@ -142,6 +144,8 @@ public final class NotificationsModel {
       nextCursor = page.nextCursor
       if let count { unreadCount = count }
       hasLoaded = true
+    } catch is CancellationError {
+      // The screen went away; its next appearance loads again.
     } catch {
       guard current == generation else { return }
       failure = DomainError(error)

@@ -135,6 +135,8 @@ public final class QuestionDetailModel {
       let question = try await questions.fetchQuestion(questionID)
       isToday = try await isTodays(question)
       phase = .loaded(question)
+    } catch is CancellationError {
+      return  // The screen went away; its next appearance loads again.
     } catch {
       if question == nil {
         phase = .failed(DomainError(error))

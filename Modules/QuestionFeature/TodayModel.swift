@@ -98,6 +98,8 @@ public final class TodayModel {
     } catch DomainError.notFound {
       phase = .noQuestion
       return
+    } catch is CancellationError {
+      return  // The screen went away; its next appearance loads again.
     } catch {
       if today == nil { phase = .failed(DomainError(error)) } else { failure = DomainError(error) }
       return

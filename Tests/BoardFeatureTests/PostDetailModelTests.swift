@@ -130,6 +130,40 @@ struct PostDetailModelTests {
     #expect(detail.failure == nil)
   }
 
+  @Test func aCancelledLoadIsNoFailureAndLoadsOnTheNextAppearance() async throws {
+    _ = try await alice.comment(2, on: post.id)
+    // The loads given up (the screen went away), in order: first the comments, then the post.
+    let givenUp = LockIsolated(["comments", "post"])
+    let giveUp: @Sendable (String) throws -> Void = { load in
+      try givenUp.withValue {
+        guard $0.first == load else { return }
+        $0.removeFirst()
+        throw CancellationError()
+      }
+    }
+    let detail = detail(as: bob) { values in
+      let board = values.boardRepository
+      values.boardRepository.fetchPost = { id in
+        try giveUp("post")
+        return try await board.fetchPost(id)
+      }
+      values.boardRepository.fetchComments = { id, request in
+        try giveUp("comments")
+        return try await board.fetchComments(id, request)
+      }
+    }
+    await detail.task()
+    #expect(detail.phase == .loading && detail.failure == nil)
+    await detail.task()
+    #expect(detail.phase == .loading && detail.failure == nil)
+    await detail.task()
+    #expect(detail.phase == .loaded && detail.comments.count == 2)
+    // A refresh given up keeps what is shown, without a failure.
+    givenUp.setValue(["post"])
+    await detail.refreshPulled()
+    #expect(detail.phase == .loaded && detail.failure == nil && detail.comments.count == 2)
+  }
+
   @Test func aDeletedPostIsNotFound() async throws {
     try await alice.board.deletePost(post.id)
     let detail = detail(as: bob)

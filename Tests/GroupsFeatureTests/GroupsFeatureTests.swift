@@ -362,6 +362,25 @@ struct GroupsFeatureTests {
 
   // MARK: A group
 
+  @Test func aCancelledLoadIsNoFailure() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    let cancels = LockIsolated(true)
+    let detail = bob.model(clock: clock) { values in
+      let fetch = values.studyGroupRepository.fetchGroup
+      values.studyGroupRepository.fetchGroup = { id in
+        if cancels.value { throw CancellationError() }
+        return try await fetch(id)
+      }
+    } _: {
+      GroupDetailModel(groupID: group.id)
+    }
+    await detail.task()
+    #expect(detail.group == nil && detail.failure == nil)
+    cancels.setValue(false)
+    await detail.task()
+    #expect(detail.group?.name == "Swift Study")
+  }
+
   @Test func joiningAndLeavingUpdateTheGroupAndItsMembers() async throws {
     let group = try await createGroup("Swift Study", by: alice)
     let detail = bob.model(clock: clock) { GroupDetailModel(groupID: group.id) }

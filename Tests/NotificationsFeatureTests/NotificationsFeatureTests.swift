@@ -32,6 +32,25 @@ struct NotificationsFeatureTests {
     }
   }
 
+  @Test("a load given up (the screen went away) shows no failure")
+  func aCancelledLoadIsNoFailure() async throws {
+    _ = try await bobComments(1)
+    let cancels = LockIsolated(true)
+    let inbox = inbox(as: alice) { values in
+      let fetch = values.notificationRepository.fetchNotifications
+      values.notificationRepository.fetchNotifications = { request in
+        if cancels.value { throw CancellationError() }
+        return try await fetch(request)
+      }
+    }
+    await inbox.task()
+    #expect(inbox.failure == nil)
+    #expect(!inbox.hasLoaded)
+    cancels.setValue(false)
+    await inbox.task()
+    #expect(inbox.notifications.count == 1)
+  }
+
   /// Bob comments `count` times on alice's post; the comments, oldest first.
   func bobComments(_ count: Int) async throws -> [Domain.Comment] {
     var comments: [Domain.Comment] = []

@@ -20,6 +20,23 @@ struct QuestionDetailModelTests {
     bear = try backend.client(forNickname: Fixtures.codingBear)
   }
 
+  @Test func aCancelledLoadIsNoFailureAndLoadsOnTheNextAppearance() async throws {
+    let cancels = LockIsolated(true)
+    let detail = bear.model({ values in
+      let fetch = values.questionRepository.fetchQuestion
+      values.questionRepository.fetchQuestion = { id in
+        if cancels.value { throw CancellationError() }
+        return try await fetch(id)
+      }
+    }) { QuestionDetailModel(questionID: seeded.questions[2]) }
+    await detail.task()
+    #expect(detail.question == nil && detail.failure == nil)
+    if case .failed(let error) = detail.phase { Issue.record("failed: \(error)") }
+    cancels.setValue(false)
+    await detail.task()
+    #expect(detail.question?.content == "요즘 가장 재미있게 공부하는 주제는?")
+  }
+
   @Test func aPastQuestionIAnsweredShowsItsAnswers() async throws {
     let detail = bear.model { QuestionDetailModel(questionID: seeded.questions[2]) }
     await detail.task()

@@ -44,6 +44,27 @@ struct TodayModelTests {
     return (today, try #require(today.today))
   }
 
+  @Test("a load given up (the screen went away) shows no failure and loads on the next appearance")
+  func aCancelledLoadIsNoFailure() async throws {
+    let cancels = LockIsolated(true)
+    let today = bear.model({ values in
+      let fetch = values.questionRepository.fetchToday
+      values.questionRepository.fetchToday = {
+        if cancels.value { throw CancellationError() }
+        return try await fetch()
+      }
+    }) { TodayModel() }
+    await today.task()
+    guard case .loading = today.phase else {
+      Issue.record("phase: \(today.phase)")
+      return
+    }
+    #expect(today.failure == nil)
+    cancels.setValue(false)
+    await today.task()
+    #expect(today.today != nil)
+  }
+
   @Test func othersAnswersUnlockOnceIAnswer() async throws {
     let (_, detail) = try await loadedToday(as: bear)
     let question = try #require(detail.question)
