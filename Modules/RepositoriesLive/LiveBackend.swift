@@ -54,10 +54,13 @@ public final class LiveBackend: Sendable {
         clock: configuration.clock, now: configuration.now)
     }
 
-    // The refresh goes through its own provider: no authenticator (it would wait for itself)
-    // and no retries (a refresh token is single-use; the authenticator decides what a failure
-    // means).
-    let refreshProvider = makeProvider(authenticator: nil, retryPolicy: .never)
+    // The refresh goes through its own provider, without an authenticator (it would wait for
+    // itself). It is retried like an idempotent request: the server answers a spent refresh
+    // token sent again with the pair it issued for it, as long as that pair is unused
+    // (`Docs/Rules.md`, "Sessions"), so a lost answer or a 503 does not fail the refresh.
+    var refreshPolicy = configuration.retryPolicy
+    refreshPolicy.idempotentMethods.insert(.post)
+    let refreshProvider = makeProvider(authenticator: nil, retryPolicy: refreshPolicy)
     // The refresh throws NetworkKit's errors as they are: the authenticator tells a rejected
     // refresh token (400/401: sign out) from a transient failure (keep the session) by them.
     let authenticator = Authenticator(

@@ -169,19 +169,35 @@ struct LiveOnlyScenarioTests {
     }
   }
 
-  @Test("a refresh whose answer was lost is asked again and the session goes on")
+  @Test("a refresh whose answer was lost is retried at once and the session goes on")
+  func lostRefreshAnswerRetried() async throws {
+    try await withLiveBackend(accessTokenLifetime: .seconds(300)) { backend in
+      let store = RecordingCredentialStore()
+      let losing = AnswerLosingTransport(path: "/auth/refresh", times: 1)
+      let alice = backend.makeLiveClient(store: store, transport: losing).repositories
+      let user = try await backend.signUp(alice, nickname: "alice")
+      backend.clock.advance(by: .seconds(301))
+      _ = try await alice.board.fetchPosts(.first)
+      #expect(losing.lost == 1)
+      #expect(await store.saved.count == 2)
+      #expect(await alice.auth.currentState() == .signedIn(user))
+    }
+  }
+
+  @Test("a refresh whose every answer was lost is asked again later and the session goes on")
   func lostRefreshAnswer() async throws {
     try await withLiveBackend(accessTokenLifetime: .seconds(300)) { backend in
       let store = RecordingCredentialStore()
-      let losing = AnswerLosingTransport(path: "/auth/refresh")
+      let attempts = RetryPolicy.default.maxAttempts
+      let losing = AnswerLosingTransport(path: "/auth/refresh", times: attempts)
       let alice = backend.makeLiveClient(store: store, transport: losing).repositories
       let user = try await backend.signUp(alice, nickname: "alice")
       let original = try #require(await store.credentials())
 
-      // The server rotates the tokens, but its answer never arrives: the app keeps the old ones.
+      // The server rotates the tokens, but no answer arrives: the app keeps the old ones.
       backend.clock.advance(by: .seconds(301))
       await #expect(throws: DomainError.timeout) { try await alice.board.fetchPosts(.first) }
-      #expect(losing.lost == 1)
+      #expect(losing.lost == attempts)
       #expect(await store.credentials() == original)
 
       // Its next request refreshes with the same token and gets the pair it missed.
@@ -339,28 +355,32 @@ func withLiveBackend(
   await backend.shutdown()
 }
 
-/// The platform transport, except that the first request to `path` reaches the server and its
-/// answer is then thrown away, as a connection lost on the way back would.
+/// The platform transport, except that the first `times` requests to `path` reach the server
+/// and their answers are then thrown away, as a connection lost on the way back would.
 private final class AnswerLosingTransport: HTTPTransport {
   private let path: String
+  private let times: Int
   private let count = LockIsolated(0)
 
-  init(path: String) { self.path = path }
+  init(path: String, times: Int) {
+    self.path = path
+    self.times = times
+  }
 
   /// How many answers were thrown away.
-  var lost: Int { count.value }
+  var lost: Int { min(count.value, times) }
 
   func send(
     _ request: HTTPRequest, body: Data?, timeout: Duration
   ) async throws(NetworkError) -> (HTTPResponse, Data) {
     let answer = try await HTTPTransports.platformDefault.send(
       request, body: body, timeout: timeout)
-    let isFirst = count.withValue { seen in
+    let isLost = count.withValue { seen in
       guard request.path == path else { return false }
       seen += 1
-      return seen == 1
+      return seen <= times
     }
-    guard isFirst else { return answer }
+    guard isLost else { return answer }
     throw .timeout
   }
 }
