@@ -33,6 +33,26 @@ struct OperationsTests {
     }
   }
 
+  @Test("analytics uploads count against a limit of their own, not the member's writes")
+  func analyticsRateLimit() async throws {
+    let limit = ServerConfiguration.RateLimit(count: 4, window: .seconds(10))
+    try await withServer(.testing(rateLimit: limit)) { h in
+      let token = try await h.member("Tracked")
+      let event = AnalyticsEventDTO(
+        name: "screen_viewed", properties: [:], occurredAt: testEpoch)
+      let batch = AnalyticsBatchRequest(events: [event])
+      for _ in 0..<4 {
+        _ = try await h.expect(
+          .accepted, AnalyticsBatchResultDTO.self, .post, "/analytics/events", token: token,
+          json: batch)
+      }
+      try await h.expectError(
+        .tooManyRequests, "rate_limited", .post, "/analytics/events", token: token, json: batch)
+      // The member's own writes are untouched by the backlog.
+      for index in 0..<4 { _ = try await h.post("Post \(index)", token: token) }
+    }
+  }
+
   @Test("without dev mode /_dev is 404 and faults are off")
   func devEndpointsNeedDevMode() async throws {
     let rule = FaultRule(errorRate: 1, errorStatus: 503)

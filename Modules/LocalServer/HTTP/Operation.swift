@@ -13,8 +13,8 @@ struct Operation: Sendable {
   let access: APIOperation.Access
   /// Honors the `Idempotency-Key` header: a repeat returns the stored first answer.
   let idempotent: Bool
-  /// Counts against the write rate limit when it is a write (dev endpoints do not).
-  let rateLimited: Bool
+  /// The write limit it counts against when it is a write; `nil` for none (dev endpoints).
+  let rateBucket: RateBucket?
 
   /// Every non-GET operation is a write.
   var isWrite: Bool { method != .get && method != .head }
@@ -35,18 +35,25 @@ struct Operation: Sendable {
 
 typealias Handler = @Sendable (Call) async throws -> Reply
 
+/// A write limit of its own (`Docs/Rules.md`, "Writes are limited"): the member's writes, and
+/// analytics uploads, so that a backlog of events never uses up the member's writes.
+enum RateBucket: String, Sendable {
+  case writes, analytics
+}
+
 /// The server's operations with their handlers, in registration order.
 struct RouteTable: Sendable {
   private(set) var entries: [(operation: Operation, handler: Handler)] = []
 
   /// Registers an operation of the contract: method, path and access come from `APIOperation`.
   mutating func add(
-    _ declared: APIOperation, idempotent: Bool = false, handler: @escaping Handler
+    _ declared: APIOperation, idempotent: Bool = false, rateBucket: RateBucket = .writes,
+    handler: @escaping Handler
   ) {
     let operation = Operation(
       id: declared.id, method: HTTPRequest.Method(rawValue: declared.method.rawValue) ?? .get,
       path: RouterPath(declared.pathTemplate), access: declared.access,
-      idempotent: idempotent, rateLimited: true)
+      idempotent: idempotent, rateBucket: rateBucket)
     entries.append((operation, handler))
   }
 
@@ -63,11 +70,10 @@ struct RouteTable: Sendable {
   /// Registers a route that is not part of the contract (dev endpoints, avatar files).
   mutating func add(
     serverOnly id: String, _ method: HTTPRequest.Method, _ path: RouterPath,
-    rateLimited: Bool = false, handler: @escaping Handler
+    handler: @escaping Handler
   ) {
     let operation = Operation(
-      id: id, method: method, path: path, access: .anyone, idempotent: false,
-      rateLimited: rateLimited)
+      id: id, method: method, path: path, access: .anyone, idempotent: false, rateBucket: nil)
     entries.append((operation, handler))
   }
 

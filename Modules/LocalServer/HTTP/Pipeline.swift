@@ -64,18 +64,21 @@ struct AuthenticationMiddleware: RouterMiddleware {
   }
 }
 
-/// The write limit, per user (per address when signed out): 429 with `Retry-After`.
+/// The write limit of `bucket`, per user (per address when signed out): 429 with
+/// `Retry-After`.
 struct RateLimitMiddleware: RouterMiddleware {
   typealias Context = QappleRequestContext
   let limiter: RateLimiter
+  let bucket: RateBucket
   let engine: ServiceEngine
 
   func handle(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
   ) async throws -> Response {
-    let key =
+    let caller =
       context.viewer.map { "user:\($0.id.rawValue)" }
       ?? "address:\(context.peerAddress ?? "unknown")"
+    let key = "\(bucket.rawValue) \(caller)"
     try limiter.admit(key, at: engine.now)
     return try await next(request, context)
   }

@@ -108,7 +108,7 @@ extension RouteTable {
 
   /// AnalyticsAPI.
   mutating func addAnalyticsRoutes() {
-    add(.analyticsTrack, idempotent: true) { call in
+    add(.analyticsTrack, idempotent: true, rateBucket: .analytics) { call in
       let body = try call.decode(AnalyticsBatchRequest.self)
       let accepted = try call.engine.recordAnalytics(
         body.events.map {

@@ -46,8 +46,9 @@ enum Routes {
           middleware: AuthenticationMiddleware(
             engine: core.engine, adminOnly: operation.access == .admin))
       }
-      if operation.isWrite, operation.rateLimited, let limiter = core.rateLimiter {
-        group.add(middleware: RateLimitMiddleware(limiter: limiter, engine: core.engine))
+      if operation.isWrite, let bucket = operation.rateBucket, let limiter = core.rateLimiter {
+        group.add(
+          middleware: RateLimitMiddleware(limiter: limiter, bucket: bucket, engine: core.engine))
       }
       if operation.idempotent {
         group.add(middleware: IdempotencyMiddleware(operation: operation.id, engine: core.engine))
