@@ -187,8 +187,9 @@ extension DependencyValues {
   ///
   /// - Parameters:
   ///   - baseURL: The server.
-  ///   - credentialStore: Where the session survives relaunches; the platform's default store
-  ///     (Keychain, or a `0600` file) unless given.
+  ///   - credentialStore: Where the session survives relaunches; the platform's store for this
+  ///     server (Keychain, or a `0600` file:
+  ///     ``LiveConfiguration/defaultCredentialStore(for:)``) unless given.
   ///   - storage: Where each user's chat cache, outbox and analytics queue survive relaunches;
   ///     the platform's folder for app data unless given
   ///     (``ChatCore/ChatStorage/platformDefault(server:service:)``).
@@ -197,7 +198,7 @@ extension DependencyValues {
   @discardableResult
   public mutating func useLive(
     baseURL: URL,
-    credentialStore: any CredentialStore = PlatformCredentialStore.platformDefault(),
+    credentialStore: (any CredentialStore)? = nil,
     storage: ChatStorage? = nil,
     configure: (inout LiveConfiguration) -> Void = { _ in }
   ) -> LiveBackend {

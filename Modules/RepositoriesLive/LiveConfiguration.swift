@@ -12,8 +12,9 @@ import NetworkKit
 public struct LiveConfiguration: Sendable {
   /// The server, e.g. `https://api.qapple.example` or `http://127.0.0.1:8080`.
   public var baseURL: URL
-  /// Where the session survives relaunches: the Keychain on Apple platforms, a `0600` file
-  /// elsewhere. A ``SessionStore`` also keeps the user snapshot; a plain `CredentialStore`
+  /// Where the session survives relaunches: by default the Keychain on Apple platforms, a
+  /// `0600` file elsewhere, one per server (``defaultCredentialStore(for:)``, chosen for the
+  /// `baseURL` given to `init`). A ``SessionStore`` also keeps the user snapshot; a plain `CredentialStore`
   /// (e.g. NetworkKitTesting's `InMemoryCredentialStore` in tests) makes a relaunch ask `GET /me` first.
   public var credentialStore: any CredentialStore
   /// Moves the bytes: AsyncHTTPClient on Linux, URLSession elsewhere.
@@ -43,10 +44,17 @@ public struct LiveConfiguration: Sendable {
   /// The chat engine: where it caches each user's rooms and messages, and its socket.
   public var chat: ChatOptions
 
+  /// The platform's store of the session with the server at `baseURL`: the Keychain item or
+  /// file whose account is ``PlatformDirectories/serverName(_:)``, so that sessions with two
+  /// servers (staging and production) never overwrite or borrow each other's tokens.
+  public static func defaultCredentialStore(for baseURL: URL) -> any CredentialStore {
+    PlatformCredentialStore.platformDefault(account: PlatformDirectories.serverName(baseURL))
+  }
+
   /// Creates a configuration.
   public init(
     baseURL: URL,
-    credentialStore: any CredentialStore = PlatformCredentialStore.platformDefault(),
+    credentialStore: (any CredentialStore)? = nil,
     transport: any HTTPTransport = HTTPTransports.platformDefault,
     timeout: Duration = .seconds(30),
     logger: Logger = Logger(label: "Qapple"),
@@ -61,7 +69,7 @@ public struct LiveConfiguration: Sendable {
     chat: ChatOptions = ChatOptions()
   ) {
     self.baseURL = baseURL
-    self.credentialStore = credentialStore
+    self.credentialStore = credentialStore ?? Self.defaultCredentialStore(for: baseURL)
     self.transport = transport
     self.timeout = timeout
     self.logger = logger

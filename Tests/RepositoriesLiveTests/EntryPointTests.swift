@@ -40,6 +40,22 @@ struct EntryPointTests {
     #expect(request.path == "/nicknames/availability?nickname=swiftie")
   }
 
+  @Test func eachServerHasADefaultSessionStoreOfItsOwn() throws {
+    let staging = LiveConfiguration(baseURL: URL(string: "https://staging.qapple.test")!)
+    let production = LiveConfiguration(baseURL: URL(string: "https://api.qapple.test")!)
+    #if canImport(Security)
+    let stagingStore = try #require(staging.credentialStore as? KeychainCredentialStore)
+    let productionStore = try #require(production.credentialStore as? KeychainCredentialStore)
+    #expect(stagingStore.account == "https-staging.qapple.test-443")
+    #expect(productionStore.account == "https-api.qapple.test-443")
+    #else
+    let stagingStore = try #require(staging.credentialStore as? FileCredentialStore)
+    let productionStore = try #require(production.credentialStore as? FileCredentialStore)
+    #expect(stagingStore.fileURL.lastPathComponent == "https-staging.qapple.test-443.session.json")
+    #expect(productionStore.fileURL.lastPathComponent == "https-api.qapple.test-443.session.json")
+    #endif
+  }
+
   @Test func repositorySetLiveSharesOneSession() async throws {
     let transport = StubTransport()
     let set = RepositorySet.live(
