@@ -356,6 +356,7 @@ let testTargets: [Target] = [
     dependencies: [
       "ToolSupport", "Domain", "LocalServer", "ServiceEngine", "Persistence", "Repositories",
       "RepositoriesLive", "ChatCore", "NetworkKit", "NetworkKitTesting",
+      .product(name: "HTTPTypes", package: "swift-http-types"),
     ],
     path: "Tests/ToolsTests"
   ),

@@ -113,9 +113,14 @@ public final class QappleServer: Sendable {
 
   /// Runs in the foreground until SIGINT or SIGTERM, ``stop()`` or cancellation, then shuts
   /// down gracefully and closes the database. `onStarted` gets the base URL once listening.
+  ///
+  /// A signal goes through ``stop()``, so the chat sockets are closed with 1001 (going away)
+  /// before the listener's own shutdown could close them with 1000.
   public func run(onStarted: @escaping @Sendable (URL) async -> Void = { _ in }) async throws {
     let application = makeApplication { url in await onStarted(url) }
-    let task = try launch { try await application.runService() }
+    let task = try launch { try await application.runService(gracefulShutdownSignals: []) }
+    let signals = Self.onTerminationSignals { [self] in Task { await self.stop() } }
+    defer { for source in signals { source.cancel() } }
     do {
       try await withTaskCancellationHandler {
         try await task.value
@@ -131,6 +136,21 @@ public final class QappleServer: Sendable {
       }
     }
     await stop()
+  }
+
+  /// Calls `handler` on SIGINT and SIGTERM (instead of their default: ending the process)
+  /// until the returned sources are cancelled.
+  private static func onTerminationSignals(
+    _ handler: @escaping @Sendable () -> Void
+  ) -> [any DispatchSourceSignal] {
+    [SIGINT, SIGTERM].map { number in
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler(handler: handler)
+      source.setCancelHandler { signal(number, SIG_DFL) }
+      source.resume()
+      return source
+    }
   }
 
   /// Stops gracefully: no new connections, requests in flight finish, idle connections close,

@@ -97,6 +97,11 @@ final class ServerProcess: @unchecked Sendable {
     (try? String(contentsOf: output.appendingPathComponent("stderr"), encoding: .utf8)) ?? ""
   }
 
+  /// Sends `signal` (e.g. `SIGINT`, as Ctrl-C does) and returns at once.
+  func send(_ signal: Int32) {
+    kill(process.processIdentifier, signal)
+  }
+
   /// Stops the server and waits (up to 10 s, then SIGKILL) until it has exited.
   func stop() {
     if process.isRunning { process.terminate() }
