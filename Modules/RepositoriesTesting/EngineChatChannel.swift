@@ -75,7 +75,7 @@ final class EngineChatChannel: ChatChannel {
   func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws {
     _ = try connectedListener()
     do {
-      let sent = try backend.perform(client, write: true) { viewer in
+      let sent = try backend.perform(client, write: .writes) { viewer in
         try backend.engine.sendMessage(
           text, to: room, clientMessageID: clientMessageID, as: viewer)
       }

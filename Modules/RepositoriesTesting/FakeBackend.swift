@@ -209,13 +209,17 @@ public final class FakeBackend: Sendable {
   /// caller's token (refreshed once when it expired, like the live client), the write limit;
   /// then `body` with the caller. Every other rule is the engine's. Everything thrown is a
   /// `DomainError` (the engine throws nothing else); closures cannot infer typed throws yet.
+  ///
+  /// - Parameter bucket: The write limit the call counts against; `nil` for a read.
   func perform<Result>(
-    _ client: FakeClient.ID, write isWrite: Bool = false,
+    _ client: FakeClient.ID, write bucket: RateLimiter.Bucket? = nil,
     _ body: (Viewer) throws -> Result
   ) throws -> Result {
     let limiter = try transportCheck()
     let viewer = try authenticate(client)
-    if isWrite, let limiter { try limiter.admit("user:\(viewer.id.rawValue)", at: engine.now) }
+    if let bucket, let limiter {
+      try limiter.admit(bucket, caller: "user:\(viewer.id.rawValue)", at: engine.now)
+    }
     return try body(viewer)
   }
 
@@ -226,7 +230,9 @@ public final class FakeBackend: Sendable {
     _ body: () throws -> Result
   ) throws -> Result {
     let limiter = try transportCheck()
-    if isWrite, let limiter { try limiter.admit("client:\(client.rawValue)", at: engine.now) }
+    if isWrite, let limiter {
+      try limiter.admit(.writes, caller: "client:\(client.rawValue)", at: engine.now)
+    }
     return try body()
   }
 

@@ -105,7 +105,7 @@ extension RepositorySet {
     }
     /// A write as the client's user (counted by the write limit).
     @Sendable func write<T>(_ body: (Viewer) throws -> T) throws -> T {
-      try backend.perform(id, write: true, body)
+      try backend.perform(id, write: .writes, body)
     }
     var chatServer = ChatRepository()
     chatServer.fetchRooms = { page in try read { try engine.chatRooms(page, as: $0) } }
@@ -181,7 +181,7 @@ extension RepositorySet {
           }
         },
         withdraw: {
-          try backend.perform(id, write: true) { viewer in
+          try backend.perform(id, write: .writes) { viewer in
             try engine.withdraw(as: viewer)
             // The account's events that were not uploaded are forgotten with it.
             backend.clients.withLock { $0[id]?.analyticsBuffers[viewer.id] = nil }
@@ -309,7 +309,8 @@ extension RepositorySet {
             if waiting.isEmpty { return 0 }
             throw DomainError.signedOut
           }
-          return try write { viewer in
+          // Uploads count against a limit of their own, as on the server.
+          return try backend.perform(id, write: .analytics) { viewer in
             let buffer = backend.clients.withLock { clients in
               let buffers = clients[id]?.analyticsBuffers ?? [:]
               clients[id]?.analyticsBuffers[viewer.id] = nil

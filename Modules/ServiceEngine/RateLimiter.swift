@@ -22,6 +22,15 @@ public final class RateLimiter: Sendable {
     public static let standard = Limit(count: 30, window: .seconds(10))
   }
 
+  /// A limit of its own (`Docs/Rules.md`, "Writes are limited"): a member's writes, and their
+  /// analytics uploads, so that a backlog of events never uses up the writes.
+  public enum Bucket: String, Sendable {
+    /// Every write but the analytics uploads.
+    case writes
+    /// Analytics uploads.
+    case analytics
+  }
+
   /// The limit it enforces.
   public let limit: Limit
   private let windows = Locked<[String: [Date]]>([:])
@@ -29,6 +38,12 @@ public final class RateLimiter: Sendable {
   /// Creates a limiter for `limit`.
   public init(_ limit: Limit) {
     self.limit = limit
+  }
+
+  /// Admits one write of `caller` (e.g. `user:u_1`) counted in `bucket` at `now`, as
+  /// ``admit(_:at:)`` does.
+  public func admit(_ bucket: Bucket, caller: String, at now: Date) throws(DomainError) {
+    try admit("\(bucket.rawValue) \(caller)", at: now)
   }
 
   /// Admits one write of `key` at `now`, or throws `rateLimited` with the whole seconds until

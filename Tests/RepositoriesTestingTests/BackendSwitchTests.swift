@@ -152,6 +152,22 @@ struct BackendSwitchTests {
     for index in 1...5 { _ = try await alice.board.createPost(PostDraft(content: "free \(index)")) }
   }
 
+  @Test("analytics uploads count against a limit of their own, not the member's writes")
+  func analyticsRateLimit() async throws {
+    let (backend, alice, _, _) = try makeCast()
+    backend.rateLimit = FakeRateLimit(maximumWrites: 2, per: .seconds(10))
+    let event = try AnalyticsEvent(name: "screen_viewed", occurredAt: Fixtures.now)
+    for _ in 1...2 {
+      await alice.analytics.track(event)
+      #expect(try await alice.analytics.flush() == 1)
+    }
+    await alice.analytics.track(event)
+    await #expect(throws: DomainError.rateLimited(retryAfter: .seconds(10))) {
+      _ = try await alice.analytics.flush()
+    }
+    for index in 1...2 { _ = try await alice.board.createPost(PostDraft(content: "post \(index)")) }
+  }
+
   @Test("analytics buffer on the client and upload on flush, in batches, as the signed-in user")
   func analytics() async throws {
     let (backend, alice, _, _) = try makeCast()

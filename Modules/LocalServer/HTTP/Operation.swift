@@ -1,5 +1,6 @@
 import DTO
 import Hummingbird
+import ServiceEngine
 
 /// One route the server answers: an operation of the contract (declared once, in
 /// `APIOperation`) or a server-only route (dev endpoints, avatar files), with the rules the
@@ -14,7 +15,7 @@ struct Operation: Sendable {
   /// Honors the `Idempotency-Key` header: a repeat returns the stored first answer.
   let idempotent: Bool
   /// The write limit it counts against when it is a write; `nil` for none (dev endpoints).
-  let rateBucket: RateBucket?
+  let rateBucket: RateLimiter.Bucket?
 
   /// Every non-GET operation is a write.
   var isWrite: Bool { method != .get && method != .head }
@@ -35,19 +36,14 @@ struct Operation: Sendable {
 
 typealias Handler = @Sendable (Call) async throws -> Reply
 
-/// A write limit of its own (`Docs/Rules.md`, "Writes are limited"): the member's writes, and
-/// analytics uploads, so that a backlog of events never uses up the member's writes.
-enum RateBucket: String, Sendable {
-  case writes, analytics
-}
-
 /// The server's operations with their handlers, in registration order.
 struct RouteTable: Sendable {
   private(set) var entries: [(operation: Operation, handler: Handler)] = []
 
   /// Registers an operation of the contract: method, path and access come from `APIOperation`.
   mutating func add(
-    _ declared: APIOperation, idempotent: Bool = false, rateBucket: RateBucket = .writes,
+    _ declared: APIOperation, idempotent: Bool = false,
+    rateBucket: RateLimiter.Bucket = .writes,
     handler: @escaping Handler
   ) {
     let operation = Operation(

@@ -69,7 +69,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
 struct RateLimitMiddleware: RouterMiddleware {
   typealias Context = QappleRequestContext
   let limiter: RateLimiter
-  let bucket: RateBucket
+  let bucket: RateLimiter.Bucket
   let engine: ServiceEngine
 
   func handle(
@@ -78,8 +78,7 @@ struct RateLimitMiddleware: RouterMiddleware {
     let caller =
       context.viewer.map { "user:\($0.id.rawValue)" }
       ?? "address:\(context.peerAddress ?? "unknown")"
-    let key = "\(bucket.rawValue) \(caller)"
-    try limiter.admit(key, at: engine.now)
+    try limiter.admit(bucket, caller: caller, at: engine.now)
     return try await next(request, context)
   }
 }
