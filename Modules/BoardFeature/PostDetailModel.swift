@@ -312,10 +312,11 @@ public final class PostDetailModel {
     try await list.loadMore { [board, postID] in try await board.fetchComments(postID, $0) }
   }
 
-  /// Reads pages until the focused comment is loaded or the last page came; a failure stops
-  /// the search (scrolling down goes on with it).
+  /// Reads pages until the focused comment is loaded or the last page came; a failure or the
+  /// task's cancellation (a page given up lands nothing) stops the search (scrolling down goes
+  /// on with it).
   private func revealFocusedComment() async {
-    while case .searching(let id) = commentFocus {
+    while case .searching(let id) = commentFocus, !Task.isCancelled {
       if list.item(id) != nil {
         commentFocus = .found(id)
       } else if !list.hasMore {

@@ -179,8 +179,10 @@ public final class PagedList<Item: Identifiable & Sendable> {
         items.removeAll { $0.id == item.id }
         items.insert(item, at: 0)
       case .append(let item):
+        // Before the end, the item stays where a page put it (or a later page brings it).
+        guard atEnd else { return }
         items.removeAll { $0.id == item.id }
-        if atEnd { items.append(item) }
+        items.append(item)
       case .edit(let change):
         change(&items)
       }

@@ -35,14 +35,16 @@ public final class ServiceEngine: Sendable {
     /// How long a refresh token lasts.
     public var refreshTokenLifetime: TimeInterval
     /// How long after a refresh its spent token may ask again and get the same pair, as long
-    /// as neither token of that pair has been used (the first answer was lost on the way).
+    /// as neither token of that pair has been used (the first answer was lost on the way): a
+    /// minute, enough for the client's own retries, and short, since until then a stolen copy
+    /// of the spent token gets the pair too.
     public var refreshRetryWindow: TimeInterval
 
     /// Creates a configuration; the defaults are the service's.
     public init(
       storage: Storage = .inMemory, timeZone: TimeZone = .seoul,
       accessTokenLifetime: TimeInterval = 15 * 60, refreshTokenLifetime: TimeInterval = 30 * 86_400,
-      refreshRetryWindow: TimeInterval = 60 * 60
+      refreshRetryWindow: TimeInterval = 60
     ) {
       self.storage = storage
       self.timeZone = timeZone

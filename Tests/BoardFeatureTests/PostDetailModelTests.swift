@@ -164,6 +164,30 @@ struct PostDetailModelTests {
     #expect(detail.phase == .loaded && detail.failure == nil && detail.comments.count == 2)
   }
 
+  @Test(.timeLimit(.minutes(1)))
+  func leavingWhileLookingForTheFocusedCommentStopsTheSearch() async throws {
+    let written = try await alice.comment(25, on: post.id)
+    let pagesAsked = CallLog<PageCursor>()
+    let detail = detail(as: bob, focusing: written[24].id) { values in
+      // Further pages never come: each waits until its task is cancelled. (The fourth ends
+      // the list, so a search that does not stop fails this test instead of hanging it.)
+      let fetch = values.boardRepository.fetchComments
+      values.boardRepository.fetchComments = { id, request in
+        guard let cursor = request.cursor else { return try await fetch(id, request) }
+        await pagesAsked.record(cursor)
+        if await pagesAsked.calls.count > 3 { return Page(items: []) }
+        try await Task.sleep(for: .seconds(3600))
+        return try await fetch(id, request)
+      }
+    }
+    let screen = Task { await detail.task() }
+    try await pagesAsked.waitForCalls(1)
+    screen.cancel()
+    await screen.value
+    #expect(await pagesAsked.calls.count == 1, "a page given up is not asked for again and again")
+    #expect(detail.failure == nil)
+  }
+
   @Test func aDeletedPostIsNotFound() async throws {
     try await alice.board.deletePost(post.id)
     let detail = detail(as: bob)

@@ -210,6 +210,20 @@ struct PagedListTests {
     #expect(!list.hasMore)
   }
 
+  @Test("an item put last that a page already brought stays in its place while more follow")
+  func anItemPutLastThatAPageBroughtStays() async throws {
+    let list = try await listShowing([1, 2, 9], next: "3")
+    list.append(Item(id: 9))
+    #expect(list.items.map(\.id) == [1, 2, 9])
+
+    let more = Task { try await list.loadMore() }
+    try await server.request("3")
+    list.append(Item(id: 12))
+    try await server.answer("3", with: page([10, 12], next: "5"))
+    try await more.value
+    #expect(list.items.map(\.id) == [1, 2, 9, 10, 12])
+  }
+
   @Test("an edit made while a further page loaded puts an item in its place on that page")
   func anEditReachesAFurtherPage() async throws {
     let list = try await listShowing([1, 2], next: "2")

@@ -55,7 +55,7 @@ struct EngineTests {
     // The answer to a refresh was lost: the same token asks again and gets the same pair.
     let first = try engine.startSession(for: mina)
     let second = try engine.refresh(refreshToken: first.refreshToken)
-    clock.advance(60)
+    clock.advance(30)
     #expect(try engine.refresh(refreshToken: first.refreshToken) == second)
     // Once the new access token was used, the old refresh token is a replay: the family ends.
     #expect(try engine.authenticate(accessToken: second.accessToken) == mina)
