@@ -73,8 +73,9 @@ public final class PostDetailModel {
   /// Called with the post as the server confirmed it after it was loaded or changed here (a
   /// like, a comment written or deleted), so lists that show it can follow.
   @ObservationIgnored public var onPostChanged: @MainActor (BoardPost) -> Void = { _ in }
-  /// Called when the screen finds the post gone (deleted elsewhere or hidden): lists that show
-  /// it drop it. The screen stays, showing ``Phase/notFound``.
+  /// Called when the screen finds the post gone (deleted elsewhere or hidden), on loading it or
+  /// on any later action on it (refresh, paging, like, comment): lists that show it drop it.
+  /// The screen stays, showing ``Phase/notFound``; a comment being written keeps its text.
   @ObservationIgnored public var onPostGone: @MainActor () -> Void = {}
 
   private let list = PagedList<Comment>()
@@ -139,15 +140,14 @@ public final class PostDetailModel {
     } catch is CancellationError {
       return  // Given up (the screen went away): nothing failed.
     } catch {
-      let error = DomainError(error)
-      if error == .notFound { postIsGone() } else { failure = error }
+      failed(DomainError(error))
       return
     }
     do {
       try await list.reload { [board, postID] in try await board.fetchComments(postID, $0) }
       await revealFocusedComment()
     } catch {
-      failure = error
+      failed(error)
     }
   }
 
@@ -158,7 +158,7 @@ public final class PostDetailModel {
       try await loadMoreComments()
       await revealFocusedComment()
     } catch {
-      failure = error
+      failed(error)
     }
   }
 
@@ -175,7 +175,7 @@ public final class PostDetailModel {
           at: date.now)
       }
     } catch {
-      failure = error
+      failed(error)
     }
   }
 
@@ -222,7 +222,7 @@ public final class PostDetailModel {
       await analytics.track(
         "comment_created", ["is_anonymous": String(draft.isAnonymous)], at: date.now)
     } catch {
-      failure = DomainError(error)
+      failed(DomainError(error))
     }
   }
 
@@ -308,6 +308,12 @@ public final class PostDetailModel {
     onPostGone()
   }
 
+  /// A failed action on the loaded post: `notFound` means the post is gone (every call on it
+  /// answers so once it is deleted or hidden), anything else is shown.
+  private func failed(_ error: DomainError) {
+    if error == .notFound { postIsGone() } else { failure = error }
+  }
+
   private func loadMoreComments() async throws(DomainError) {
     try await list.loadMore { [board, postID] in try await board.fetchComments(postID, $0) }
   }
@@ -327,7 +333,7 @@ public final class PostDetailModel {
         do {
           try await loadMoreComments()
         } catch {
-          failure = error
+          failed(error)
           return
         }
       }

@@ -49,8 +49,9 @@ public final class GroupDetailModel: Identifiable {
   /// joined or left it, or the screen loaded it (a change made elsewhere, e.g. another member
   /// joining), so the lists that show it can follow.
   @ObservationIgnored public var onGroupChanged: @MainActor (StudyGroup) -> Void = { _ in }
-  /// Called when loading the screen finds the group gone (deleted by its owner): lists that
-  /// show it drop it. The screen shows the failure (``DomainError/notFound``).
+  /// Called when the screen finds the group gone (deleted by its owner) on loading it, paging
+  /// its members, joining or leaving: lists that show it drop it. The screen shows the failure
+  /// (``DomainError/notFound``).
   @ObservationIgnored public var onGroupGone: @MainActor () -> Void = {}
 
   /// The former name of ``onGroupChanged``.
@@ -121,7 +122,7 @@ public final class GroupDetailModel: Identifiable {
     do {
       try await memberList.loadMore()
     } catch {
-      failure = error
+      failed(error)
     }
   }
 
@@ -233,9 +234,14 @@ public final class GroupDetailModel: Identifiable {
     } catch is CancellationError {
       // The screen went away; its next appearance loads again.
     } catch {
-      failure = DomainError(error)
-      if failure == .notFound { onGroupGone() }
+      failed(DomainError(error))
     }
+  }
+
+  /// Shows `error`; `notFound` from the group's own calls means the group is gone.
+  private func failed(_ error: DomainError) {
+    failure = error
+    if error == .notFound { onGroupGone() }
   }
 
   private func updateMembership(
@@ -248,7 +254,7 @@ public final class GroupDetailModel: Identifiable {
     do {
       try await change()
     } catch {
-      failure = DomainError(error)
+      failed(DomainError(error))
       return
     }
     // The change happened: the list and the analytics hear of it even if the members list
@@ -258,7 +264,7 @@ public final class GroupDetailModel: Identifiable {
     do {
       try await memberList.reload()
     } catch {
-      failure = error
+      failed(error)
     }
   }
 }

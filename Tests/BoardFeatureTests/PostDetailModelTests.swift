@@ -414,12 +414,50 @@ struct PostDetailModelTests {
 
   @Test func commentingOnAPostDeletedMeanwhileSaysItIsGone() async throws {
     let detail = detail(as: bob)
+    var gone = 0
+    detail.onPostGone = { gone += 1 }
     await detail.task()
     try await alice.board.deletePost(post.id)
     detail.commentText = "hello?"
     await detail.commentSubmitButtonTapped()
-    #expect(detail.failure == .notFound)
-    #expect(detail.commentText == "hello?")
+    #expect(detail.phase == .notFound)
+    #expect(gone == 1, "the lists drop the post")
+    #expect(detail.commentText == "hello?", "the text written is kept")
+  }
+
+  @Test func anyActionOnAPostDeletedMeanwhileTellsTheListsItIsGone() async throws {
+    _ = try await bob.comment(25, on: post.id)
+    // Paging the comments, liking, and a refresh whose comments read finds it gone.
+    let actions: [(String, @MainActor (PostDetailModel) async -> Void)] = [
+      ("paging", { await $0.commentAppeared($0.comments[19].id) }),
+      ("liking", { await $0.likeButtonTapped() }),
+      ("refreshing", { await $0.refreshPulled() }),
+    ]
+    var screens: [(String, PostDetailModel, LockIsolated<Int>)] = []
+    for (name, _) in actions {
+      let gone = LockIsolated(0)
+      // The refresh's post read answered just before the deletion; its comments read after.
+      let detail = detail(as: bob) { [post] in
+        guard name == "refreshing" else { return }
+        let fetch = $0.boardRepository.fetchPost
+        let reads = LockIsolated(0)
+        $0.boardRepository.fetchPost = { id in
+          reads.withValue { $0 += 1 }
+          return reads.value == 1 ? try await fetch(id) : post
+        }
+      }
+      detail.onPostGone = { gone.withValue { $0 += 1 } }
+      await detail.task()
+      #expect(detail.phase == .loaded && detail.hasMoreComments, "\(name)")
+      screens.append((name, detail, gone))
+    }
+    try await alice.board.deletePost(post.id)
+    for ((name, detail, gone), (_, action)) in zip(screens, actions) {
+      await action(detail)
+      #expect(detail.phase == .notFound, "\(name)")
+      #expect(gone.value == 1, "\(name) tells the lists the post is gone")
+      #expect(detail.failure == nil, "\(name)")
+    }
   }
 
   // MARK: - See more: delete mine, report others'

@@ -556,6 +556,35 @@ struct GroupsFeatureTests {
     #expect(names == ["screen_viewed", "group_deleted"])
   }
 
+  @Test func aGroupDeletedWhileItsScreenIsOpenLeavesTheListOnTheNextAction() async throws {
+    let group = try await createGroup("Big Group", by: alice)
+    for number in 1...24 {
+      let member = try backend.signedUpClient(nickname: "member\(number)")
+      _ = try await member.studyGroups.joinGroup(group.id)
+    }
+    // Paging the members, joining and leaving each find out the group is gone.
+    let actions: [(String, @MainActor (GroupDetailModel) async -> Void)] = [
+      ("paging", { await $0.loadMoreMembersTapped() }),
+      ("joining", { await $0.joinButtonTapped() }),
+      ("leaving", { await $0.leaveButtonTapped() }),
+    ]
+    var screens: [(String, GroupDetailModel, LockIsolated<Int>)] = []
+    for (name, _) in actions {
+      let gone = LockIsolated(0)
+      let detail = bob.model(clock: clock) { GroupDetailModel(groupID: group.id) }
+      detail.onGroupGone = { gone.withValue { $0 += 1 } }
+      await detail.task()
+      #expect(detail.failure == nil && detail.hasMoreMembers, "\(name)")
+      screens.append((name, detail, gone))
+    }
+    try await alice.studyGroups.deleteGroup(group.id)
+    for ((name, detail, gone), (_, action)) in zip(screens, actions) {
+      await action(detail)
+      #expect(detail.failure == .notFound, "\(name)")
+      #expect(gone.value == 1, "\(name) tells the list the group is gone")
+    }
+  }
+
   @Test func aMemberIsNotOfferedDeletion() async throws {
     let group = try await createGroup("Swift Study", by: alice)
     _ = try await bob.studyGroups.joinGroup(group.id)
