@@ -18,8 +18,9 @@ public enum ChatChannelEvent: Sendable, Hashable {
   /// Moderation hid the stored message `seq` of a subscribed room. (A restored message
   /// arrives as ``messages(_:)``: it is stored again at its `seq`.)
   case messageHidden(room: ChatRoom.ID, seq: Int64)
-  /// The server refused a frame; `clientMessageID` names the refused send, if it was one.
-  case refused(clientMessageID: UUID?, error: DomainError)
+  /// The server refused a frame; `clientMessageID` names the refused send, if it was one, and
+  /// `room` the room the frame was about (a send, a subscription or typing), if the server said.
+  case refused(clientMessageID: UUID?, room: ChatRoom.ID? = nil, error: DomainError)
 }
 
 /// The real-time half of the chat engine: the live client's WebSocket (`/realtime`,

@@ -434,21 +434,25 @@ public actor ChatSync {
         rereadRooms()
       case .unsubscribed(let room):
         // The answer to our own unsubscribe changes nothing; unasked, the server ended the
-        // subscription (the user left the room): nobody can keep it open, the list included
-        // (should the room be listed again, after a rejoin, the list opens it anew).
-        if !answered(room) {
-          let listing = listReaders.values.filter { $0.contains(room) }.count
-          let opens = (openRooms[room] ?? 0) - listing
-          if opens > 0 { endedOpens[room, default: 0] += opens }
-          openRooms[room] = nil
-          for reader in listReaders.keys { listReaders[reader]?.remove(room) }
-        }
-      case .refused(let clientMessageID, let error):
-        try refused(clientMessageID, error)
+        // subscription (the user left the room).
+        if !answered(room) { subscriptionEnded(room) }
+      case .refused(let clientMessageID, let room, let error):
+        try refused(clientMessageID, in: room, error)
       }
     } catch {
       logger.warning("Handling a chat event failed: \(error)")
     }
+  }
+
+  /// The server ended `room`'s subscription, or refused it, because the user may no longer
+  /// read the room: nobody can keep it open, the list included (should the room be listed
+  /// again, after a rejoin, the list opens it anew), and reconnects leave it alone.
+  private func subscriptionEnded(_ room: ChatRoom.ID) {
+    let listing = listReaders.values.filter { $0.contains(room) }.count
+    let opens = (openRooms[room] ?? 0) - listing
+    if opens > 0 { endedOpens[room, default: 0] += opens }
+    openRooms[room] = nil
+    for reader in listReaders.keys { listReaders[reader]?.remove(room) }
   }
 
   /// Counts off one awaited `unsubscribed` answer of `room`; `false` when none was awaited.
@@ -494,15 +498,21 @@ public actor ChatSync {
     } catch let error as PersistenceError {
       throw error
     } catch {
-      let attempt = resyncAttempts[room, default: 0]
-      resyncAttempts[room] = attempt + 1
-      let delay = options.retryDelay(attempt)
-      logger.info("Catching up \(room.rawValue) failed (\(error)); again in \(delay)")
-      let clock = options.clock
-      Task { [weak self] in
-        try? await clock.sleep(for: delay)
-        await self?.resubscribe(room)
-      }
+      subscribeLater(room, after: "Catching up", failed: error)
+    }
+  }
+
+  /// Subscribes `room` again after the backoff of its failures in a row (if it is still open
+  /// and the link up by then), so the `subscribed` answer restarts its catch-up.
+  private func subscribeLater(_ room: ChatRoom.ID, after step: String, failed error: Error) {
+    let attempt = resyncAttempts[room, default: 0]
+    resyncAttempts[room] = attempt + 1
+    let delay = options.retryDelay(attempt)
+    logger.info("\(step) \(room.rawValue) failed (\(error)); again in \(delay)")
+    let clock = options.clock
+    Task { [weak self] in
+      try? await clock.sleep(for: delay)
+      await self?.resubscribe(room)
     }
   }
 
@@ -512,10 +522,23 @@ public actor ChatSync {
   }
 
   /// A refused frame: a refused send fails its message (with the server's sentence), unless
-  /// it is worth trying again later (rate limit, server trouble).
-  private func refused(_ clientMessageID: UUID?, _ error: DomainError) throws {
+  /// it is worth trying again later (rate limit, server trouble). A refused subscription (or
+  /// typing) of a room the user may no longer read ends the room's opens, as the server ending
+  /// it would; one refused for passing trouble subscribes again after a backoff (before, the
+  /// room stayed without live messages until the next reconnect).
+  private func refused(
+    _ clientMessageID: UUID?, in room: ChatRoom.ID?, _ error: DomainError
+  ) throws {
     logger.info("The server refused a chat frame: \(error)")
-    guard let clientMessageID else { return }
+    guard let clientMessageID else {
+      guard let room else { return }
+      if error == .forbidden || error == .notFound {
+        subscriptionEnded(room)
+      } else if error.isWorthRetrying {
+        subscribeLater(room, after: "Subscribing to", failed: error)
+      }
+      return
+    }
     awaitingAck.remove(clientMessageID)
     if error.isWorthRetrying {
       try store.retry(clientMessageID)

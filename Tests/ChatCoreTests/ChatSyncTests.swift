@@ -443,6 +443,32 @@ struct ChatSyncEngineTests {
     #expect(rig.channel.calls.filter(\.isSubscription).count == 3)
   }
 
+  @Test("a subscription refused for passing trouble is asked again; one the user may not read ends")
+  func refusedSubscriptions() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    let list = Task { for try await _ in rig.sync.rooms() {} }
+    _ = try await rig.channel.next { $0.subscribe }
+    await rig.sync.open(Self.room)
+    // Server trouble: subscribed again after the backoff, with no reconnect.
+    rig.channel.emit(
+      .refused(clientMessageID: nil, room: Self.room, error: .server("Service unavailable")))
+    _ = try await rig.channel.next { $0.subscribe }
+    // The user may no longer read the room (left on another device while this link was
+    // down): neither the screen nor the list keeps it, and a reconnect leaves it alone.
+    rig.channel.emit(.refused(clientMessageID: nil, room: Self.room, error: .forbidden))
+    try await Task.sleep(for: .milliseconds(20))
+    rig.channel.emit(.state(.waitingToReconnect(retryIn: .zero)))
+    rig.channel.emit(.state(.connected))
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(rig.channel.calls.filter(\.isSubscription).count == 2)
+    // The screen closing later unsubscribes nothing: the subscription is gone already.
+    await rig.sync.close(Self.room)
+    list.cancel()
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(!rig.channel.calls.contains(.unsubscribe(Self.room)))
+  }
+
   @Test("typing and connection states reach every reader; stop ends the streams")
   func broadcastsAndStop() async throws {
     let rig = try Rig()

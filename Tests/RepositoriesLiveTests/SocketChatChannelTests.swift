@@ -1,3 +1,5 @@
+import ChatCore
+import DTO
 import Domain
 import Foundation
 import Logging
@@ -26,6 +28,21 @@ struct SocketChatChannelTests {
     for await state in channel.connection.stateChanges() {
       if case .waitingToReconnect(let attempt, _) = state, attempt >= attempts { return }
     }
+  }
+
+  @Test func aRefusedFrameNamesItsRoomAndSend() throws {
+    let id = UUID()
+    #expect(
+      try SocketChatChannel.event(
+        .error(RealtimeErrorDTO(code: "forbidden", message: "Members only.", roomId: "r_1")))
+        == .refused(clientMessageID: nil, room: "r_1", error: .forbidden))
+    #expect(
+      try SocketChatChannel.event(
+        .error(
+          RealtimeErrorDTO(
+            code: "banned", message: "Banned.", roomId: "r_1",
+            clientMessageId: id.uuidString.lowercased())))
+        == .refused(clientMessageID: id, room: "r_1", error: .banned))
   }
 
   @Test func aChannelNeverReconnectsWithTheNextUsersToken() async throws {

@@ -147,6 +147,7 @@ public final class SocketChatChannel: ChatChannel {
     case .error(let error):
       return .refused(
         clientMessageID: error.clientMessageId.flatMap(UUID.init(uuidString:)),
+        room: error.roomId.map(ChatRoom.ID.init(rawValue:)),
         error: LiveErrorMapping.domainError(realtime: error))
     case .pong:
       return nil
