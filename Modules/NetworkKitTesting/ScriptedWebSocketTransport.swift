@@ -9,7 +9,9 @@ import Primitives
 ///
 /// A `connect` without a scripted answer waits until the test scripts one (or the task is
 /// cancelled), so a test decides exactly when a handshake finishes. The `attempt(_:)` and
-/// `socket(_:)` helpers wait for the code under test instead of sleeping.
+/// `socket(_:)` helpers wait for the code under test instead of sleeping; they throw
+/// `CancellationError` when the waiting task is cancelled (a test's time limit), so a connect
+/// that never comes fails the test instead of hanging the run.
 public final class ScriptedWebSocketTransport: WebSocketTransport, Sendable {
   /// How the fake server answers one connect.
   public enum Answer: Sendable, Hashable {
@@ -60,13 +62,13 @@ public final class ScriptedWebSocketTransport: WebSocketTransport, Sendable {
   public var sockets: [ScriptedWebSocket] { state.read { $0.sockets } }
 
   /// The `index`-th connect (0-based), waiting until it has been made.
-  public func attempt(_ index: Int) async -> Attempt {
-    await state.wait { $0.attempts.indices.contains(index) ? $0.attempts[index] : nil }
+  public func attempt(_ index: Int) async throws -> Attempt {
+    try await state.wait { $0.attempts.indices.contains(index) ? $0.attempts[index] : nil }
   }
 
   /// The `index`-th accepted socket (0-based), waiting until it exists.
-  public func socket(_ index: Int) async -> ScriptedWebSocket {
-    await state.wait { $0.sockets.indices.contains(index) ? $0.sockets[index] : nil }
+  public func socket(_ index: Int) async throws -> ScriptedWebSocket {
+    try await state.wait { $0.sockets.indices.contains(index) ? $0.sockets[index] : nil }
   }
 
   /// Records the attempt and answers with the next scripted answer, waiting for one if needed.
@@ -161,13 +163,13 @@ public final class ScriptedWebSocket: WebSocket, Sendable {
   }
 
   /// The `index`-th sent frame (0-based), waiting until it has been sent.
-  public func sentFrame(_ index: Int) async -> WebSocketFrame {
-    await state.wait { $0.sent.indices.contains(index) ? $0.sent[index] : nil }
+  public func sentFrame(_ index: Int) async throws -> WebSocketFrame {
+    try await state.wait { $0.sent.indices.contains(index) ? $0.sent[index] : nil }
   }
 
   /// The first close call, waiting until it has been made.
-  public func closed() async -> CloseCall {
-    await state.wait { $0.closeCalls.first }
+  public func closed() async throws -> CloseCall {
+    try await state.wait { $0.closeCalls.first }
   }
 
   /// Records the frame; throws how the socket ended once it is closed.
@@ -202,9 +204,17 @@ public final class ScriptedWebSocket: WebSocket, Sendable {
 }
 
 /// A value behind a lock whose readers can wait for a condition; every update wakes the waiters
-/// whose condition now holds.
+/// whose condition now holds, and a cancelled reader stops waiting.
 final class Watched<Value: Sendable>: Sendable {
-  private let state: Locked<(value: Value, waiters: [@Sendable (Value) -> Bool])>
+  private struct Waiter: Sendable {
+    var id: UUID
+    /// Resumes the reader and returns `true` when the value now holds its condition.
+    var offer: @Sendable (Value) -> Bool
+    /// Resumes the reader with `CancellationError`.
+    var cancel: @Sendable () -> Void
+  }
+
+  private let state: Locked<(value: Value, waiters: [Waiter])>
 
   init(_ value: Value) {
     state = Locked((value, []))
@@ -219,24 +229,42 @@ final class Watched<Value: Sendable>: Sendable {
     state.withLock { state in
       let result = body(&state.value)
       let value = state.value
-      state.waiters.removeAll { $0(value) }
+      state.waiters.removeAll { $0.offer(value) }
       return result
     }
   }
 
-  /// Returns the first non-nil `extract(value)`, waiting for updates until there is one.
-  func wait<Result: Sendable>(for extract: @escaping @Sendable (Value) -> Result?) async -> Result {
-    await withCheckedContinuation { continuation in
+  /// Returns the first non-nil `extract(value)`, waiting for updates until there is one;
+  /// throws `CancellationError` once the task is cancelled.
+  func wait<Result: Sendable>(
+    for extract: @escaping @Sendable (Value) -> Result?
+  ) async throws -> Result {
+    let id = UUID()
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        state.withLock { state in
+          if let result = extract(state.value) {
+            continuation.resume(returning: result)
+          } else if Task.isCancelled {
+            continuation.resume(throwing: CancellationError())
+          } else {
+            let offer: @Sendable (Value) -> Bool = { value in
+              guard let result = extract(value) else { return false }
+              continuation.resume(returning: result)
+              return true
+            }
+            state.waiters.append(
+              Waiter(
+                id: id, offer: offer, cancel: { continuation.resume(throwing: CancellationError()) }
+              ))
+          }
+        }
+      }
+    } onCancel: {
+      // Under the lock, so the reader is resumed once: by an update or here, never both.
       state.withLock { state in
-        if let result = extract(state.value) {
-          continuation.resume(returning: result)
-          return
-        }
-        state.waiters.append { value in
-          guard let result = extract(value) else { return false }
-          continuation.resume(returning: result)
-          return true
-        }
+        guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return }
+        state.waiters.remove(at: index).cancel()
       }
     }
   }

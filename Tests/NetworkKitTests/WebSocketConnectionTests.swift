@@ -20,19 +20,19 @@ struct WebSocketConnectionTests {
     await harness.connection.start()
     #expect(await states.next() == .connecting(attempt: 0))
     #expect(await states.next() == .connected)
-    let attempt = await harness.transport.attempt(0)
+    let attempt = try await harness.transport.attempt(0)
     #expect(attempt.url == Harness.url)
     #expect(attempt.headerFields[.authorization] == "Bearer token-0")
     #expect(attempt.headerFields[Harness.clientHeader] == "ios")
 
     // The server goes away: a wait of 0.5 * (0.5 s * 2^0), then a new attempt with a new token.
     await harness.tokens.replace(with: "token-rotated")
-    await harness.transport.socket(0).closeFromServer(code: .goingAway, reason: "restart")
+    try await harness.transport.socket(0).closeFromServer(code: .goingAway, reason: "restart")
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
     try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
     #expect(await states.next() == .connecting(attempt: 1))
     #expect(await states.next() == .connected)
-    let second = await harness.transport.attempt(1)
+    let second = try await harness.transport.attempt(1)
     #expect(second.headerFields[.authorization] == "Bearer token-rotated")
     #expect(await harness.tokens.accessCount == 2)
     await harness.connection.stop()
@@ -123,14 +123,14 @@ struct WebSocketConnectionTests {
     #expect(await states.next() == .connected)
 
     // Opened, but closed before delivering anything: not stable, the backoff keeps growing.
-    await harness.transport.socket(0).closeFromServer(code: .internalServerError)
+    try await harness.transport.socket(0).closeFromServer(code: .internalServerError)
     #expect(await states.next() == .waitingToReconnect(attempt: 2, retryIn: .milliseconds(500)))
     try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(500))
     #expect(await states.next() == .connecting(attempt: 2))
     #expect(await states.next() == .connected)
 
     // This one delivers a frame: stable, so losing it starts over at attempt 1.
-    let socket = await harness.transport.socket(1)
+    let socket = try await harness.transport.socket(1)
     socket.deliver(.text("hello"))
     #expect(await frames.next() == .text("hello"))
     socket.closeFromServer(code: .goingAway)
@@ -181,7 +181,7 @@ struct WebSocketConnectionTests {
     // After a successful connect, a new refusal may refresh again. (That socket delivered
     // nothing, so the attempt count goes on from 1.)
     harness.transport.enqueue(.refuse(.handshakeFailed(status: 401)), .accept)
-    await harness.transport.socket(0).closeFromServer(code: .policyViolation, reason: "expired")
+    try await harness.transport.socket(0).closeFromServer(code: .policyViolation, reason: "expired")
     #expect(await states.next() == .waitingToReconnect(attempt: 2, retryIn: .milliseconds(500)))
     try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(500))
     #expect(await states.next() == .connecting(attempt: 2))
@@ -223,12 +223,12 @@ struct WebSocketConnectionTests {
     let harness = Harness(answers: .accept)
     var frames = harness.connection.frames.makeAsyncIterator()
     await harness.connection.start()
-    let socket = await harness.transport.socket(0)
+    let socket = try await harness.transport.socket(0)
 
     try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(25) - .nanoseconds(1))
     #expect(socket.sentFrames.isEmpty)
     await harness.clock.advance(by: .nanoseconds(1))
-    #expect(await socket.sentFrame(0) == Harness.ping)
+    #expect(try await socket.sentFrame(0) == Harness.ping)
 
     // The pong is consumed; the text after it proves it was handled (frames are in order).
     socket.deliver(Harness.pong)
@@ -240,7 +240,7 @@ struct WebSocketConnectionTests {
     try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(15) - .nanoseconds(1))
     #expect(socket.sentFrames.count == 1)
     await harness.clock.advance(by: .nanoseconds(1))
-    #expect(await socket.sentFrame(1) == Harness.ping)
+    #expect(try await socket.sentFrame(1) == Harness.ping)
     #expect(socket.closeCalls.isEmpty)
     await harness.connection.stop()
   }
@@ -252,25 +252,25 @@ struct WebSocketConnectionTests {
     #expect(await states.next() == .disconnected)
     #expect(await states.next() == .connecting(attempt: 0))
     #expect(await states.next() == .connected)
-    let socket = await harness.transport.socket(0)
+    let socket = try await harness.transport.socket(0)
 
     try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(25))
-    #expect(await socket.sentFrame(0) == Harness.ping)
+    #expect(try await socket.sentFrame(0) == Harness.ping)
     try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(10) - .nanoseconds(1))
     #expect(harness.connection.state == .connected)
     #expect(socket.closeCalls.isEmpty)
     await harness.clock.advance(by: .nanoseconds(1))
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
-    let close = await socket.closed()
+    let close = try await socket.closed()
     #expect(close.code == .goingAway)
 
     try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
     #expect(await states.next() == .connecting(attempt: 1))
     #expect(await states.next() == .connected)
     // The new socket's heartbeat counts from its own start.
-    let second = await harness.transport.socket(1)
+    let second = try await harness.transport.socket(1)
     try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(25))
-    #expect(await second.sentFrame(0) == Harness.ping)
+    #expect(try await second.sentFrame(0) == Harness.ping)
     await harness.connection.stop()
   }
 
@@ -294,7 +294,7 @@ struct WebSocketConnectionTests {
     #expect(await states.next() == .connected)
     try await harness.connection.send(.text("hello"))
     try await harness.connection.send(.binary(Data([1, 2, 3])))
-    let socket = await harness.transport.socket(0)
+    let socket = try await harness.transport.socket(0)
     #expect(socket.sentFrames == [.text("hello"), .binary(Data([1, 2, 3]))])
 
     socket.closeFromServer(code: .goingAway)
@@ -311,7 +311,7 @@ struct WebSocketConnectionTests {
     var frames = harness.connection.frames.makeAsyncIterator()
     var states = harness.connection.stateChanges().makeAsyncIterator()
     await harness.connection.start()
-    let first = await harness.transport.socket(0)
+    let first = try await harness.transport.socket(0)
     first.deliver(.text("one"))
     first.deliver(.binary(Data([2])))
     first.closeFromServer(code: .goingAway)
@@ -322,7 +322,7 @@ struct WebSocketConnectionTests {
     #expect(await states.next() == .connected)
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
     try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
-    let second = await harness.transport.socket(1)
+    let second = try await harness.transport.socket(1)
     second.deliver(.text("three"))
     #expect(await frames.next() == .text("three"))
     await harness.connection.stop()
@@ -338,7 +338,7 @@ struct WebSocketConnectionTests {
     #expect(await states.next() == .disconnected)
     #expect(await states.next() == .connecting(attempt: 0))
     #expect(await states.next() == .connected)
-    let socket = await harness.transport.socket(0)
+    let socket = try await harness.transport.socket(0)
 
     await harness.connection.stop()
     #expect(socket.closeCalls == [.init(code: .normalClosure, reason: nil)])
@@ -378,7 +378,7 @@ struct WebSocketConnectionTests {
     await harness.connection.start()
     #expect(await states.next() == .disconnected)
     #expect(await states.next() == .connecting(attempt: 0))
-    _ = await harness.transport.attempt(0)
+    _ = try await harness.transport.attempt(0)
     await harness.connection.stop()
     #expect(await states.next() == .closed)
     // An answer arriving now finds nobody waiting.
@@ -397,7 +397,7 @@ struct WebSocketConnectionTests {
     #expect(await states.next() == .disconnected)
     #expect(await states.next() == .connecting(attempt: 0))
     #expect(await states.next() == .connected)
-    await harness.transport.socket(0).closeFromServer(code: 4001, reason: "kicked")
+    try await harness.transport.socket(0).closeFromServer(code: 4001, reason: "kicked")
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
     await harness.connection.stop()
 
@@ -410,6 +410,24 @@ struct WebSocketConnectionTests {
   }
 
   // MARK: - Errors
+
+  @Test func aTestWaitingForASocketThatNeverComesStopsWhenCancelled() async throws {
+    let transport = ScriptedWebSocketTransport()
+    let waiting = Task { try await transport.socket(0) }
+    try await Task.sleep(for: .milliseconds(20))
+    waiting.cancel()
+    await #expect(throws: CancellationError.self) { _ = try await waiting.value }
+    // Cancelled before it waits: at once; a wait that was answered is not disturbed.
+    let early = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await transport.attempt(0)
+    }
+    await #expect(throws: CancellationError.self) { _ = try await early.value }
+    transport.enqueue(.accept)
+    let socket = try await transport.connect(
+      to: URL(string: "ws://127.0.0.1/realtime")!, headerFields: [:])
+    #expect(try await transport.socket(0) === socket as? ScriptedWebSocket)
+  }
 
   @Test(arguments: [
     WebSocketError.invalidURL("ftp://x"), .offline, .timeout, .handshakeFailed(status: 401),

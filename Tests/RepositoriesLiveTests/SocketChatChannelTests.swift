@@ -51,13 +51,13 @@ struct SocketChatChannelTests {
     let transport = ScriptedWebSocketTransport(.accept)
     let channel = Self.channel(harness, for: "u_a", transport: transport)
     await channel.open()
-    #expect(await transport.attempt(0).headerFields[.authorization] == "Bearer access-a")
+    #expect(try await transport.attempt(0).headerFields[.authorization] == "Bearer access-a")
 
     // A signs out and B signs in before the engine of A is stopped; then A's socket drops.
     harness.stub(.post, "/auth/sign-out", status: .noContent, json: "")
     try await harness.repositories.auth.signOut()
     try await harness.signIn(as: "u_b", accessToken: "access-b", refreshToken: "refresh-b")
-    await transport.socket(0).closeFromServer(code: .goingAway)
+    try await transport.socket(0).closeFromServer(code: .goingAway)
 
     // Two reconnect attempts fail for want of A's session; no socket opens with B's token.
     await Self.waitForFailedAttempts(channel, 2)
