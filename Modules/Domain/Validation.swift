@@ -78,6 +78,12 @@ public struct TextRule: Hashable, Sendable {
   public static let reportDetail = TextRule(field: "detail", length: 1...500)
   /// The reason an admin gives for a ban: 1-200 characters.
   public static let banReason = TextRule(field: "reason", length: 1...200)
+  /// A search text (posts, groups): 1-100 characters.
+  public static let search = TextRule(field: "q", length: 1...100)
+  /// A member's cohort: up to 30 characters; empty means none.
+  public static let cohort = TextRule(field: "cohort", length: 0...30)
+  /// A moderator's note on a decision: up to 500 characters; empty means none.
+  public static let moderatorNote = TextRule(field: "note", length: 0...500)
 
   /// Trims surrounding whitespace and checks the length; returns the text to send.
   public func validate(_ text: String) throws(ValidationError) -> String {

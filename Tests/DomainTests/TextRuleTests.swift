@@ -98,6 +98,9 @@ struct TextRuleTests {
       (TextRule.reportDetail, "detail", 1, 500),
       (TextRule.question, "content", 5, 200),
       (TextRule.banReason, "reason", 1, 200),
+      (TextRule.search, "q", 1, 100),
+      (TextRule.cohort, "cohort", 0, 30),
+      (TextRule.moderatorNote, "note", 0, 500),
     ])
   func boundaries(rule: TextRule, field: String, minimum: Int, maximum: Int) throws {
     #expect(rule.field == field)

@@ -46,9 +46,6 @@ extension QuestionRepository {
 }
 
 extension BoardRepository {
-  /// The search text rule of the server: trimmed, 1-100 characters.
-  static let searchRule = TextRule(field: "q", length: 1...100)
-
   /// Posts, search, comments and likes over `/posts` and `/comments`.
   static func live(client: APIClient) -> BoardRepository {
     BoardRepository(
@@ -57,7 +54,7 @@ extension BoardRepository {
       },
       searchPosts: { query, page in
         let text = try validate { () throws(ValidationError) in
-          try Self.searchRule.validate(query)
+          try TextRule.search.validate(query)
         }
         return try await client.fetchPage(
           BoardAPI.search(query: text, page: page), of: PostDTO.self)

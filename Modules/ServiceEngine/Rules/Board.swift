@@ -126,7 +126,7 @@ extension ServiceEngine {
     matching query: String? = nil, _ request: PageRequest, as viewer: Viewer
   ) throws(DomainError) -> Page<BoardPost> {
     let query = try query.map { text throws(DomainError) in
-      try validated(try TextRule(field: "q", length: 1...100).validate(text))
+      try validated(try TextRule.search.validate(text))
     }
     let paging = try Paging(request)
     return try read { db, _ in

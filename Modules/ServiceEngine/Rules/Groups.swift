@@ -57,15 +57,12 @@ extension ServiceEngine {
   public func groups(
     matching query: String?, _ request: PageRequest, as viewer: Viewer
   ) throws(DomainError) -> Page<StudyGroup> {
-    let filter = query?.trimmingCharacters(in: .whitespacesAndNewlines)
-    if let filter, filter.count > 100 {
-      throw .validation(.tooLong(field: "q", maximum: 100, actual: filter.count))
-    }
+    let filter = try validated(query, .search)
     let paging = try Paging(request)
     return try read { db, _ in
       var sql = "SELECT * FROM study_group WHERE 1"
       var arguments: StatementArguments = []
-      if let filter, !filter.isEmpty {
+      if let filter {
         sql += " AND (qapple_contains(name, ?) OR qapple_contains(description, ?))"
         arguments += [filter, filter]
       }

@@ -133,10 +133,9 @@ extension ServiceEngine {
     as viewer: Viewer
   ) throws(DomainError) -> Report {
     try viewer.requireNotBanned(at: now)
-    var detail: String?
-    let text = rawDetail?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-    if reason == .other || !text.isEmpty {
-      detail = try validated(try TextRule.reportDetail.validate(rawDetail ?? ""))
+    let detail = try validated(rawDetail, .reportDetail)
+    guard detail != nil || reason != .other else {
+      throw .validation(.empty(field: TextRule.reportDetail.field))
     }
     return try write { db, moment in
       guard let target = try Moderation.target(db, reported),
@@ -250,12 +249,8 @@ extension ServiceEngine {
   ) throws(DomainError) -> ReportCase {
     try viewer.requireAdmin()
     let key = try PublicID.reportCase.require(id.rawValue)
-    var note = rawNote?.trimmingCharacters(in: .whitespacesAndNewlines)
-    if note?.isEmpty == true { note = nil }
-    if let text = note, text.count > 500 {
-      throw .validation(.tooLong(field: "note", maximum: 500, actual: text.count))
-    }
-    return try write { [note] db, moment in
+    let note = try validated(rawNote, .moderatorNote)
+    return try write { db, moment in
       var record = try ReportCaseRecord.find(db, key: key)
       guard record.status == .open else {
         throw DomainError.conflict("This case is already resolved.")

@@ -73,7 +73,7 @@ extension ServiceEngine {
       try validated(try Nickname(validating: text))
     }
     var cohort: String?? = nil
-    if let requested = change.cohort { cohort = .some(try Users.validCohort(requested)) }
+    if let requested = change.cohort { cohort = .some(try validated(requested, .cohort)) }
     return try write { db, moment in
       var user = try Users.live(db, viewer.key)
       if let nickname {

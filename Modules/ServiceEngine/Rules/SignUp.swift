@@ -169,7 +169,7 @@ extension ServiceEngine {
       // When another sign-up of the same provider account finished first, this one is over
       // (`signedOut`), and signing in reaches that account.
       let user = try SignUpFlow.createAccount(
-        db, nickname: nickname, role: .member, cohort: try Users.validCohort(cohort),
+        db, nickname: nickname, role: .member, cohort: try validated(cohort, .cohort),
         joinedAt: moment.millis, providerKey: record.providerKey, email: email, terms: terms,
         providerTaken: .signedOut)
       // Every sign-up of this provider account ends with it.
@@ -201,7 +201,7 @@ extension ServiceEngine {
     devToken: String? = nil, joinedAt: Date? = nil
   ) throws(DomainError) -> Viewer {
     let nickname = try validated(try Nickname(validating: text))
-    let cohort = try Users.validCohort(cohort)
+    let cohort = try validated(cohort, .cohort)
     let token = devToken ?? nickname.rawValue
     return try write { db, moment in
       Viewer(

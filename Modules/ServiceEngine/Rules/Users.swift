@@ -69,16 +69,13 @@ enum Users {
     return UserSummary(id: User.ID(rawValue: PublicID.user(key)), nickname: nickname)
   }
 
-  /// Validates an optional cohort: trimmed, empty means none, at most 30 characters.
-  static func validCohort(_ text: String?) throws(DomainError) -> String? {
-    guard let text else { return nil }
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    if trimmed.isEmpty { return nil }
-    guard trimmed.count <= 30 else {
-      throw .validation(.tooLong(field: "cohort", maximum: 30, actual: trimmed.count))
-    }
-    return trimmed
-  }
+}
+
+/// Optional text checked against `rule` and trimmed; `nil` when it is `nil` or blank (a field
+/// left out: a cohort, a note, a filter).
+func validated(_ text: String?, _ rule: TextRule) throws(DomainError) -> String? {
+  guard let text, !text.allSatisfy(\.isWhitespace) else { return nil }
+  return try validated(try rule.validate(text))
 }
 
 /// Runs a Domain check inside a rule, turning its `ValidationError` into `DomainError`.
