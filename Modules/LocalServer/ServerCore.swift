@@ -29,10 +29,4 @@ final class ServerCore: Sendable {
       faults: configuration.socketFaults, seed: configuration.faultSeed)
     rateLimiter = configuration.rateLimit.map(RateLimiter.init)
   }
-
-  /// The server's "now".
-  var now: Date { engine.now }
-
-  /// Today in the engine's time zone (Seoul, where the academy decides today's question).
-  var today: CalendarDay { engine.today }
 }

@@ -120,6 +120,19 @@ struct OperationsTests {
     }
   }
 
+  @Test("dev mode: an operation's faults hit only the requests the router sends to it")
+  func faultsFollowTheRouter() async throws {
+    // `/posts/search` is its own route (GET only): a DELETE there is 405, not BoardAPI.delete.
+    let rule = FaultRule(target: .operation("BoardAPI.delete"), errorRate: 1, errorStatus: 503)
+    try await withServer(.testing(devMode: true, faults: [rule])) { h in
+      let token = try await h.member("Router")
+      let wrongMethod = try await h.send(.delete, "/posts/search", token: token)
+      #expect(wrongMethod.status == .methodNotAllowed)
+      let deletion = try await h.send(.delete, "/posts/p_1", token: token)
+      #expect(deletion.status == .serviceUnavailable)
+    }
+  }
+
   @Test("the same fault seed gives the same sequence of failures")
   func seededFaults() async throws {
     func run() async throws -> [Bool] {

@@ -10,20 +10,16 @@ struct Call: Sendable {
   let request: Request
   let context: QappleRequestContext
   let core: ServerCore
-  /// The caller; set on every operation that needs a token.
-  var viewer: Viewer? { context.viewer }
   /// The collected body (empty for GET).
   var body: ByteBuffer { context.body }
 
   /// The caller of an authenticated operation.
   var me: Viewer {
     get throws(APIError) {
-      guard let viewer else { throw APIError.unauthorized() }
+      guard let viewer = context.viewer else { throw APIError.unauthorized() }
       return viewer
     }
   }
-
-  var now: Date { core.now }
 
   /// The service engine every rule runs in.
   var engine: ServiceEngine { core.engine }

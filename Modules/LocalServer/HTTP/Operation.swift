@@ -1,4 +1,5 @@
 import DTO
+import Domain
 import Hummingbird
 import ServiceEngine
 
@@ -53,6 +54,17 @@ struct RouteTable: Sendable {
     entries.append((operation, handler))
   }
 
+  /// Registers a list operation of the contract: `read` gets the page asked for (`cursor`,
+  /// `limit`) and the caller, and each item goes out as `item` makes it.
+  mutating func addPage<Item, Wire: Codable & Sendable>(
+    _ declared: APIOperation, _ item: @escaping @Sendable (Item) -> Wire,
+    _ read: @escaping @Sendable (Call, PageRequest, Viewer) throws -> Page<Item>
+  ) {
+    add(declared) { call in
+      try .json(PageDTO(try read(call, try call.pageRequest(), try call.me), item))
+    }
+  }
+
   /// Registers a contract operation that answers 204 No Content once `body` has run.
   mutating func addNoContent(
     _ declared: APIOperation, _ body: @escaping @Sendable (Call) async throws -> Void
@@ -75,15 +87,19 @@ struct RouteTable: Sendable {
 
   var operations: [Operation] { entries.map(\.operation) }
 
-  /// The methods of the route `path` resolves to (for 405 answers). Like the router, the
-  /// path with the most literal segments wins (`/posts/search` over `/posts/{post_id}`).
-  func allowedMethods(for path: String) -> [String] {
+  /// The operations of the route a request `path` resolves to, one per method. Like the
+  /// router, the path with the most literal segments wins (`/posts/search` over
+  /// `/posts/{post_id}`).
+  func resolve(path: String) -> [Operation] {
     let matching = operations.filter { $0.matches(path: path) }
     guard let best = matching.max(by: { $0.literalSegments < $1.literalSegments }) else {
       return []
     }
-    let methods = matching.filter { $0.path == best.path }.map(\.method.rawValue)
-    var seen = Set<String>()
-    return methods.filter { seen.insert($0).inserted }
+    return matching.filter { $0.path == best.path }
+  }
+
+  /// The methods of the route `path` resolves to (for 405 answers).
+  func allowedMethods(for path: String) -> [String] {
+    resolve(path: path).map(\.method.rawValue)
   }
 }

@@ -68,7 +68,7 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
 struct FaultMiddleware: RouterMiddleware {
   typealias Context = QappleRequestContext
 
-  let operations: [Operation]
+  let routes: RouteTable
   let faults: FaultInjector
 
   func handle(
@@ -77,9 +77,8 @@ struct FaultMiddleware: RouterMiddleware {
   ) async throws -> Response {
     let path = request.uri.path
     guard !path.hasPrefix("/_dev") else { return try await next(request, context) }
-    // The operation the router picks: the path with the most literal segments wins.
-    let operation = operations.filter { $0.method == request.method && $0.matches(path: path) }
-      .max { $0.literalSegments < $1.literalSegments }
+    // The operation the router picks (none when it answers 404 or 405).
+    let operation = routes.resolve(path: path).first { $0.method == request.method }
     let (latency, decision) = faults.decide(path: path, operation: operation?.id)
     if latency > .zero {
       try await Task.sleep(for: latency)

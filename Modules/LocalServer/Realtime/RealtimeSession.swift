@@ -5,25 +5,16 @@ import HummingbirdWebSocket
 import Logging
 import ServiceEngine
 
-/// How a socket ends, with its WebSocket close code.
-enum SocketClose: Sendable, Equatable {
-  /// 1001: the server is shutting down.
-  case goingAway
-  /// 1008: the client broke a rule of the protocol (too many frames).
-  case policyViolation
-  /// 1009: a message was larger than ``RealtimeLimits/maxMessageBytes``.
-  case tooLarge
-  /// 1013: the client fell too far behind; reconnect and catch up.
-  case tryAgainLater
-
-  var code: UInt16 {
-    switch self {
-    case .goingAway: 1001
-    case .policyViolation: 1008
-    case .tooLarge: 1009
-    case .tryAgainLater: 1013
-    }
-  }
+/// How a socket ends; the raw value is its WebSocket close code.
+enum SocketClose: UInt16, Sendable, Equatable {
+  /// The server is shutting down.
+  case goingAway = 1001
+  /// The client broke a rule of the protocol (too many frames).
+  case policyViolation = 1008
+  /// A message was larger than ``RealtimeLimits/maxMessageBytes``.
+  case tooLarge = 1009
+  /// The client fell too far behind; reconnect and catch up.
+  case tryAgainLater = 1013
 }
 
 /// One client's socket on `/realtime`: reads its frames, runs them on the engine as its user,
@@ -338,7 +329,7 @@ struct RealtimeSession: Sendable {
           continue
         case .close(let close, let reason):
           if let held { try await outbound.write(.text(held.text)) }
-          try await outbound.close(.init(codeNumber: Int(close.code)), reason: reason)
+          try await outbound.close(.init(codeNumber: Int(close.rawValue)), reason: reason)
           return
         }
         sent += 1

@@ -69,22 +69,14 @@ extension RouteTable {
       }
       return try .json(NicknameAvailabilityDTO(try call.engine.nicknameAvailability(nickname)))
     }
-    add(.meUser) { call in
-      _ = try call.me
-      return try .json(UserDTO(try call.engine.user(call.id("user_id"))))
-    }
+    add(.meUser) { call in try .json(UserDTO(try call.engine.user(call.id("user_id")))) }
     add(.meUserByNickname) { call in
-      _ = try call.me
       guard let nickname = call.query("nickname"), !nickname.isEmpty else {
         throw APIError.validation(field: "nickname", "Pass the nickname to look up as ?nickname=.")
       }
       return try .json(UserDTO(try call.engine.user(nickname: nickname)))
     }
-    add(.meMyAnswers) { call in
-      try .json(
-        PageDTO(try call.engine.myAnswers(try call.pageRequest(), as: try call.me), AnswerDTO.init)
-      )
-    }
+    addPage(.meMyAnswers, AnswerDTO.init) { try $0.engine.myAnswers($1, as: $2) }
     // Not a contract operation: serves the pictures `avatar_url` points at.
     add(serverOnly: "Avatars.image", .get, "/avatars/{user_id}") { call in
       let image = try call.engine.avatar(of: call.id("user_id"))

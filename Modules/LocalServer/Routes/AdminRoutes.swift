@@ -60,10 +60,8 @@ extension RouteTable {
         call.id("case_id"), resolution, note: body.note, as: try call.me)
       return try .json(ReportCaseDTO(resolved))
     }
-    add(.adminUsers) { call in
-      let page = try call.engine.adminUsers(
-        matching: call.query("q"), try call.pageRequest(), as: try call.me)
-      return try .json(PageDTO(page, AdminUserDTO.init))
+    addPage(.adminUsers, AdminUserDTO.init) {
+      try $0.engine.adminUsers(matching: $0.query("q"), $1, as: $2)
     }
     add(.adminBanUser) { call in
       let body = try call.decode(BanUserRequest.self)
@@ -111,7 +109,7 @@ extension RouteTable {
       return try .json(["email": address, "code": code])
     }
     add(serverOnly: "Dev.clock", .get, "/_dev/clock") { call in
-      try .json(DevClock(now: call.now, today: call.core.today.iso8601))
+      try .json(DevClock(now: call.engine.now, today: call.engine.today.iso8601))
     }
     add(serverOnly: "Dev.advanceClock", .post, "/_dev/clock/advance") {
       call in
@@ -120,7 +118,7 @@ extension RouteTable {
         throw APIError.validation(field: "seconds", "seconds must be within one year.")
       }
       call.core.configuration.clock.advance(by: .milliseconds(Int64(body.seconds * 1000)))
-      return try .json(DevClock(now: call.now, today: call.core.today.iso8601))
+      return try .json(DevClock(now: call.engine.now, today: call.engine.today.iso8601))
     }
   }
 }

@@ -6,14 +6,9 @@ import Hummingbird
 extension RouteTable {
   /// BoardAPI and CommentAPI.
   mutating func addBoardRoutes() {
-    add(.boardPosts) { call in
-      try .json(
-        PageDTO(try call.engine.posts(try call.pageRequest(), as: try call.me), PostDTO.init))
-    }
-    add(.boardSearch) { call in
-      let page = try call.engine.posts(
-        matching: call.query("q") ?? "", try call.pageRequest(), as: try call.me)
-      return try .json(PageDTO(page, PostDTO.init))
+    addPage(.boardPosts, PostDTO.init) { try $0.engine.posts($1, as: $2) }
+    addPage(.boardSearch, PostDTO.init) {
+      try $0.engine.posts(matching: $0.query("q") ?? "", $1, as: $2)
     }
     add(.boardPost) { call in
       try .json(PostDTO(try call.engine.post(call.id("post_id"), as: try call.me)))
@@ -32,10 +27,8 @@ extension RouteTable {
         )
       }
     }
-    add(.commentComments) { call in
-      let page = try call.engine.comments(
-        on: call.id("post_id"), try call.pageRequest(), as: try call.me)
-      return try .json(PageDTO(page, CommentDTO.init))
+    addPage(.commentComments, CommentDTO.init) {
+      try $0.engine.comments(on: $0.id("post_id"), $1, as: $2)
     }
     add(.commentCreate, idempotent: true) { call in
       let body = try call.decode(CreateCommentRequest.self)
@@ -56,10 +49,7 @@ extension RouteTable {
 
   /// NotificationAPI.
   mutating func addNotificationRoutes() {
-    add(.notificationList) { call in
-      let page = try call.engine.notifications(try call.pageRequest(), as: try call.me)
-      return try .json(PageDTO(page, NotificationDTO.init))
-    }
+    addPage(.notificationList, NotificationDTO.init) { try $0.engine.notifications($1, as: $2) }
     add(.notificationUnreadCount) { call in
       try .json(UnreadCountDTO(count: try call.engine.unreadNotificationCount(as: try call.me)))
     }

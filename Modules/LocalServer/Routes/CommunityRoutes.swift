@@ -16,18 +16,13 @@ extension RouteTable {
         as: try call.me)
       return try .json(ReportDTO(report), status: .created)
     }
-    add(.reportMine) { call in
-      try .json(
-        PageDTO(try call.engine.myReports(try call.pageRequest(), as: try call.me), ReportDTO.init))
-    }
+    addPage(.reportMine, ReportDTO.init) { try $0.engine.myReports($1, as: $2) }
   }
 
   /// StudyGroupAPI.
   mutating func addGroupRoutes() {
-    add(.studyGroupGroups) { call in
-      let page = try call.engine.groups(
-        matching: call.query("q"), try call.pageRequest(), as: try call.me)
-      return try .json(PageDTO(page, StudyGroupDTO.init))
+    addPage(.studyGroupGroups, StudyGroupDTO.init) {
+      try $0.engine.groups(matching: $0.query("q"), $1, as: $2)
     }
     add(.studyGroupGroup) { call in
       try .json(StudyGroupDTO(try call.engine.group(call.id("group_id"), as: try call.me)))
@@ -55,10 +50,8 @@ extension RouteTable {
       try call.engine.inviteToGroup(
         call.id("group_id"), user: User.ID(rawValue: body.userId), as: try call.me)
     }
-    add(.studyGroupMembers) { call in
-      _ = try call.me
-      let page = try call.engine.groupMembers(of: call.id("group_id"), try call.pageRequest())
-      return try .json(PageDTO(page, GroupMemberDTO.init))
+    addPage(.studyGroupMembers, GroupMemberDTO.init) { call, page, _ in
+      try call.engine.groupMembers(of: call.id("group_id"), page)
     }
   }
 
@@ -67,12 +60,7 @@ extension RouteTable {
     // A valid WebSocket handshake never reaches the router (`Realtime/RealtimeEndpoint.swift`):
     // what arrives here is a plain request, after authentication.
     add(.chatRealtime) { call in throw APIError.upgradeRequired(call.request.uri.path) }
-    add(.chatRooms) { call in
-      try .json(
-        PageDTO(try call.engine.chatRooms(try call.pageRequest(), as: try call.me)) {
-          ChatRoomDTO($0)
-        })
-    }
+    addPage(.chatRooms, { ChatRoomDTO($0) }) { try $0.engine.chatRooms($1, as: $2) }
     add(.chatOpenDirect) { call in
       let body = try call.decode(OpenDirectRoomRequest.self)
       let room = try call.engine.openDirectRoom(with: User.ID(rawValue: body.userId), as: call.me)

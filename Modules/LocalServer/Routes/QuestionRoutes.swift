@@ -9,18 +9,12 @@ extension RouteTable {
     add(.questionToday) { call in
       try .json(QuestionDTO(try call.engine.todaysQuestion(as: try call.me)))
     }
-    add(.questionList) { call in
-      try .json(
-        PageDTO(
-          try call.engine.questions(try call.pageRequest(), as: try call.me), QuestionDTO.init))
-    }
+    addPage(.questionList, QuestionDTO.init) { try $0.engine.questions($1, as: $2) }
     add(.questionQuestion) { call in
       try .json(QuestionDTO(try call.engine.question(call.id("question_id"), as: try call.me)))
     }
-    add(.answerAnswers) { call in
-      let page = try call.engine.answers(
-        of: call.id("question_id"), try call.pageRequest(), as: try call.me)
-      return try .json(PageDTO(page, AnswerDTO.init))
+    addPage(.answerAnswers, AnswerDTO.init) {
+      try $0.engine.answers(of: $0.id("question_id"), $1, as: $2)
     }
     add(.answerCreate, idempotent: true) { call in
       let body = try call.decode(CreateAnswerRequest.self)

@@ -34,7 +34,7 @@ enum Routes {
       middleware: ErrorEnvelopeMiddleware(
         routes: table, maxBodySize: core.configuration.maxBodySize, logger: core.logger))
     if core.configuration.devMode {
-      router.add(middleware: FaultMiddleware(operations: table.operations, faults: core.faults))
+      router.add(middleware: FaultMiddleware(routes: table, faults: core.faults))
     }
     for (operation, handler) in table.entries {
       let group = router.group()
