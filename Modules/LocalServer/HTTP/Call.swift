@@ -84,21 +84,16 @@ struct Call: Sendable {
 
   /// The body decoded as JSON, or a 400 envelope that says what is wrong and where.
   func decode<T: Decodable>(_ type: T.Type) throws(APIError) -> T {
-    guard body.readableBytes > 0 else {
-      throw APIError.malformed("The request body is empty; send a JSON object.")
-    }
-    if let contentType = request.headers[.contentType]?.lowercased(), !contentType.contains("json")
+    if body.readableBytes > 0, let contentType = request.headers[.contentType]?.lowercased(),
+      !contentType.contains("json")
     {
       throw APIError.malformed(
         "Send the body as application/json (the request said \(contentType)).")
     }
-    let data = Data(buffer: body)
     do {
-      return try QappleCoding.makeDecoder().decode(T.self, from: data)
-    } catch let error as DecodingError {
-      throw Self.apiError(for: error)
+      return try DTODecoding.decode(T.self, from: Data(buffer: body))
     } catch {
-      throw APIError.malformed("The body could not be read as JSON.")
+      throw Self.apiError(for: error)
     }
   }
 
@@ -115,29 +110,20 @@ struct Call: Sendable {
     }
   }
 
-  /// Maps a decoding failure to `malformed_request` (not JSON, not an object) or
-  /// `validation_failed` with the wire path of the field at fault.
-  static func apiError(for error: DecodingError) -> APIError {
-    let path = DTODecoding.render
+  /// Maps a body DTO's decoding failure to `malformed_request` (empty, not JSON, not an
+  /// object) or `validation_failed` with the wire path of the field at fault.
+  static func apiError(for error: DTODecodingError) -> APIError {
     switch error {
-    case .keyNotFound(let key, let context):
-      let field = path(context.codingPath + [key])
-      return .validation(field: field, "\(field) is required.")
-    case .valueNotFound(_, let context):
-      let field = path(context.codingPath)
-      guard !field.isEmpty else { return .malformed("The body must be a JSON object.") }
-      return .validation(field: field, "\(field) must not be null.")
-    case .typeMismatch(let type, let context):
-      let field = path(context.codingPath)
-      guard !field.isEmpty else { return .malformed("The body must be a JSON object.") }
-      return .validation(
-        field: field, "\(field) has the wrong type (expected \(DTODecoding.describe(type))).")
-    case .dataCorrupted(let context):
-      let field = path(context.codingPath)
-      guard !field.isEmpty else { return .malformed("The request body is not valid JSON.") }
-      return .validation(field: field, "\(field) is not valid: \(context.debugDescription)")
-    @unknown default:
-      return .malformed("The request body could not be read.")
+    case .emptyBody: .malformed("The request body is empty; send a JSON object.")
+    case .notJSON: .malformed("The request body is not valid JSON.")
+    case .missingField(let field): .validation(field: field, "\(field) is required.")
+    case .nullValue(let field) where !field.isEmpty:
+      .validation(field: field, "\(field) must not be null.")
+    case .wrongType(let field, let expected) where !field.isEmpty:
+      .validation(field: field, "\(field) has the wrong type (expected \(expected)).")
+    case .corrupted(let field, let description) where !field.isEmpty:
+      .validation(field: field, "\(field) is not valid: \(description)")
+    case .nullValue, .wrongType, .corrupted: .malformed("The body must be a JSON object.")
     }
   }
 }

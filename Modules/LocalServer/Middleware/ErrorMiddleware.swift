@@ -25,7 +25,7 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
     } catch let error as DomainError {
       return Reply.envelope(APIError(error)).response
     } catch let error as DecodingError {
-      return Reply.envelope(Call.apiError(for: error)).response
+      return Reply.envelope(Call.apiError(for: DTODecoding.translate(error, data: Data()))).response
     } catch let error as any HTTPResponseError {
       return Reply.envelope(translate(error, request: request)).response
     } catch is CancellationError {
