@@ -23,7 +23,7 @@ public final class QappleServer: Sendable {
   public let configuration: ServerConfiguration
   let core: ServerCore
   private let routes: RouteTable
-  private let inFlight = InFlight()
+  private let inFlight = InProgress<Void>()
   private let lifecycle = Locked<Lifecycle>(.idle)
   /// Closes the listening socket: no new connections, and the accept loop ends cleanly.
   private let closeListener = Locked<(@Sendable () async -> Void)?>(nil)
@@ -163,8 +163,9 @@ public final class QappleServer: Sendable {
     }
     if let task {
       await closeListener.withLock { $0 }?()
-      await core.sockets.closeAll(.goingAway, reason: "server shutting down")
-      await inFlight.waitUntilIdle()
+      for close in core.sockets.values { close(.goingAway, "server shutting down") }
+      await core.sockets.waitUntilEmpty(timeout: .seconds(2))
+      await inFlight.waitUntilEmpty()
       task.cancel()
       _ = await task.result
     }

@@ -13,8 +13,9 @@ final class ServerCore: Sendable {
   let rateLimiter: RateLimiter?
   /// The socket faults (dev mode), shared by every connection so one seed repeats a run.
   let socketFaults: SocketFaultInjector
-  /// The open `/realtime` sockets, so shutdown can close them.
-  let sockets = SocketRegistry()
+  /// The open `/realtime` sockets with the function that closes each, so shutdown can close
+  /// them (1001) and wait until they are gone.
+  let sockets = InProgress<@Sendable (SocketClose, String) -> Void>()
   /// Chat messages' `message` frames, encoded once for all their subscribers.
   let messageFrames = MessageFrames()
   /// The base URL with the bound port (`http://127.0.0.1:<port>`), once listening.

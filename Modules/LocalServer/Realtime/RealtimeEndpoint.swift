@@ -7,69 +7,6 @@ import HummingbirdWebSocket
 import Logging
 import ServiceEngine
 
-/// The open `/realtime` sockets of a server, so shutdown can close them with 1001 and wait
-/// until they are gone.
-final class SocketRegistry: Sendable {
-  private struct State {
-    var next = 0
-    var all: [Int: @Sendable (SocketClose, String) -> Void] = [:]
-    var waiters: [ResumeOnce] = []
-  }
-
-  /// A continuation resumed by whichever comes first: the last socket ending, or the timeout.
-  private final class ResumeOnce: Sendable {
-    private let continuation: Locked<CheckedContinuation<Void, Never>?>
-    init(_ continuation: CheckedContinuation<Void, Never>) {
-      self.continuation = Locked(continuation)
-    }
-    func resume() {
-      continuation.withLock { continuation in
-        continuation?.resume()
-        continuation = nil
-      }
-    }
-  }
-
-  private let state = Locked(State())
-
-  /// Adds a socket's close function; returns its key for ``remove(_:)``.
-  func add(_ close: @escaping @Sendable (SocketClose, String) -> Void) -> Int {
-    state.withLock { state in
-      state.next += 1
-      state.all[state.next] = close
-      return state.next
-    }
-  }
-
-  /// Forgets a socket that has ended.
-  func remove(_ key: Int) {
-    let waiters = state.withLock { state -> [ResumeOnce] in
-      state.all.removeValue(forKey: key)
-      guard state.all.isEmpty else { return [] }
-      defer { state.waiters = [] }
-      return state.waiters
-    }
-    for waiter in waiters { waiter.resume() }
-  }
-
-  /// Asks every open socket to close, then waits until all have ended (at most `timeout`).
-  func closeAll(_ close: SocketClose, reason: String, timeout: Duration = .seconds(2)) async {
-    for closer in state.withLock({ Array($0.all.values) }) { closer(close, reason) }
-    await withCheckedContinuation { continuation in
-      let waiter = ResumeOnce(continuation)
-      let empty = state.withLock { state in
-        if !state.all.isEmpty { state.waiters.append(waiter) }
-        return state.all.isEmpty
-      }
-      guard !empty else { return waiter.resume() }
-      Task {
-        try? await Task.sleep(for: timeout)
-        waiter.resume()
-      }
-    }
-  }
-}
-
 extension QappleServer {
   /// The WebSocket configuration of `/realtime`: frames up to 1 MiB reach the session, which
   /// refuses messages over 64 KiB with an `error` frame before closing; larger frames are

@@ -24,10 +24,10 @@ enum Routes {
   /// The router: envelope and in-flight tracking around everything, faults in dev mode, then
   /// one route group per operation with the middleware of its pipeline (`HTTP/Pipeline.swift`).
   static func router(
-    _ table: RouteTable, core: ServerCore, inFlight: InFlight
+    _ table: RouteTable, core: ServerCore, inFlight: InProgress<Void>
   ) -> Router<QappleRequestContext> {
     let router = Router(context: QappleRequestContext.self)
-    router.add(middleware: InFlightMiddleware(inFlight: inFlight))
+    router.add(middleware: InFlightMiddleware(requests: inFlight))
     // Every request at debug level (`--log-level debug`); tokens never reach the log.
     router.add(middleware: LogRequestsMiddleware(.debug))
     router.add(
