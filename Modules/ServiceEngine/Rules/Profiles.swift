@@ -60,8 +60,7 @@ extension ServiceEngine {
   /// The live user with `nickname` (case-insensitive), if any.
   public func user(named nickname: String) throws(DomainError) -> User? {
     try read { db, moment in
-      try UserRecord.filter(Column("nickname_key") == UserRecord.key(forNickname: nickname))
-        .fetchOne(db).map { try Users.user(db, $0, now: moment.now) }
+      try Users.named(db, nickname).map { try Users.user(db, $0, now: moment.now) }
     }
   }
 

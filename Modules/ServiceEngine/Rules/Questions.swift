@@ -28,13 +28,7 @@ enum Questions {
         """
         SELECT COUNT(*) FROM answer WHERE question_id = ? AND deleted_at IS NULL AND NOT hidden
         """, [question.key])
-    let mine = try AnswerRecord.fetchOne(
-      db,
-      sql: """
-        SELECT * FROM answer WHERE question_id = ? AND author_id = ? AND deleted_at IS NULL
-          AND NOT hidden
-        """,
-      arguments: [question.key, viewer.key])
+    let mine = try visibleAnswer(db, question: question.key, by: viewer.key)
     return Question(
       id: Question.ID(rawValue: PublicID.question(question.key)), content: question.content,
       publishDate: try CalendarDay(iso8601: question.publishDate), answerCount: count,
@@ -50,13 +44,21 @@ enum Questions {
       isMine: answer.authorId == viewer.key, createdAt: Millis.date(answer.createdAt))
   }
 
-  /// Whether `user` has a visible answer to `question` (a hidden one does not count).
+  /// The visible answer of `user` to `question`, if any (deleted and hidden ones do not count).
+  static func visibleAnswer(_ db: Database, question: Int64, by user: Int64) throws -> AnswerRecord?
+  {
+    try AnswerRecord.fetchOne(
+      db,
+      sql: """
+        SELECT * FROM answer
+        WHERE question_id = ? AND author_id = ? AND deleted_at IS NULL AND NOT hidden
+        """,
+      arguments: [question, user])
+  }
+
+  /// Whether `user` has a visible answer to `question`.
   static func hasAnswered(_ db: Database, question: Int64, user: Int64) throws -> Bool {
-    try db.count(
-      """
-      SELECT COUNT(*) FROM answer
-      WHERE question_id = ? AND author_id = ? AND deleted_at IS NULL AND NOT hidden
-      """, [question, user]) > 0
+    try visibleAnswer(db, question: question, by: user) != nil
   }
 
   /// Questions newest day first, from `where` (a condition on `question`).

@@ -224,11 +224,7 @@ extension ServiceEngine {
   /// Makes an account an admin (tests and seeding; there is no API for it).
   public func promoteToAdmin(nickname: String) throws(DomainError) {
     try write { db, _ in
-      guard
-        var user = try UserRecord.filter(
-          Column("nickname_key") == UserRecord.key(forNickname: nickname)
-        ).fetchOne(db)
-      else { throw DomainError.notFound }
+      guard var user = try Users.named(db, nickname) else { throw DomainError.notFound }
       user.role = .admin
       try user.update(db)
     }

@@ -34,13 +34,16 @@ enum Users {
       banned: row["banned"], until: (row["banned_until"] as Int64?).map(Millis.date))
   }
 
+  /// The user who holds `nickname` (case-insensitively), if anyone does.
+  static func named(_ db: Database, _ nickname: String) throws -> UserRecord? {
+    try UserRecord.filter(Column("nickname_key") == UserRecord.key(forNickname: nickname))
+      .fetchOne(db)
+  }
+
   /// Whether a live user other than `except` has `nickname` (case-insensitively).
   static func isTaken(_ db: Database, nickname: String, except: Int64? = nil) throws -> Bool {
-    let key = UserRecord.key(forNickname: nickname)
-    let owner = try Int64.fetchOne(
-      db, sql: #"SELECT id FROM "user" WHERE nickname_key = ?"#, arguments: [key])
-    guard let owner else { return false }
-    return owner != except
+    guard let owner = try named(db, nickname) else { return false }
+    return owner.id != except
   }
 
   /// The Domain form of a user (answer count included).
