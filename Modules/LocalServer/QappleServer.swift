@@ -163,7 +163,8 @@ public final class QappleServer: Sendable {
     }
     if let task {
       await closeListener.withLock { $0 }?()
-      for close in core.sockets.values { close(.goingAway, "server shutting down") }
+      // A socket still finishing its handshake is closed as soon as it is counted.
+      core.sockets.end { close in close(.goingAway, "server shutting down") }
       await core.sockets.waitUntilEmpty(timeout: .seconds(2))
       await inFlight.waitUntilEmpty()
       task.cancel()

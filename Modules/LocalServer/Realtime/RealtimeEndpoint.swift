@@ -33,12 +33,14 @@ extension QappleServer {
       frameLimit: core.configuration.realtimeFrameLimit,
       faults: core.configuration.devMode ? core.socketFaults : nil, logger: core.logger,
       drop: drop)
+    // Counted from here, not from when the session starts: a stop that comes while the
+    // handshake finishes still closes this socket with 1001 (and waits for it) before the
+    // process ends. A handshake that fails after this point keeps the stop waiting for its
+    // timeout (two seconds).
+    let key = core.sockets.add { session.close($0, reason: $1) }
     return .upgrade([:]) { inbound, outbound, _ in
-      var key: Int?
-      await session.run(inbound: inbound, outbound: outbound) { close in
-        key = core.sockets.add(close)
-      }
-      if let key { core.sockets.remove(key) }
+      await session.run(inbound: inbound, outbound: outbound)
+      core.sockets.remove(key)
     }
   }
 }

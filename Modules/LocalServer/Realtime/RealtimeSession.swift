@@ -51,20 +51,23 @@ struct RealtimeSession: Sendable {
   let logger: Logger
   /// Closes the TCP connection without a close frame (a "dropped" connection).
   let drop: @Sendable () async -> Void
+  /// The mailbox, made with the session: a close can be posted before ``run(inbound:outbound:)``.
+  private let outgoing = AsyncStream.makeStream(of: Outgoing.self)
 
-  /// Serves the socket until either side closes it; `register` receives a way to close it from
-  /// outside (server shutdown), called before any frame is read.
-  func run(
-    inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-    register: (@escaping @Sendable (SocketClose, String) -> Void) -> Void
-  ) async {
+  /// Closes the socket from outside (server shutdown), also before ``run(inbound:outbound:)``
+  /// started: the close waits in the mailbox, and nothing after it goes out.
+  func close(_ close: SocketClose, reason: String) {
+    outgoing.continuation.yield(.close(close, reason: reason))
+  }
+
+  /// Serves the socket until either side closes it.
+  func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
     let listener = engine.chatListener(as: viewer)
-    let (mailbox, post) = AsyncStream.makeStream(of: Outgoing.self)
+    let (mailbox, post) = outgoing
     // Subscribing and forwarding events take turns, so a room's replay and `subscribed` are
     // written before any live message of that room.
     let turn = Locked(())
     let inbox = BatchQueue<Inbound>()
-    register { close, reason in post.yield(.close(close, reason: reason)) }
     await withTaskGroup(of: Void.self) { group in
       group.addTask { await write(mailbox, to: outbound, post: post) }
       group.addTask { await forward(listener, post: post, turn: turn) }

@@ -11,6 +11,7 @@ final class InProgress<Value: Sendable>: Sendable {
     var next = 0
     var all: [Int: Value] = [:]
     var waiters: [ResumeOnce] = []
+    var ending: (@Sendable (Value) -> Void)?
   }
 
   /// A continuation resumed by whichever comes first: the last one ending, or the timeout.
@@ -29,13 +30,26 @@ final class InProgress<Value: Sendable>: Sendable {
 
   private let state = Locked(State())
 
-  /// Adds one; returns its key for ``remove(_:)``.
+  /// Adds one; returns its key for ``remove(_:)``. Once ``end(each:)`` ran, the new one is
+  /// ended at once.
   func add(_ value: Value) -> Int {
-    state.withLock { state in
+    let (key, ending) = state.withLock { state in
       state.next += 1
       state.all[state.next] = value
-      return state.next
+      return (state.next, state.ending)
     }
+    ending?(value)
+    return key
+  }
+
+  /// Runs `body` on every one in progress, and on every one added from now on: each exactly
+  /// once (a socket that finishes connecting while the server stops is closed too).
+  func end(each body: @escaping @Sendable (Value) -> Void) {
+    let current = state.withLock { state in
+      state.ending = body
+      return Array(state.all.values)
+    }
+    for value in current { body(value) }
   }
 
   /// Forgets one that has ended.
@@ -48,9 +62,6 @@ final class InProgress<Value: Sendable>: Sendable {
     }
     for waiter in waiters { waiter.resume() }
   }
-
-  /// Every one still in progress.
-  var values: [Value] { state.withLock { Array($0.all.values) } }
 
   /// Returns once none is left, or after `timeout` when one is given.
   func waitUntilEmpty(timeout: Duration? = nil) async {
