@@ -304,6 +304,7 @@ public final class PostDetailModel {
   }
 
   private func postIsGone() {
+    guard phase != .notFound else { return }  // Two actions that failed together: told once.
     phase = .notFound
     onPostGone()
   }

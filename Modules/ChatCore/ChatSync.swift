@@ -81,6 +81,14 @@ public actor ChatSync {
   private var endedOpens: [ChatRoom.ID: Int] = [:]
   /// The rooms each reader of ``rooms()`` keeps open (the first rooms it lists), by reader.
   private var listReaders: [UUID: Set<ChatRoom.ID>] = [:]
+  /// Per reader of ``rooms()``, the listed rooms the server ended: not opened again while they
+  /// stay listed (else every change of the list would subscribe them again), anew once they
+  /// left the list and come back (a rejoin).
+  private var endedListings: [UUID: Set<ChatRoom.ID>] = [:]
+  /// Subscriptions asked for on this link whose `subscribed` answer has not come: a refusal
+  /// that names only a room answers one of them (a refused `typing` frame names a room too,
+  /// and must not end or redo a subscription).
+  private var subscribing: [ChatRoom.ID: Int] = [:]
 
   /// How many rooms of the list (the most recently active first) a reader of ``rooms()`` keeps
   /// in sync: a screenful and more, while the subscribe and unsubscribe frames of a list that
@@ -335,7 +343,10 @@ public actor ChatSync {
   /// anything is awaited, so a reader that ends meanwhile closes exactly what it opened.
   private func keepListed(_ listed: [ChatRoom.ID], for reader: UUID) async {
     let kept = listReaders[reader] ?? []
-    let listed = Set(listed.prefix(Self.liveListLimit))
+    let shown = Set(listed.prefix(Self.liveListLimit))
+    let ended = (endedListings[reader] ?? []).intersection(shown)
+    endedListings[reader] = ended.isEmpty ? nil : ended
+    let listed = shown.subtracting(ended)
     listReaders[reader] = listed
     let opened = listed.subtracting(kept).filter(retain)
     let closed = kept.subtracting(listed).filter(release)
@@ -345,6 +356,7 @@ public actor ChatSync {
 
   /// The room-list reader `reader` ended: closes every room it kept open.
   private func stopKeepingListed(for reader: UUID) async {
+    endedListings[reader] = nil
     guard let kept = listReaders.removeValue(forKey: reader) else { return }
     for room in kept.filter(release) { await unsubscribe(room) }
   }
@@ -412,6 +424,7 @@ public actor ChatSync {
       case .state(let state):
         await connectionChanged(to: state)
       case .subscribed(let room, let lastSeq):
+        subscribeAnswered(room)
         try await syncing(room) { room in
           try await catchUp(room, upTo: lastSeq)
           await reconcile(room, lastSeq: lastSeq)
@@ -452,7 +465,18 @@ public actor ChatSync {
     let opens = (openRooms[room] ?? 0) - listing
     if opens > 0 { endedOpens[room, default: 0] += opens }
     openRooms[room] = nil
-    for reader in listReaders.keys { listReaders[reader]?.remove(room) }
+    for (reader, kept) in listReaders where kept.contains(room) {
+      listReaders[reader]?.remove(room)
+      endedListings[reader, default: []].insert(room)
+    }
+  }
+
+  /// Counts off one awaited answer to a subscription of `room`; `false` when none was awaited.
+  @discardableResult
+  private func subscribeAnswered(_ room: ChatRoom.ID) -> Bool {
+    guard let awaited = subscribing[room] else { return false }
+    subscribing[room] = awaited > 1 ? awaited - 1 : nil
+    return true
   }
 
   /// Counts off one awaited `unsubscribed` answer of `room`; `false` when none was awaited.
@@ -470,6 +494,7 @@ public actor ChatSync {
     isConnected = connected
     // A link that went down answers nothing more.
     unsubscribing = [:]
+    subscribing = [:]
     awaitingAck = []
     guard connected else { return }
     // A new link has no subscriptions: subscribe every open room from its cursor, and send
@@ -480,8 +505,10 @@ public actor ChatSync {
 
   private func subscribe(_ room: ChatRoom.ID) async {
     do {
+      subscribing[room, default: 0] += 1
       try await channel.subscribe(to: room, afterSeq: try store.syncCursor(of: room))
     } catch {
+      subscribeAnswered(room)
       logger.debug("Subscribing to \(room.rawValue) failed: \(error)")
     }
   }
@@ -531,7 +558,8 @@ public actor ChatSync {
   ) throws {
     logger.info("The server refused a chat frame: \(error)")
     guard let clientMessageID else {
-      guard let room else { return }
+      // Only the answer to a subscription: a refused typing frame changes nothing.
+      guard let room, subscribeAnswered(room) else { return }
       if error == .forbidden || error == .notFound {
         subscriptionEnded(room)
       } else if error.isWorthRetrying {

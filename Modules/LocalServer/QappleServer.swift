@@ -215,7 +215,10 @@ public final class QappleServer: Sendable {
       router: router,
       server: .http1WebSocketUpgrade(configuration: Self.webSocketConfiguration) {
         head, channel, _ in
-        Self.realtimeUpgrade(head, core: core) {
+        Self.realtimeUpgrade(
+          head, core: core,
+          whenClosed: { forget in channel.closeFuture.whenComplete { _ in forget() } }
+        ) {
           do {
             try await channel.close()
           } catch {

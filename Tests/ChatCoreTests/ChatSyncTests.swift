@@ -449,19 +449,33 @@ struct ChatSyncEngineTests {
     await rig.connected()
     let list = Task { for try await _ in rig.sync.rooms() {} }
     _ = try await rig.channel.next { $0.subscribe }
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
     await rig.sync.open(Self.room)
+    // Refused typing frames name the room too; with no subscription awaiting its answer, they
+    // change nothing: the room stays open (a reconnect subscribes it again).
+    rig.channel.emit(.refused(clientMessageID: nil, room: Self.room, error: .server("busy")))
+    rig.channel.emit(.refused(clientMessageID: nil, room: Self.room, error: .forbidden))
+    try await Task.sleep(for: .milliseconds(30))
+    #expect(rig.channel.calls.filter(\.isSubscription).count == 1)
+    rig.channel.emit(.state(.waitingToReconnect(retryIn: .zero)))
+    rig.channel.emit(.state(.connected))
+    _ = try await rig.channel.next { $0.subscribe }
     // Server trouble: subscribed again after the backoff, with no reconnect.
-    rig.channel.emit(
-      .refused(clientMessageID: nil, room: Self.room, error: .server("Service unavailable")))
+    rig.channel.emit(.refused(clientMessageID: nil, room: Self.room, error: .server("busy")))
     _ = try await rig.channel.next { $0.subscribe }
     // The user may no longer read the room (left on another device while this link was
-    // down): neither the screen nor the list keeps it, and a reconnect leaves it alone.
+    // down): neither the screen nor the list keeps it; a change of the list and a reconnect
+    // leave it alone.
     rig.channel.emit(.refused(clientMessageID: nil, room: Self.room, error: .forbidden))
     try await Task.sleep(for: .milliseconds(20))
+    await rig.server.add(1, by: Self.peer)
+    rig.channel.emit(.messages([await rig.server.message(1)]))
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 1 }
+    try await Task.sleep(for: .milliseconds(30))
     rig.channel.emit(.state(.waitingToReconnect(retryIn: .zero)))
     rig.channel.emit(.state(.connected))
     try await Task.sleep(for: .milliseconds(50))
-    #expect(rig.channel.calls.filter(\.isSubscription).count == 2)
+    #expect(rig.channel.calls.filter(\.isSubscription).count == 3)
     // The screen closing later unsubscribes nothing: the subscription is gone already.
     await rig.sync.close(Self.room)
     list.cancel()

@@ -562,7 +562,8 @@ struct GroupsFeatureTests {
       let member = try backend.signedUpClient(nickname: "member\(number)")
       _ = try await member.studyGroups.joinGroup(group.id)
     }
-    // Paging the members, joining and leaving each find out the group is gone.
+    // Paging the members, joining (again) and leaving each find out the group is gone.
+    _ = try await bob.studyGroups.joinGroup(group.id)
     let actions: [(String, @MainActor (GroupDetailModel) async -> Void)] = [
       ("paging", { await $0.loadMoreMembersTapped() }),
       ("joining", { await $0.joinButtonTapped() }),

@@ -19,9 +19,13 @@ extension QappleServer {
   /// included) goes on to the router, which answers it (401 for a bad token, 426 for a plain
   /// GET with a good one).
   ///
-  /// - Parameter drop: closes the TCP connection without a close frame (socket faults).
+  /// - Parameters:
+  ///   - whenClosed: runs its argument once the connection is closed, however it ends.
+  ///   - drop: closes the TCP connection without a close frame (socket faults).
   static func realtimeUpgrade(
-    _ head: HTTPRequest, core: ServerCore, drop: @escaping @Sendable () async -> Void
+    _ head: HTTPRequest, core: ServerCore,
+    whenClosed: (@escaping @Sendable () -> Void) -> Void,
+    drop: @escaping @Sendable () async -> Void
   ) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
     let path = head.path?.split(separator: "?", maxSplits: 1).first.map(String.init)
     guard path == RealtimeLimits.path,
@@ -35,9 +39,9 @@ extension QappleServer {
       drop: drop)
     // Counted from here, not from when the session starts: a stop that comes while the
     // handshake finishes still closes this socket with 1001 (and waits for it) before the
-    // process ends. A handshake that fails after this point keeps the stop waiting for its
-    // timeout (two seconds).
+    // process ends. The connection's end forgets it, also when the session never ran.
     let key = core.sockets.add { session.close($0, reason: $1) }
+    whenClosed { core.sockets.remove(key) }
     return .upgrade([:]) { inbound, outbound, _ in
       await session.run(inbound: inbound, outbound: outbound)
       core.sockets.remove(key)
