@@ -99,6 +99,9 @@ public actor ChatSync {
   private var unsubscribing: [ChatRoom.ID: Int] = [:]
   private var tasks: [Task<Void, Never>] = []
   private var isConnected = false
+  /// Counts the links: a subscribe that fails after its link changed answers nothing of the
+  /// new link's.
+  private var linkNumber = 0
   /// Set by ``stop()``: nothing is sent or scheduled any more.
   private var isStopped = false
   /// The running flush, if any (``stop()`` cancels it).
@@ -469,6 +472,9 @@ public actor ChatSync {
       listReaders[reader]?.remove(room)
       endedListings[reader, default: []].insert(room)
     }
+    // The server's list no longer has the room: read, it leaves the list, so a rejoin lists
+    // it again and the list opens it anew.
+    if !endedListings.isEmpty { rereadRooms() }
   }
 
   /// Counts off one awaited answer to a subscription of `room`; `false` when none was awaited.
@@ -492,6 +498,7 @@ public actor ChatSync {
     let connected = state == .connected
     guard connected != isConnected else { return }
     isConnected = connected
+    linkNumber += 1
     // A link that went down answers nothing more.
     unsubscribing = [:]
     subscribing = [:]
@@ -504,11 +511,12 @@ public actor ChatSync {
   }
 
   private func subscribe(_ room: ChatRoom.ID) async {
+    let link = linkNumber
     do {
       subscribing[room, default: 0] += 1
       try await channel.subscribe(to: room, afterSeq: try store.syncCursor(of: room))
     } catch {
-      subscribeAnswered(room)
+      if link == linkNumber { subscribeAnswered(room) }
       logger.debug("Subscribing to \(room.rawValue) failed: \(error)")
     }
   }
@@ -549,10 +557,11 @@ public actor ChatSync {
   }
 
   /// A refused frame: a refused send fails its message (with the server's sentence), unless
-  /// it is worth trying again later (rate limit, server trouble). A refused subscription (or
-  /// typing) of a room the user may no longer read ends the room's opens, as the server ending
-  /// it would; one refused for passing trouble subscribes again after a backoff (before, the
-  /// room stayed without live messages until the next reconnect).
+  /// it is worth trying again later (rate limit, server trouble). A refused subscription of a
+  /// room the user may no longer read ends the room's opens, as the server ending it would;
+  /// one refused for passing trouble subscribes again after a backoff. A refusal that names
+  /// only a room while no subscription of it awaits its answer (a refused typing frame)
+  /// changes nothing.
   private func refused(
     _ clientMessageID: UUID?, in room: ChatRoom.ID?, _ error: DomainError
   ) throws {

@@ -35,6 +35,8 @@ public final class QappleServer: Sendable {
     case idle
     /// Started (by `start()` or `run(onStarted:)`); the URL is the core's once listening.
     case running(Task<Void, any Error>)
+    /// A ``stop()`` is under way; later calls wait for it.
+    case stopping
     case stopped
   }
 
@@ -134,7 +136,12 @@ public final class QappleServer: Sendable {
       }
     } catch {
       // Ending by ``stop()`` is a normal end, whatever the service group reports about it.
-      let stopped = lifecycle.withLock { if case .stopped = $0 { true } else { false } }
+      let stopped = lifecycle.withLock {
+        switch $0 {
+        case .stopping, .stopped: true
+        case .idle, .running: false
+        }
+      }
       if !stopped {
         await stop()
         throw error
@@ -158,14 +165,24 @@ public final class QappleServer: Sendable {
     }
   }
 
-  /// Stops gracefully: no new connections, requests in flight finish, idle connections close,
-  /// then the database closes. Safe to call more than once.
+  /// Stops gracefully: no new connections, the chat sockets closed with 1001, requests in
+  /// flight finish, then the database closes once Hummingbird has ended (in the background
+  /// when a connection keeps it more than two seconds). Safe to call more than once and from
+  /// several tasks at once: every call returns once the first one has finished.
   public func stop() async {
-    let task: Task<Void, any Error>? = lifecycle.withLock { state in
-      defer { state = .stopped }
-      if case .running(let task) = state { return task }
-      return nil
+    let (isFirst, task) = lifecycle.withLock { state -> (Bool, Task<Void, any Error>?) in
+      switch state {
+      case .running(let task):
+        state = .stopping
+        return (true, task)
+      case .idle:
+        state = .stopped
+        return (true, nil)
+      case .stopping, .stopped:
+        return (false, nil)
+      }
     }
+    guard isFirst else { return await stopped.wait() }
     if let task {
       await closeListener.withLock { $0 }?()
       // A socket still finishing its handshake is closed as soon as it is counted.
@@ -175,11 +192,34 @@ public final class QappleServer: Sendable {
       task.cancel()
       // Hummingbird ends once every connection is closed. In about one stop in five right
       // after the demo's chat sockets closed, one connection stayed open a minute longer (a
-      // chat socket's, by elimination; the cause is not known). No request and no session
-      // runs on it any more (both counted above), so the stop waits two seconds at most.
-      await Self.first(of: [{ _ = await task.result }, { try? await Task.sleep(for: .seconds(2)) }])
+      // chat socket's, by elimination; the cause is not known). The requests in flight are
+      // done (counted above), so the stop waits two seconds at most. The database closes
+      // only once Hummingbird has ended, as nothing may touch it after that (an engine call
+      // on a closed database crashes): later, in the background, if it is still waiting.
+      let ended = Locked(false)
+      await Self.first(of: [
+        {
+          _ = await task.result
+          ended.withLock { $0 = true }
+        },
+        { try? await Task.sleep(for: .seconds(2)) },
+      ])
+      if !ended.withLock({ $0 }) {
+        core.logger.info("Stopped; the database closes once the last connection has")
+        Task { [self] in
+          _ = await task.result
+          closeDatabase()
+        }
+        return finish()
+      }
     }
     closeDatabase()
+    finish()
+  }
+
+  /// Marks the stop finished: every waiting ``stop()`` and ``run(onStarted:)`` returns.
+  private func finish() {
+    lifecycle.withLock { $0 = .stopped }
     stopped.finish()
   }
 

@@ -466,6 +466,8 @@ struct ChatSyncEngineTests {
     // The user may no longer read the room (left on another device while this link was
     // down): neither the screen nor the list keeps it; a change of the list and a reconnect
     // leave it alone.
+    let listed = await rig.server.rooms
+    await rig.server.unlistRooms()
     rig.channel.emit(.refused(clientMessageID: nil, room: Self.room, error: .forbidden))
     try await Task.sleep(for: .milliseconds(20))
     await rig.server.add(1, by: Self.peer)
@@ -478,9 +480,16 @@ struct ChatSyncEngineTests {
     #expect(rig.channel.calls.filter(\.isSubscription).count == 3)
     // The screen closing later unsubscribes nothing: the subscription is gone already.
     await rig.sync.close(Self.room)
-    list.cancel()
     try await Task.sleep(for: .milliseconds(50))
     #expect(!rig.channel.calls.contains(.unsubscribe(Self.room)))
+    // The list read after the refusal no longer has the room; a rejoin lists it again, and
+    // the list keeps it live anew.
+    try await waitUntil { try rig.store.rooms().isEmpty }
+    await rig.server.relist(listed[0])
+    let reread = Task { for try await _ in rig.sync.rooms() {} }  // reads the list anew
+    _ = try await rig.channel.next { $0.subscribe }
+    reread.cancel()
+    list.cancel()
   }
 
   @Test("typing and connection states reach every reader; stop ends the streams")

@@ -115,6 +115,12 @@ actor ServerModel {
     }
   }
 
+  /// Lists no room (the user left them all).
+  func unlistRooms() { rooms = [] }
+
+  /// Lists `room` again (a rejoin).
+  func relist(_ room: ChatRoom) { rooms = [room] }
+
   /// The rooms, counting the listing.
   func listed() -> [ChatRoom] {
     roomListings += 1

@@ -39,10 +39,13 @@ extension QappleServer {
       drop: drop)
     // Counted from here, not from when the session starts: a stop that comes while the
     // handshake finishes still closes this socket with 1001 (and waits for it) before the
-    // process ends. The connection's end forgets it, also when the session never ran.
+    // process ends. A session that runs is forgotten when it is done (it may still answer
+    // frames after the connection closed); one that never ran, when the connection closes.
     let key = core.sockets.add { session.close($0, reason: $1) }
-    whenClosed { core.sockets.remove(key) }
+    let started = Locked(false)
+    whenClosed { if !started.withLock({ $0 }) { core.sockets.remove(key) } }
     return .upgrade([:]) { inbound, outbound, _ in
+      started.withLock { $0 = true }
       await session.run(inbound: inbound, outbound: outbound)
       core.sockets.remove(key)
     }
