@@ -27,9 +27,9 @@ public final class QappleServer: Sendable {
   private let lifecycle = Locked<Lifecycle>(.idle)
   /// Closes the listening socket: no new connections, and the accept loop ends cleanly.
   private let closeListener = Locked<(@Sendable () async -> Void)?>(nil)
-  private let databaseClosed = Locked(false)
-  /// Set once a ``stop()`` has finished.
-  private let stopped = Finish()
+  /// Holds one entry until a ``stop()`` has finished (``stopKey``).
+  private let unfinishedStop = InProgress<Void>()
+  private let stopKey: Int
 
   private enum Lifecycle {
     case idle
@@ -51,6 +51,7 @@ public final class QappleServer: Sendable {
     var logger = logger ?? Logger(label: "qapple.server")
     logger.logLevel = configuration.logLevel
     self.configuration = configuration
+    stopKey = unfinishedStop.add(())
     for rule in configuration.faults {
       _ = try rule.validated()
     }
@@ -129,8 +130,10 @@ public final class QappleServer: Sendable {
       try await withTaskCancellationHandler {
         // A signal's stop ends the run once it finished, even while Hummingbird still waits
         // for a connection to close (see ``stop()``).
-        await Self.first(of: [{ _ = await task.result }, { [stopped] in await stopped.wait() }])
-        if !stopped.isDone { try await task.value }
+        await Self.first(of: [
+          { _ = await task.result }, { [unfinishedStop] in await unfinishedStop.waitUntilEmpty() },
+        ])
+        if !unfinishedStop.isEmpty { try await task.value }
       } onCancel: {
         task.cancel()
       }
@@ -166,9 +169,9 @@ public final class QappleServer: Sendable {
   }
 
   /// Stops gracefully: no new connections, the chat sockets closed with 1001, requests in
-  /// flight finish, then the database closes once Hummingbird has ended (in the background
-  /// when a connection keeps it more than two seconds). Safe to call more than once and from
-  /// several tasks at once: every call returns once the first one has finished.
+  /// flight finish, Hummingbird ends (waited for two seconds at most), then the database
+  /// closes. Safe to call more than once and from several tasks at once: every call returns
+  /// once the first one has finished.
   public func stop() async {
     let (isFirst, task) = lifecycle.withLock { state -> (Bool, Task<Void, any Error>?) in
       switch state {
@@ -182,7 +185,7 @@ public final class QappleServer: Sendable {
         return (false, nil)
       }
     }
-    guard isFirst else { return await stopped.wait() }
+    guard isFirst else { return await unfinishedStop.waitUntilEmpty() }
     if let task {
       await closeListener.withLock { $0 }?()
       // A socket still finishing its handshake is closed as soon as it is counted.
@@ -193,75 +196,31 @@ public final class QappleServer: Sendable {
       // Hummingbird ends once every connection is closed. In about one stop in five right
       // after the demo's chat sockets closed, one connection stayed open a minute longer (a
       // chat socket's, by elimination; the cause is not known). The requests in flight are
-      // done (counted above), so the stop waits two seconds at most. The database closes
-      // only once Hummingbird has ended, as nothing may touch it after that (an engine call
-      // on a closed database crashes): later, in the background, if it is still waiting.
-      let ended = Locked(false)
+      // done (counted above), so the stop waits two seconds at most; whatever still reaches
+      // the engine afterwards gets a server error, as its database is closed.
       await Self.first(of: [
-        {
-          _ = await task.result
-          ended.withLock { $0 = true }
-        },
-        { try? await Task.sleep(for: .seconds(2)) },
+        { _ = await task.result }, { try? await Task.sleep(for: .seconds(2)) },
       ])
-      if !ended.withLock({ $0 }) {
-        core.logger.info("Stopped; the database closes once the last connection has")
-        Task { [self] in
-          _ = await task.result
-          closeDatabase()
-        }
-        return finish()
-      }
     }
-    closeDatabase()
-    finish()
-  }
-
-  /// Marks the stop finished: every waiting ``stop()`` and ``run(onStarted:)`` returns.
-  private func finish() {
+    do {
+      try core.engine.close()
+      core.logger.info("Database closed")
+    } catch {
+      core.logger.error("Closing the database failed: \(error)")
+    }
     lifecycle.withLock { $0 = .stopped }
-    stopped.finish()
+    unfinishedStop.remove(stopKey)
   }
 
   /// Returns as soon as one of `events` has returned; the others go on by themselves.
   private static func first(of events: [@Sendable () async -> Void]) async {
     await withCheckedContinuation { continuation in
-      let waiting = Locked<CheckedContinuation<Void, Never>?>(continuation)
+      let once = ResumeOnce(continuation)
       for event in events {
         Task {
           await event()
-          waiting.withLock { waiting in
-            waiting?.resume()
-            waiting = nil
-          }
+          once.resume()
         }
-      }
-    }
-  }
-
-  /// A one-time event that can be awaited: ``finish()`` wakes every ``wait()``, then and later.
-  private final class Finish: Sendable {
-    private let state = Locked<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>(
-      (false, []))
-
-    var isDone: Bool { state.withLock { $0.done } }
-
-    func finish() {
-      let waiters = state.withLock { state in
-        state.done = true
-        defer { state.waiters = [] }
-        return state.waiters
-      }
-      for waiter in waiters { waiter.resume() }
-    }
-
-    func wait() async {
-      await withCheckedContinuation { continuation in
-        let done = state.withLock { state in
-          if !state.done { state.waiters.append(continuation) }
-          return state.done
-        }
-        if done { continuation.resume() }
       }
     }
   }
@@ -280,20 +239,6 @@ public final class QappleServer: Sendable {
       let task = Task { try await body() }
       state = .running(task)
       return task
-    }
-  }
-
-  private func closeDatabase() {
-    let alreadyClosed = databaseClosed.withLock { closed in
-      defer { closed = true }
-      return closed
-    }
-    guard !alreadyClosed else { return }
-    do {
-      try core.engine.close()
-      core.logger.info("Database closed")
-    } catch {
-      core.logger.error("Closing the database failed: \(error)")
     }
   }
 

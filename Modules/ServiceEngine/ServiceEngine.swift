@@ -62,6 +62,8 @@ public final class ServiceEngine: Sendable {
   private let batch = Locked<Date?>(nil)
   /// Committed chat events, fanned out to listeners (`ChatEvents.swift`).
   let chatEvents = ChatEventHub()
+  /// Every database call passes it; ``close()`` shuts it.
+  private let gate = CallGate()
 
   /// Opens (or creates) the database and migrates it; GRDB's error when the file cannot be
   /// opened.
@@ -99,8 +101,11 @@ public final class ServiceEngine: Sendable {
   /// Today in the service's time zone.
   public var today: CalendarDay { day(of: now) }
 
-  /// Closes the database (folding a file's WAL into it first); later calls fail.
+  /// Closes the database (folding a file's WAL into it first) once the calls under way have
+  /// returned; later calls throw `DomainError.server`, and a second close does nothing. Not
+  /// for use inside ``inOneTransaction(startingAt:_:)``, whose end it would wait for.
   public func close() throws {
+    guard gate.shut() else { return }
     if let pool = writer as? DatabasePool {
       // GRDB closes the writer before the readers, so SQLite's own checkpoint-on-close does
       // not run and the -wal file would stay behind.
@@ -162,6 +167,8 @@ public final class ServiceEngine: Sendable {
   public func inOneTransaction(
     startingAt date: Date, _ body: (_ travel: (Date) -> Void) throws -> Void
   ) throws {
+    try gate.enter()
+    defer { gate.leave() }
     batch.withLock { $0 = date }
     defer { batch.withLock { $0 = nil } }
     do {
@@ -176,8 +183,11 @@ public final class ServiceEngine: Sendable {
     }
   }
 
-  /// Domain errors pass; anything else (SQLite) becomes `.server`.
+  /// Runs a database call through the gate. Domain errors pass; anything else (SQLite)
+  /// becomes `.server`.
   private func mapped<T>(_ body: () throws -> T) throws(DomainError) -> T {
+    try gate.enter()
+    defer { gate.leave() }
     do {
       return try body()
     } catch let error as DomainError {

@@ -94,6 +94,48 @@ struct EngineTests {
     }
   }
 
+  @Test(
+    "after close every call throws .server: calls racing it finish first, none reaches the closed database",
+    arguments: [false, true])
+  func closedEngine(onFile: Bool) async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("engine-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let storage: ServiceEngine.Configuration.Storage =
+      onFile ? .file(path: folder.appendingPathComponent("qapple.sqlite").path) : .inMemory
+    let engine = try ServiceEngine(configuration: .init(storage: storage))
+    let mina = try engine.createUser(nickname: "Mina")
+    let closed = DomainError.server("The service's database is closed.")
+    let (stored, refused) = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+      for _ in 0..<4 {
+        group.addTask {
+          var (stored, refused) = (0, 0)
+          for _ in 0..<200 {
+            do {
+              _ = try engine.createPost(PostDraft(content: "racing the close"), as: mina)
+              _ = try engine.posts(.first, as: mina)
+              stored += 1
+            } catch {
+              #expect(error as? DomainError == closed)
+              refused += 1
+            }
+          }
+          return (stored, refused)
+        }
+      }
+      group.addTask {
+        try await Task.sleep(for: .milliseconds(5))
+        try engine.close()
+        return (0, 0)
+      }
+      return try await group.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
+    }
+    #expect(stored + refused == 800)
+    #expect(throws: closed) { try engine.posts(.first, as: mina) }
+    #expect(throws: closed) { try engine.inOneTransaction(startingAt: engine.now) { _ in } }
+    try engine.close()
+  }
+
   @Test("a file database keeps its data across engines")
   func fileStorage() throws {
     let folder = FileManager.default.temporaryDirectory

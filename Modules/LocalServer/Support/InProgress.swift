@@ -4,28 +4,14 @@ import Hummingbird
 import ServiceEngine
 
 /// What a stop waits for before the listener and the database close: the requests being
-/// handled, the open `/realtime` sockets (with the function that closes each). Each is added
-/// once and removed once it ended.
+/// handled, the open `/realtime` sockets (with the function that closes each); and the stop
+/// itself, which later stops and `run` wait for. Each is added once and removed once it ended.
 final class InProgress<Value: Sendable>: Sendable {
   private struct State {
     var next = 0
     var all: [Int: Value] = [:]
     var waiters: [ResumeOnce] = []
     var ending: (@Sendable (Value) -> Void)?
-  }
-
-  /// A continuation resumed by whichever comes first: the last one ending, or the timeout.
-  private final class ResumeOnce: Sendable {
-    private let continuation: Locked<CheckedContinuation<Void, Never>?>
-    init(_ continuation: CheckedContinuation<Void, Never>) {
-      self.continuation = Locked(continuation)
-    }
-    func resume() {
-      continuation.withLock { continuation in
-        continuation?.resume()
-        continuation = nil
-      }
-    }
   }
 
   private let state = Locked(State())
@@ -52,6 +38,9 @@ final class InProgress<Value: Sendable>: Sendable {
     for value in current { body(value) }
   }
 
+  /// Whether none is in progress.
+  var isEmpty: Bool { state.withLock { $0.all.isEmpty } }
+
   /// Forgets one that has ended.
   func remove(_ key: Int) {
     let waiters = state.withLock { state -> [ResumeOnce] in
@@ -77,6 +66,24 @@ final class InProgress<Value: Sendable>: Sendable {
         try? await Task.sleep(for: timeout)
         waiter.resume()
       }
+    }
+  }
+}
+
+/// A continuation resumed once, by whichever of its events comes first (the last one in
+/// progress ending or a timeout; the first of ``QappleServer``'s events).
+final class ResumeOnce: Sendable {
+  private let continuation: Locked<CheckedContinuation<Void, Never>?>
+
+  init(_ continuation: CheckedContinuation<Void, Never>) {
+    self.continuation = Locked(continuation)
+  }
+
+  /// Resumes the continuation the first time; later calls do nothing.
+  func resume() {
+    continuation.withLock { continuation in
+      continuation?.resume()
+      continuation = nil
     }
   }
 }

@@ -1,0 +1,40 @@
+import Domain
+import Foundation
+
+/// Lets the engine's database calls in until it is shut, and shuts only once the calls under
+/// way have returned: a call after ``ServiceEngine/close()`` throws instead of reaching a
+/// closed SQLite connection, which crashes the process.
+final class CallGate: @unchecked Sendable {
+  // `running` and `isShut` are read and written only while `condition` is locked.
+  private let condition = NSCondition()
+  private var running = 0
+  private var isShut = false
+
+  /// Counts a call in, unless the gate is shut (then `DomainError.server`); every call let
+  /// in must ``leave()``.
+  func enter() throws(DomainError) {
+    condition.lock()
+    defer { condition.unlock() }
+    guard !isShut else { throw .server("The service's database is closed.") }
+    running += 1
+  }
+
+  /// Counts a call out.
+  func leave() {
+    condition.lock()
+    defer { condition.unlock() }
+    running -= 1
+    if running == 0 { condition.broadcast() }
+  }
+
+  /// Shuts the gate, then waits for the calls under way; `false` when it was shut already.
+  /// Must not be called between ``enter()`` and ``leave()`` (it would wait for itself).
+  func shut() -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    guard !isShut else { return false }
+    isShut = true
+    while running > 0 { condition.wait() }
+    return true
+  }
+}
