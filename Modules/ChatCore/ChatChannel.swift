@@ -18,9 +18,26 @@ public enum ChatChannelEvent: Sendable, Hashable {
   /// Moderation hid the stored message `seq` of a subscribed room. (A restored message
   /// arrives as ``messages(_:)``: it is stored again at its `seq`.)
   case messageHidden(room: ChatRoom.ID, seq: Int64)
-  /// The server refused a frame; `clientMessageID` names the refused send, if it was one, and
-  /// `room` the room the frame was about (a send, a subscription or typing), if the server said.
-  case refused(clientMessageID: UUID?, room: ChatRoom.ID? = nil, error: DomainError)
+  /// The server refused a frame; `clientMessageID` names the refused send, if it was one,
+  /// `room` the room the frame was about, and `frame` which frame it was, each if the server
+  /// said.
+  case refused(
+    clientMessageID: UUID?, room: ChatRoom.ID? = nil, frame: ClientFrameKind? = nil,
+    error: DomainError)
+
+  /// The kinds of frame a client sends; the raw value is the frame's `type` on the wire.
+  public enum ClientFrameKind: String, Sendable, Hashable, CaseIterable {
+    /// ``ChatChannel/subscribe(to:afterSeq:)``.
+    case subscribe
+    /// ``ChatChannel/unsubscribe(from:)``.
+    case unsubscribe
+    /// ``ChatChannel/send(_:to:clientMessageID:)``.
+    case send
+    /// ``ChatChannel/typing(in:)``.
+    case typing
+    /// The link's heartbeat.
+    case ping
+  }
 }
 
 /// The real-time half of the chat engine: the live client's WebSocket (`/realtime`,

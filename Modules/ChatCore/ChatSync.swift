@@ -85,9 +85,10 @@ public actor ChatSync {
   /// stay listed (else every change of the list would subscribe them again), anew once they
   /// left the list and come back (a rejoin).
   private var endedListings: [UUID: Set<ChatRoom.ID>] = [:]
-  /// Subscriptions asked for on this link whose `subscribed` answer has not come: a refusal
-  /// that names only a room answers one of them (a refused `typing` frame names a room too,
-  /// and must not end or redo a subscription).
+  /// Subscriptions asked for on this link whose `subscribed` answer has not come: a refused
+  /// `subscribe` answers one of them (and, from a server that does not name the refused frame,
+  /// any refusal that names only a room: a refused `typing` frame then names a room too, and
+  /// must not end or redo a subscription that has its answer).
   private var subscribing: [ChatRoom.ID: Int] = [:]
 
   /// How many rooms of the list (the most recently active first) a reader of ``rooms()`` keeps
@@ -452,8 +453,8 @@ public actor ChatSync {
         // The answer to our own unsubscribe changes nothing; unasked, the server ended the
         // subscription (the user left the room).
         if !answered(room) { subscriptionEnded(room) }
-      case .refused(let clientMessageID, let room, let error):
-        try refused(clientMessageID, in: room, error)
+      case .refused(let clientMessageID, let room, let frame, let error):
+        try refused(clientMessageID, in: room, frame: frame, error)
       }
     } catch {
       logger.warning("Handling a chat event failed: \(error)")
@@ -559,16 +560,18 @@ public actor ChatSync {
   /// A refused frame: a refused send fails its message (with the server's sentence), unless
   /// it is worth trying again later (rate limit, server trouble). A refused subscription of a
   /// room the user may no longer read ends the room's opens, as the server ending it would;
-  /// one refused for passing trouble subscribes again after a backoff. A refusal that names
-  /// only a room while no subscription of it awaits its answer (a refused typing frame)
-  /// changes nothing.
+  /// one refused for passing trouble subscribes again after a backoff. A refused typing frame
+  /// changes nothing. When the server does not name the refused frame, a refusal that names
+  /// only a room is taken for the answer to a subscription of it still awaiting one, if any.
   private func refused(
-    _ clientMessageID: UUID?, in room: ChatRoom.ID?, _ error: DomainError
+    _ clientMessageID: UUID?, in room: ChatRoom.ID?, frame: ChatChannelEvent.ClientFrameKind?,
+    _ error: DomainError
   ) throws {
     logger.info("The server refused a chat frame: \(error)")
     guard let clientMessageID else {
-      // Only the answer to a subscription: a refused typing frame changes nothing.
-      guard let room, subscribeAnswered(room) else { return }
+      guard let room, frame == nil || frame == .subscribe, subscribeAnswered(room) else {
+        return
+      }
       if error == .forbidden || error == .notFound {
         subscriptionEnded(room)
       } else if error.isWorthRetrying {

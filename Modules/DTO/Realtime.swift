@@ -112,23 +112,29 @@ public struct RealtimeErrorDTO: Codable, Hashable, Sendable {
   public var roomId: String?
   /// The `client_message_id` of a failed `send`, so the outbox can mark that message failed.
   public var clientMessageId: String?
+  /// The `type` of the refused frame (`subscribe`, `send`, `typing`, ...), when the server
+  /// could read it: a client tells a refused subscription from a refused typing frame of the
+  /// same room by it.
+  public var frameType: String?
 
   /// Creates the error.
   public init(
     code: String, message: String, field: String? = nil, roomId: String? = nil,
-    clientMessageId: String? = nil
+    clientMessageId: String? = nil, frameType: String? = nil
   ) {
     self.code = code
     self.message = message
     self.field = field
     self.roomId = roomId
     self.clientMessageId = clientMessageId
+    self.frameType = frameType
   }
 
   enum CodingKeys: String, CodingKey {
     case code, message, field
     case roomId = "room_id"
     case clientMessageId = "client_message_id"
+    case frameType = "frame_type"
   }
 }
 

@@ -63,7 +63,7 @@ final class EngineChatChannel: ChatChannel {
       for message in start.replay { queue.push(.messages([message])) }
       queue.push(.subscribed(room: room, lastSeq: start.lastSeq))
     } catch let error as DomainError where error != .offline {
-      queue.push(.refused(clientMessageID: nil, room: room, error: error))
+      queue.push(.refused(clientMessageID: nil, room: room, frame: .subscribe, error: error))
     }
   }
 
@@ -81,7 +81,8 @@ final class EngineChatChannel: ChatChannel {
       }
       queue.push(.messages([sent.message]))
     } catch let error as DomainError where error != .offline {
-      queue.push(.refused(clientMessageID: clientMessageID, room: room, error: error))
+      queue.push(
+        .refused(clientMessageID: clientMessageID, room: room, frame: .send, error: error))
     }
   }
 

@@ -443,7 +443,9 @@ struct ChatSyncEngineTests {
     #expect(rig.channel.calls.filter(\.isSubscription).count == 3)
   }
 
-  @Test("a subscription refused for passing trouble is asked again; one the user may not read ends")
+  @Test(
+    "a subscription refused for passing trouble is asked again; one the user may not read ends; a refused typing frame changes nothing"
+  )
   func refusedSubscriptions() async throws {
     let rig = try Rig()
     await rig.connected()
@@ -460,8 +462,13 @@ struct ChatSyncEngineTests {
     rig.channel.emit(.state(.waitingToReconnect(retryIn: .zero)))
     rig.channel.emit(.state(.connected))
     _ = try await rig.channel.next { $0.subscribe }
+    // A refusal the server names as a typing frame's is not the pending subscription's
+    // answer, even now (a banned user who left the room: typing is refused).
+    rig.channel.emit(
+      .refused(clientMessageID: nil, room: Self.room, frame: .typing, error: .forbidden))
     // Server trouble: subscribed again after the backoff, with no reconnect.
-    rig.channel.emit(.refused(clientMessageID: nil, room: Self.room, error: .server("busy")))
+    rig.channel.emit(
+      .refused(clientMessageID: nil, room: Self.room, frame: .subscribe, error: .server("busy")))
     _ = try await rig.channel.next { $0.subscribe }
     // The user may no longer read the room (left on another device while this link was
     // down): neither the screen nor the list keeps it; a change of the list and a reconnect

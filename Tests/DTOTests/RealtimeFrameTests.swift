@@ -39,7 +39,7 @@ struct RealtimeFrameTests {
       .error(
         RealtimeErrorDTO(
           code: "forbidden", message: "Not a member.", roomId: "r_9",
-          clientMessageId: "6f1c2b6a-7a0e-4d58-9a8e-5c1d2b3a4f50")),
+          clientMessageId: "6f1c2b6a-7a0e-4d58-9a8e-5c1d2b3a4f50", frameType: "send")),
     ])
   func serverRoundTrip(frame: ServerFrame) throws {
     #expect(try ServerFrame(text: frame.text) == frame)

@@ -143,7 +143,7 @@ struct RealtimeContractTests {
       .error(
         RealtimeErrorDTO(
           code: "forbidden", message: "m", field: "text", roomId: "room_1",
-          clientMessageId: id)),
+          clientMessageId: id, frameType: "send")),
     ]
     return frames.map { (documentedName($0), $0) }
   }()

@@ -189,6 +189,16 @@ struct RealtimeTests {
       }
       #expect(forbidden.code == "forbidden")
       #expect(forbidden.roomId == r.room)
+      #expect(forbidden.frameType == "subscribe")
+      // A refused typing frame names its room too; its type tells it from a subscription.
+      probe.send(.typing(roomID: r.room))
+      guard case .error(let typing) = try await probe.frame() else {
+        Issue.record("expected an error")
+        return
+      }
+      #expect(typing.code == "forbidden")
+      #expect(typing.roomId == r.room)
+      #expect(typing.frameType == "typing")
       let id = UUID()
       probe.send(.send(roomID: r.room, clientMessageID: id, text: "let me in"))
       guard case .error(let refused) = try await probe.frame() else {
@@ -197,6 +207,7 @@ struct RealtimeTests {
       }
       #expect(refused.code == "forbidden")
       #expect(refused.clientMessageId == id.uuidString.lowercased())
+      #expect(refused.frameType == "send")
 
       let cases: [(String, String, String?)] = [
         ("not json", "malformed_request", nil),

@@ -40,9 +40,22 @@ struct SocketChatChannelTests {
       try SocketChatChannel.event(
         .error(
           RealtimeErrorDTO(
+            code: "forbidden", message: "Members only.", roomId: "r_1", frameType: "typing")))
+        == .refused(clientMessageID: nil, room: "r_1", frame: .typing, error: .forbidden))
+    // A type this client does not know (a newer server's frame) is left unnamed.
+    #expect(
+      try SocketChatChannel.event(
+        .error(
+          RealtimeErrorDTO(
+            code: "forbidden", message: "Members only.", roomId: "r_1", frameType: "react")))
+        == .refused(clientMessageID: nil, room: "r_1", error: .forbidden))
+    #expect(
+      try SocketChatChannel.event(
+        .error(
+          RealtimeErrorDTO(
             code: "banned", message: "Banned.", roomId: "r_1",
-            clientMessageId: id.uuidString.lowercased())))
-        == .refused(clientMessageID: id, room: "r_1", error: .banned))
+            clientMessageId: id.uuidString.lowercased(), frameType: "send")))
+        == .refused(clientMessageID: id, room: "r_1", frame: .send, error: .banned))
   }
 
   @Test func aChannelNeverReconnectsWithTheNextUsersToken() async throws {

@@ -205,7 +205,8 @@ struct RealtimeSession: Sendable {
       case .failure(let error):
         post.yield(
           .frame(
-            refusal(error, room: send.roomID.rawValue, clientMessageID: clientMessageID)))
+            refusal(
+              error, of: "send", room: send.roomID.rawValue, clientMessageID: clientMessageID)))
       }
     }
   }
@@ -228,7 +229,7 @@ struct RealtimeSession: Sendable {
           for message in start.replay { post.yield(.frame(.message(ChatMessageDTO(message)))) }
           post.yield(.frame(.subscribed(roomID: room, lastSeq: start.lastSeq)))
         } catch {
-          post.yield(.frame(refusal(error, room: room)))
+          post.yield(.frame(refusal(error, of: frame.type, room: room)))
         }
       }
     case .unsubscribe(let room):
@@ -240,21 +241,22 @@ struct RealtimeSession: Sendable {
       do {
         try engine.typing(in: ChatRoom.ID(rawValue: room), as: viewer)
       } catch {
-        post.yield(.frame(refusal(error, room: room)))
+        post.yield(.frame(refusal(error, of: frame.type, room: room)))
       }
     }
   }
 
-  /// The `error` frame of an engine refusal: the REST code and sentence of the same error.
+  /// The `error` frame of an engine refusal of a frame of type `frameType`: the REST code and
+  /// sentence of the same error.
   private func refusal(
-    _ error: DomainError, room: String, clientMessageID: UUID? = nil
+    _ error: DomainError, of frameType: String, room: String, clientMessageID: UUID? = nil
   ) -> ServerFrame {
     let envelope = APIError(error, viewer: viewer)
     return .error(
       RealtimeErrorDTO(
         code: envelope.code.rawValue, message: envelope.message, field: envelope.field,
         roomId: room,
-        clientMessageId: clientMessageID?.uuidString.lowercased()))
+        clientMessageId: clientMessageID?.uuidString.lowercased(), frameType: frameType))
   }
 
   // MARK: Live events
