@@ -64,7 +64,9 @@ public enum DTODecoding {
   public static func decode<T: Decodable>(
     _ type: T.Type, from data: Data, using decoder: JSONDecoder
   ) throws(DTODecodingError) -> T {
-    guard let first = data.first(where: { !Self.isWhitespace($0) }) else { throw .emptyBody }
+    // A UTF-8 byte order mark may lead; Foundation's decoder skips it.
+    let text = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
+    guard let first = text.first(where: { !Self.isWhitespace($0) }) else { throw .emptyBody }
     // Catch HTML pages and plain-text errors before the JSON parser reports a vague position.
     guard Self.canStartJSON(first) else { throw .notJSON(snippet: Self.snippet(of: data)) }
     do {

@@ -35,6 +35,19 @@ struct DecodingErrorTests {
     #expect(error == .nullValue(path: "items[0].author_name"))
   }
 
+  @Test("a body after a UTF-8 byte order mark decodes, as Foundation's decoder reads it")
+  func byteOrderMark() throws {
+    let bom = Data([0xEF, 0xBB, 0xBF])
+    let user = try DTODecoding.decode(
+      UserSummaryDTO.self, from: bom + Data(#" {"id":"u_1","nickname":"Mina"}"#.utf8))
+    #expect(user == UserSummaryDTO(id: "u_1", nickname: "Mina"))
+    #expect(decodeError(UserSummaryDTO.self, bom) == .emptyBody)
+    guard case .notJSON = decodeError(UserSummaryDTO.self, bom + Data("<html>".utf8)) else {
+      Issue.record("an HTML page after a byte order mark is not JSON")
+      return
+    }
+  }
+
   @Test("an HTML error page is notJSON with a readable snippet")
   func htmlPage() throws {
     let error = decodeError(
