@@ -78,7 +78,7 @@ public struct TextRule: Hashable, Sendable {
   public static let reportDetail = TextRule(field: "detail", length: 1...500)
   /// The reason an admin gives for a ban: 1-200 characters.
   public static let banReason = TextRule(field: "reason", length: 1...200)
-  /// A search text (posts, groups): 1-100 characters.
+  /// A search text (posts, groups, the admin's users): 1-100 characters.
   public static let search = TextRule(field: "q", length: 1...100)
   /// A member's cohort: up to 30 characters; empty means none.
   public static let cohort = TextRule(field: "cohort", length: 0...30)
@@ -100,6 +100,13 @@ public struct TextRule: Hashable, Sendable {
       throw .tooLong(field: field, maximum: length.upperBound, actual: count)
     }
     return trimmed
+  }
+
+  /// A text that may be left out: `nil` when absent or only whitespace (a list unfiltered, a
+  /// note or cohort left out), otherwise ``validate(_:)``'s text.
+  public func validate(optional text: String?) throws(ValidationError) -> String? {
+    guard let text, !text.trimmingWhitespace().isEmpty else { return nil }
+    return try validate(text)
   }
 
   /// How many more characters fit, for a live counter (negative when over the limit).

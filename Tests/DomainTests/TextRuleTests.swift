@@ -36,6 +36,17 @@ struct TextRuleTests {
     }
   }
 
+  @Test("An optional text: absent or blank is nil, anything else is validated and trimmed")
+  func optionalText() throws {
+    #expect(try TextRule.search.validate(optional: nil) == nil)
+    #expect(try TextRule.search.validate(optional: " \n\t ") == nil)
+    #expect(try TextRule.search.validate(optional: "  알고리즘 ") == "알고리즘")
+    #expect(try TextRule.cohort.validate(optional: "") == nil)
+    #expect(throws: ValidationError.tooLong(field: "q", maximum: 100, actual: 101)) {
+      try TextRule.search.validate(optional: repeated("a", 101))
+    }
+  }
+
   @Test("A CRLF line break inside the text counts as one character")
   func crlfCountsAsOne() throws {
     let text = "a" + repeated("\r\n", 248) + "b"

@@ -182,6 +182,13 @@ struct ModerationTests {
       let users = try await h.expect(
         .ok, PageDTO<AdminUserDTO>.self, .get, "/admin/users?q=moderator2", token: admin)
       let other = try #require(users.items.first)
+      // A search text is 1-100 characters, as for posts and groups; a blank one lists all.
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "q", .get,
+        "/admin/users?q=\(String(repeating: "a", count: 101))", token: admin)
+      let all = try await h.expect(
+        .ok, PageDTO<AdminUserDTO>.self, .get, "/admin/users?q=%20", token: admin)
+      #expect(all.items.count > users.items.count)
       try await h.expectError(
         .conflict, "conflict", .put, "/admin/users/\(other.user.id)/ban", token: admin,
         json: BanUserRequest(reason: "x"))

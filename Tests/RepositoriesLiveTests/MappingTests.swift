@@ -250,6 +250,11 @@ struct MappingTests {
     #expect(Self.query(harness.sentRequests[0])["q"] == "알고리즘")
     _ = try await groups.fetchGroups("   ", .first)
     #expect(Self.query(harness.sentRequests[1])["q"] == nil)
+    // Checked before sending, by the server's rule (`TextRule.search`).
+    await #expect(throws: DomainError.validation(.tooLong(field: "q", maximum: 100, actual: 101))) {
+      try await groups.fetchGroups(String(repeating: "가", count: 101), .first)
+    }
+    #expect(harness.sentRequests.count == 2)
 
     let group = try await groups.fetchGroup("g_007")
     #expect(group.owner == UserSummary(id: "u_02", nickname: "swiftie"))
@@ -350,6 +355,9 @@ struct MappingTests {
     #expect(resolveBody["note"] is NSNull)
 
     #expect(try await admin.fetchUsers(nil, .first).items.isEmpty == false)
+    await #expect(throws: DomainError.validation(.tooLong(field: "q", maximum: 100, actual: 101))) {
+      try await admin.fetchUsers(String(repeating: "a", count: 101), .first)
+    }
     let until = now.addingTimeInterval(86_400)
     let banned = try await admin.banUser("u_13", " spam ", until)
     #expect(banned.user.isBanned)

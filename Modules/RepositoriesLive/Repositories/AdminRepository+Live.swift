@@ -50,15 +50,20 @@ extension AdminRepository {
       },
       resolveReportCase: { id, resolution, note in
         try requireID(id, field: "case_id")
-        let note = searchText(note)
+        let note = try validate { () throws(ValidationError) in
+          try TextRule.moderatorNote.validate(optional: note)
+        }
         return try await client.fetch(
           AdminAPI.resolveReport(
             caseID: id, body: ResolveReportRequest(resolution: resolution, note: note)),
           as: ReportCaseDTO.self)
       },
       fetchUsers: { query, page in
-        try await client.fetchPage(
-          AdminAPI.users(query: searchText(query), page: page), of: AdminUserDTO.self)
+        let query = try validate { () throws(ValidationError) in
+          try TextRule.search.validate(optional: query)
+        }
+        return try await client.fetchPage(
+          AdminAPI.users(query: query, page: page), of: AdminUserDTO.self)
       },
       banUser: { id, reason, until in
         try requireID(id, field: "user_id")

@@ -4,20 +4,16 @@ import Endpoints
 import Foundation
 import Repositories
 
-/// A search text trimmed, or `nil` when nothing is left (then the list is unfiltered).
-func searchText(_ query: String?) -> String? {
-  guard let trimmed = query?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty
-  else { return nil }
-  return trimmed
-}
-
 extension StudyGroupRepository {
   /// Study groups and members over `/groups`.
   static func live(client: APIClient) -> StudyGroupRepository {
     StudyGroupRepository(
       fetchGroups: { query, page in
-        try await client.fetchPage(
-          StudyGroupAPI.groups(query: searchText(query), page: page), of: StudyGroupDTO.self)
+        let query = try validate { () throws(ValidationError) in
+          try TextRule.search.validate(optional: query)
+        }
+        return try await client.fetchPage(
+          StudyGroupAPI.groups(query: query, page: page), of: StudyGroupDTO.self)
       },
       fetchGroup: { id in
         try requireID(id, field: "group_id")

@@ -155,17 +155,18 @@ extension ServiceEngine {
     return QuestionImportResult(imported: imported, errors: errors)
   }
 
-  /// Accounts (withdrawn ones left out), newest first, optionally by nickname.
+  /// Accounts (withdrawn ones left out), newest first, optionally by nickname (`query` up to
+  /// 100 characters).
   public func adminUsers(
     matching query: String?, _ request: PageRequest, as viewer: Viewer
   ) throws(DomainError) -> Page<AdminUser> {
     try viewer.requireAdmin()
     let paging = try Paging(request)
-    let filter = query?.trimmingCharacters(in: .whitespacesAndNewlines)
+    let filter = try validated(query, .search)
     return try read { db, moment in
       var sql = #"SELECT * FROM "user" WHERE withdrawn_at IS NULL"#
       var arguments: StatementArguments = []
-      if let filter, !filter.isEmpty {
+      if let filter {
         sql += " AND qapple_contains(nickname, ?)"
         arguments += [filter]
       }

@@ -77,8 +77,7 @@ enum Users {
 /// Optional text checked against `rule` and trimmed; `nil` when it is `nil` or blank (a field
 /// left out: a cohort, a note, a filter).
 func validated(_ text: String?, _ rule: TextRule) throws(DomainError) -> String? {
-  guard let text, !text.allSatisfy(\.isWhitespace) else { return nil }
-  return try validated(try rule.validate(text))
+  try validated(try rule.validate(optional: text))
 }
 
 /// Runs a Domain check inside a rule, turning its `ValidationError` into `DomainError`.
