@@ -166,6 +166,9 @@ struct OperationsTests {
     #expect(throws: FaultRule.Invalid.self) { try FaultRule(parsing: "error-rate=1.5") }
     #expect(throws: FaultRule.Invalid.self) { try FaultRule(parsing: "status=200") }
     #expect(throws: FaultRule.Invalid.self) { try FaultRule(parsing: "colour=blue") }
+    let fast = #expect(throws: FaultRule.Invalid.self) { try FaultRule(parsing: "latency=fast") }
+    #expect(fast?.field == "latency")
+    #expect(fast?.description == #"latency takes milliseconds, got "fast"."#)
   }
 
   @Test("data survives a restart on a file database; the demo seed loads once")

@@ -496,6 +496,11 @@ struct RealtimeTests {
     #expect(throws: FaultRule.Invalid.self) { try SocketFaults(parsing: "drop-rate=2") }
     #expect(throws: FaultRule.Invalid.self) { try SocketFaults(parsing: "explode=1") }
     #expect(throws: FaultRule.Invalid.self) { try SocketFaults(parsing: "drop-after=0") }
+    // Counts and milliseconds are whole numbers: a huge, fractional or NaN one is refused
+    // (it used to be read as a Double and truncated; `Int` of 1e30 or NaN crashed).
+    for spec in ["drop-after=1e30", "drop-after=1.5", "delay=nan", "delay=2.5"] {
+      #expect(throws: FaultRule.Invalid.self, "\(spec)") { try SocketFaults(parsing: spec) }
+    }
     // A configuration built in code is checked by the server as the parsed form is.
     var configuration = ServerConfiguration.testing(devMode: true)
     configuration.socketFaults = SocketFaults(dropAfterFrames: 0)

@@ -91,26 +91,12 @@ public struct FaultRule: Codable, Sendable, Hashable {
       case "path": rule.target = .pathPrefix(value)
       case "op", "operation": rule.target = .operation(value)
       case "latency":
-        let digits = value.hasSuffix("ms") ? String(value.dropLast(2)) : value
-        guard let millis = Int(digits) else {
-          throw Invalid(field: "latency", description: "latency takes milliseconds, e.g. 250.")
-        }
-        rule.latency = .milliseconds(millis)
-      case "error-rate", "error_rate":
-        guard let rate = Double(value) else {
-          throw Invalid(field: "error-rate", description: "error-rate takes 0...1, e.g. 0.2.")
-        }
-        rule.errorRate = rate
+        let millis = value.hasSuffix("ms") ? String(value.dropLast(2)) : value
+        rule.latency = .milliseconds(try Self.number(millis, of: key, "milliseconds") as Int)
+      case "error-rate", "error_rate": rule.errorRate = try Self.number(value, of: key, "0...1")
       case "status", "error-status":
-        guard let status = Int(value) else {
-          throw Invalid(field: "status", description: "status takes an HTTP status, e.g. 503.")
-        }
-        rule.errorStatus = status
-      case "drop-rate", "drop_rate":
-        guard let rate = Double(value) else {
-          throw Invalid(field: "drop-rate", description: "drop-rate takes 0...1, e.g. 0.1.")
-        }
-        rule.dropRate = rate
+        rule.errorStatus = try Self.number(value, of: key, "an HTTP status")
+      case "drop-rate", "drop_rate": rule.dropRate = try Self.number(value, of: key, "0...1")
       default:
         throw Invalid(
           field: key,
@@ -119,6 +105,17 @@ public struct FaultRule: Codable, Sendable, Hashable {
       }
     }
     self = try rule.validated()
+  }
+
+  /// The number `value` of a command-line fault spec's `key` (this form and ``SocketFaults``'),
+  /// an `Int` or a `Double`; refused, naming what the key takes, when it is not one.
+  static func number<Number: LosslessStringConvertible>(
+    _ value: String, of key: String, _ takes: String
+  ) throws(Invalid) -> Number {
+    guard let number = Number(value) else {
+      throw Invalid(field: key, description: "\(key) takes \(takes), got \"\(value)\".")
+    }
+    return number
   }
 
   /// One `key=value` piece of a command-line fault spec (this form and ``SocketFaults``'),

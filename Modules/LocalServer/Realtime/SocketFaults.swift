@@ -64,18 +64,16 @@ public struct SocketFaults: Sendable, Hashable {
     var faults = SocketFaults()
     for piece in spec.split(separator: ",") {
       let (key, value) = try FaultRule.pair(piece)
-      func number() throws(FaultRule.Invalid) -> Double {
-        guard let number = Double(value) else {
-          throw FaultRule.Invalid(field: key, description: "\(key) takes a number, got \(value).")
-        }
-        return number
+      func rate() throws(FaultRule.Invalid) -> Double {
+        try FaultRule.number(value, of: key, "0...1")
       }
       switch key {
-      case "drop-after": faults.dropAfterFrames = Int(try number())
-      case "drop-rate": faults.dropRate = try number()
-      case "duplicate-rate": faults.duplicateRate = try number()
-      case "reorder-rate": faults.reorderRate = try number()
-      case "delay": faults.delay = .milliseconds(Int(try number()))
+      case "drop-after": faults.dropAfterFrames = try FaultRule.number(value, of: key, "a count")
+      case "drop-rate": faults.dropRate = try rate()
+      case "duplicate-rate": faults.duplicateRate = try rate()
+      case "reorder-rate": faults.reorderRate = try rate()
+      case "delay":
+        faults.delay = .milliseconds(try FaultRule.number(value, of: key, "milliseconds") as Int)
       default:
         throw FaultRule.Invalid(
           field: key,
