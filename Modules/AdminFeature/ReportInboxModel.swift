@@ -189,10 +189,8 @@ public final class ReportCaseModel: Identifiable {
     destination = nil
     isResolving = true
     defer { isResolving = false }
-    let trimmed = note.trimmingCharacters(in: .whitespacesAndNewlines)
     do {
-      let resolved = try await admin.resolveReportCase(
-        caseID, resolution, trimmed.isEmpty ? nil : trimmed)
+      let resolved = try await admin.resolveReportCase(caseID, resolution, note.trimmedOrNil)
       detail?.reportCase = resolved
       await analytics.track(
         "report_case_resolved",

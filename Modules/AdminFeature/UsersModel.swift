@@ -126,10 +126,7 @@ public final class UsersModel {
     failure = nil
   }
 
-  private var query: String? {
-    let text = searchText.trimmingCharacters(in: .whitespacesAndNewlines)
-    return text.isEmpty ? nil : text
-  }
+  private var query: String? { searchText.trimmedOrNil }
 
   private func replace(_ user: AdminUser) {
     pager.list.update(user.id) { $0 = user }

@@ -156,15 +156,14 @@ public final class SignUpModel {
       failure = .validation(.empty(field: "terms"))
       return
     }
-    let cohort = cohortText.trimmingCharacters(in: .whitespacesAndNewlines)
     let form = SignUpForm(
       signUpToken: signUpToken, verificationToken: verified.token, nickname: nickname,
-      cohort: cohort.isEmpty ? nil : cohort, agreedTermsVersion: termsVersion)
+      cohort: cohortText.trimmedOrNil, agreedTermsVersion: termsVersion)
     await perform {
       do {
         _ = try await auth.signUp(form)
         await analytics.track(
-          "sign_up_completed", ["has_cohort": cohort.isEmpty ? "false" : "true"], at: date.now)
+          "sign_up_completed", ["has_cohort": form.cohort == nil ? "false" : "true"], at: date.now)
       } catch DomainError.nicknameTaken {
         checkedNickname = nil
         step = .nickname

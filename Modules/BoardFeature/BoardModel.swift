@@ -129,8 +129,7 @@ public final class BoardModel {
   public func searchTextChanged(_ text: String) async {
     searchText = text
     let run = lists.textChanged()
-    let query = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !query.isEmpty else {
+    guard let query = text.trimmedOrNil else {
       searchQuery = nil
       lists.showList()
       isSearching = false

@@ -37,6 +37,8 @@ public enum ChatChannelEvent: Sendable, Hashable {
     case typing
     /// The link's heartbeat.
     case ping
+    /// A frame type this SDK does not know (a newer client's, named by a newer server).
+    case unknown
   }
 }
 

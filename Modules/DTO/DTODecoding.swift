@@ -68,7 +68,7 @@ public enum DTODecoding {
     let text = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
     guard let first = text.first(where: { !Self.isWhitespace($0) }) else { throw .emptyBody }
     // Catch HTML pages and plain-text errors before the JSON parser reports a vague position.
-    guard Self.canStartJSON(first) else { throw .notJSON(snippet: Self.snippet(of: data)) }
+    guard Self.canStartJSON(first) else { throw .notJSON(snippet: Self.snippet(of: text)) }
     do {
       return try decoder.decode(type, from: data)
     } catch let error as DecodingError {
@@ -150,7 +150,7 @@ public enum DTODecoding {
     }
   }
 
-  private static func snippet(of data: Data) -> String {
+  private static func snippet(of data: some Collection<UInt8>) -> String {
     let text = String(decoding: data.prefix(snippetLength * 4), as: UTF8.self)
     let collapsed = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     return collapsed.count > snippetLength

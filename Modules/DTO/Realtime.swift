@@ -112,9 +112,9 @@ public struct RealtimeErrorDTO: Codable, Hashable, Sendable {
   public var roomId: String?
   /// The `client_message_id` of a failed `send`, so the outbox can mark that message failed.
   public var clientMessageId: String?
-  /// The `type` of the refused frame (`subscribe`, `send`, `typing`, ...), when the server
-  /// could read it: a client tells a refused subscription from a refused typing frame of the
-  /// same room by it.
+  /// The `type` of the frame a rule refused (`subscribe`, `send`, `typing`); `nil` when the
+  /// frame could not be read. A client tells a refused subscription from a refused typing
+  /// frame of the same room by it.
   public var frameType: String?
 
   /// Creates the error.

@@ -105,7 +105,7 @@ public struct TextRule: Hashable, Sendable {
   /// A text that may be left out: `nil` when absent or only whitespace (a list unfiltered, a
   /// note or cohort left out), otherwise ``validate(_:)``'s text.
   public func validate(optional text: String?) throws(ValidationError) -> String? {
-    guard let text, !text.trimmingWhitespace().isEmpty else { return nil }
+    guard let text = text?.trimmedOrNil else { return nil }
     return try validate(text)
   }
 
@@ -122,5 +122,12 @@ extension String {
     while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
     while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
     return String(scalars)
+  }
+
+  /// The string without surrounding whitespace, or `nil` when nothing is left: a search
+  /// field's query (blank lists everything), a note or cohort left out.
+  public var trimmedOrNil: String? {
+    let trimmed = trimmingWhitespace()
+    return trimmed.isEmpty ? nil : trimmed
   }
 }

@@ -81,8 +81,7 @@ public final class GroupsModel {
   public func searchTextChanged(_ text: String) async {
     searchText = text
     let run = lists.textChanged()
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    let query = trimmed.isEmpty ? nil : trimmed
+    let query = text.trimmedOrNil
     // Empty text brings the whole list back, read again.
     await lists.searches.afterPause(Self.searchDebounce, on: clock, run: run) { [weak self] in
       await self?.show(query, run: run, isSearch: true)
@@ -144,10 +143,7 @@ public final class GroupsModel {
   // MARK: Loading
 
   /// The search field's text as a query (`nil`: the whole list).
-  private var query: String? {
-    let text = searchText.trimmingCharacters(in: .whitespacesAndNewlines)
-    return text.isEmpty ? nil : text
-  }
+  private var query: String? { searchText.trimmedOrNil }
 
   /// Reloads the rows shown when they answer the search field's text; otherwise (its search is
   /// still waiting, or failed) runs that search now, in place of its pause. A refresh never

@@ -168,14 +168,13 @@ extension StudyGroupRepository {
   /// Joined and open groups with their members.
   public static let previewValue = StudyGroupRepository(
     fetchGroups: { query, request in
-      let text = query?.trimmingCharacters(in: .whitespaces) ?? ""
       let groups =
-        text.isEmpty
-        ? sample.groups
-        : sample.groups.filter {
-          $0.name.localizedCaseInsensitiveContains(text)
-            || $0.description.localizedCaseInsensitiveContains(text)
-        }
+        query?.trimmedOrNil.map { text in
+          sample.groups.filter {
+            $0.name.localizedCaseInsensitiveContains(text)
+              || $0.description.localizedCaseInsensitiveContains(text)
+          }
+        } ?? sample.groups
       return page(groups, request)
     },
     fetchGroup: { id in try find(sample.groups, id) },

@@ -102,16 +102,25 @@ public final class ServiceEngine: Sendable {
   public var today: CalendarDay { day(of: now) }
 
   /// Closes the database (folding a file's WAL into it first) once the calls under way have
-  /// returned; later calls throw `DomainError.server`, and a second close does nothing. Not
-  /// for use inside ``inOneTransaction(startingAt:_:)``, whose end it would wait for.
+  /// returned; later calls throw `DomainError.server`. A second close returns once the first
+  /// has ended. Not for use inside ``inOneTransaction(startingAt:_:)``, whose end it would
+  /// wait for.
   public func close() throws {
-    guard gate.shut() else { return }
-    if let pool = writer as? DatabasePool {
+    try gate.shut {
       // GRDB closes the writer before the readers, so SQLite's own checkpoint-on-close does
-      // not run and the -wal file would stay behind.
-      try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+      // not run and the -wal file would stay behind. The database closes even when the
+      // checkpoint fails (its error is thrown then).
+      var checkpointFailure: (any Error)?
+      if let pool = writer as? DatabasePool {
+        do {
+          try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        } catch {
+          checkpointFailure = error
+        }
+      }
+      try writer.close()
+      if let checkpointFailure { throw checkpointFailure }
     }
-    try writer.close()
   }
 
   // MARK: Running rules

@@ -42,6 +42,8 @@ struct TextRuleTests {
     #expect(try TextRule.search.validate(optional: " \n\t ") == nil)
     #expect(try TextRule.search.validate(optional: "  알고리즘 ") == "알고리즘")
     #expect(try TextRule.cohort.validate(optional: "") == nil)
+    #expect(" \u{3000}\n".trimmedOrNil == nil)  // an ideographic space is whitespace too
+    #expect("  Swift 스터디\n".trimmedOrNil == "Swift 스터디")
     #expect(throws: ValidationError.tooLong(field: "q", maximum: 100, actual: 101)) {
       try TextRule.search.validate(optional: repeated("a", 101))
     }

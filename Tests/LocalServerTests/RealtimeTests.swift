@@ -498,6 +498,7 @@ struct RealtimeTests {
     #expect(throws: FaultRule.Invalid.self) { try SocketFaults(parsing: "drop-after=0") }
     // Counts and milliseconds are whole numbers: a huge, fractional or NaN one is refused
     // (it used to be read as a Double and truncated; `Int` of 1e30 or NaN crashed).
+    #expect(try SocketFaults(parsing: "delay=250ms").delay == .milliseconds(250))
     for spec in ["drop-after=1e30", "drop-after=1.5", "delay=nan", "delay=2.5"] {
       #expect(throws: FaultRule.Invalid.self, "\(spec)") { try SocketFaults(parsing: spec) }
     }

@@ -293,6 +293,19 @@ struct SessionTests {
     #expect(await states.next() == .signedIn(updated))
     let body = try Harness.jsonBody(try #require(harness.sentRequests.last))
     #expect(body["nickname"] as? String == "새이름")
+
+    // A cohort is checked before sending (`TextRule.cohort`); blank is sent as "" (clears it).
+    let sent = harness.sentRequests.count
+    await #expect(
+      throws: DomainError.validation(.tooLong(field: "cohort", maximum: 30, actual: 31))
+    ) {
+      try await harness.repositories.profile.updateProfile(
+        ProfileUpdate(cohort: String(repeating: "7", count: 31)))
+    }
+    #expect(harness.sentRequests.count == sent)
+    _ = try await harness.repositories.profile.updateProfile(ProfileUpdate(cohort: "  "))
+    let cleared = try Harness.jsonBody(try #require(harness.sentRequests.last))
+    #expect(cleared["cohort"] as? String == "")
   }
 }
 

@@ -42,13 +42,14 @@ struct SocketChatChannelTests {
           RealtimeErrorDTO(
             code: "forbidden", message: "Members only.", roomId: "r_1", frameType: "typing")))
         == .refused(clientMessageID: nil, room: "r_1", frame: .typing, error: .forbidden))
-    // A type this client does not know (a newer server's frame) is left unnamed.
+    // A type this client does not know (a newer server's frame) is named unknown, never taken
+    // for a frame the server did not name.
     #expect(
       try SocketChatChannel.event(
         .error(
           RealtimeErrorDTO(
             code: "forbidden", message: "Members only.", roomId: "r_1", frameType: "react")))
-        == .refused(clientMessageID: nil, room: "r_1", error: .forbidden))
+        == .refused(clientMessageID: nil, room: "r_1", frame: .unknown, error: .forbidden))
     #expect(
       try SocketChatChannel.event(
         .error(

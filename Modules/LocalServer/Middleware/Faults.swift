@@ -90,9 +90,7 @@ public struct FaultRule: Codable, Sendable, Hashable {
       switch key {
       case "path": rule.target = .pathPrefix(value)
       case "op", "operation": rule.target = .operation(value)
-      case "latency":
-        let millis = value.hasSuffix("ms") ? String(value.dropLast(2)) : value
-        rule.latency = .milliseconds(try Self.number(millis, of: key, "milliseconds") as Int)
+      case "latency": rule.latency = try Self.milliseconds(value, of: key)
       case "error-rate", "error_rate": rule.errorRate = try Self.number(value, of: key, "0...1")
       case "status", "error-status":
         rule.errorStatus = try Self.number(value, of: key, "an HTTP status")
@@ -116,6 +114,12 @@ public struct FaultRule: Codable, Sendable, Hashable {
       throw Invalid(field: key, description: "\(key) takes \(takes), got \"\(value)\".")
     }
     return number
+  }
+
+  /// A duration in whole milliseconds (`250` or `250ms`) of a command-line fault spec's `key`.
+  static func milliseconds(_ value: String, of key: String) throws(Invalid) -> Duration {
+    let digits = value.hasSuffix("ms") ? String(value.dropLast(2)) : value
+    return .milliseconds(try number(digits, of: key, "milliseconds") as Int)
   }
 
   /// One `key=value` piece of a command-line fault spec (this form and ``SocketFaults``'),

@@ -72,8 +72,7 @@ public struct SocketFaults: Sendable, Hashable {
       case "drop-rate": faults.dropRate = try rate()
       case "duplicate-rate": faults.duplicateRate = try rate()
       case "reorder-rate": faults.reorderRate = try rate()
-      case "delay":
-        faults.delay = .milliseconds(try FaultRule.number(value, of: key, "milliseconds") as Int)
+      case "delay": faults.delay = try FaultRule.milliseconds(value, of: key)
       default:
         throw FaultRule.Invalid(
           field: key,

@@ -148,7 +148,7 @@ public final class SocketChatChannel: ChatChannel {
       return .refused(
         clientMessageID: error.clientMessageId.flatMap(UUID.init(uuidString:)),
         room: error.roomId.map(ChatRoom.ID.init(rawValue:)),
-        frame: error.frameType.flatMap(ChatChannelEvent.ClientFrameKind.init(rawValue:)),
+        frame: error.frameType.map { ChatChannelEvent.ClientFrameKind(rawValue: $0) ?? .unknown },
         error: LiveErrorMapping.domainError(realtime: error))
     case .pong:
       return nil

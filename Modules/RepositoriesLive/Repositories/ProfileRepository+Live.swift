@@ -22,7 +22,10 @@ extension ProfileRepository {
         return user
       },
       updateProfile: { update in
-        let cohort = update.cohort?.trimmingCharacters(in: .whitespacesAndNewlines)
+        // "" clears the cohort, `nil` leaves it as it is: the rule checks only a given text.
+        let cohort = try update.cohort.map { text throws(DomainError) in
+          try validate { () throws(ValidationError) in try TextRule.cohort.validate(text) }
+        }
         let request = UpdateProfileRequest(nickname: update.nickname?.rawValue, cohort: cohort)
         let user = try await client.fetch(MeAPI.updateProfile(request), as: UserDTO.self)
         await session.userUpdated(user)

@@ -5,10 +5,11 @@ import Foundation
 /// way have returned: a call after ``ServiceEngine/close()`` throws instead of reaching a
 /// closed SQLite connection, which crashes the process.
 final class CallGate: @unchecked Sendable {
-  // `running` and `isShut` are read and written only while `condition` is locked.
+  // `running`, `isShut` and `isClosed` are read and written only while `condition` is locked.
   private let condition = NSCondition()
   private var running = 0
   private var isShut = false
+  private var isClosed = false
 
   /// Counts a call in, unless the gate is shut (then `DomainError.server`); every call let
   /// in must ``leave()``.
@@ -27,14 +28,22 @@ final class CallGate: @unchecked Sendable {
     if running == 0 { condition.broadcast() }
   }
 
-  /// Shuts the gate, then waits for the calls under way; `false` when it was shut already.
-  /// Must not be called between ``enter()`` and ``leave()`` (it would wait for itself).
-  func shut() -> Bool {
+  /// Shuts the gate, waits for the calls under way, then runs `close` (once, for the first
+  /// caller); a later caller returns once that first `close` has ended. Must not be called
+  /// between ``enter()`` and ``leave()`` (it would wait for itself).
+  func shut(then close: () throws -> Void) rethrows {
     condition.lock()
     defer { condition.unlock() }
-    guard !isShut else { return false }
+    guard !isShut else {
+      while !isClosed { condition.wait() }
+      return
+    }
     isShut = true
     while running > 0 { condition.wait() }
-    return true
+    defer {
+      isClosed = true
+      condition.broadcast()
+    }
+    try close()
   }
 }
