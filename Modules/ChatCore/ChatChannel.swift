@@ -25,7 +25,8 @@ public enum ChatChannelEvent: Sendable, Hashable {
     clientMessageID: UUID?, room: ChatRoom.ID? = nil, frame: ClientFrameKind? = nil,
     error: DomainError)
 
-  /// The kinds of frame a client sends; the raw value is the frame's `type` on the wire.
+  /// The kinds of frame a client sends; the raw value is the frame's `type` on the wire
+  /// (``unknown`` stands for any type this SDK does not know; it is never sent).
   public enum ClientFrameKind: String, Sendable, Hashable, CaseIterable {
     /// ``ChatChannel/subscribe(to:afterSeq:)``.
     case subscribe

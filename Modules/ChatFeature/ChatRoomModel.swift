@@ -94,7 +94,7 @@ public final class ChatRoomModel: Identifiable {
 
   /// Whether the send button works: some text, not already sending.
   public var canSend: Bool {
-    !isSending && !draft.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+    !isSending && draft.trimmedOrNil != nil
   }
 
   /// Whether `message` was written by the user.
@@ -161,8 +161,7 @@ public final class ChatRoomModel: Identifiable {
   /// ``typingSignalInterval``).
   public func draftChanged(_ text: String) async {
     draft = text
-    guard typingCooldown == nil, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
-    else { return }
+    guard typingCooldown == nil, text.trimmedOrNil != nil else { return }
     let wait = clock.deadline(after: Self.typingSignalInterval)
     typingCooldown = Task { [weak self] in
       try? await wait()

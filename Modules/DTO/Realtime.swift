@@ -112,8 +112,8 @@ public struct RealtimeErrorDTO: Codable, Hashable, Sendable {
   public var roomId: String?
   /// The `client_message_id` of a failed `send`, so the outbox can mark that message failed.
   public var clientMessageId: String?
-  /// The `type` of the frame a rule refused (`subscribe`, `send`, `typing`); `nil` when the
-  /// frame could not be read. A client tells a refused subscription from a refused typing
+  /// The `type` of the frame a rule refused (`subscribe`, `send`, `typing`); `nil` for any
+  /// other error (a frame that could not be read, too many frames, a slow consumer). A client tells a refused subscription from a refused typing
   /// frame of the same room by it.
   public var frameType: String?
 

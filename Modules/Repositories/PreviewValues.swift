@@ -64,7 +64,7 @@ extension ProfileRepository {
     updateProfile: { update in
       var user = sample.me
       if let nickname = update.nickname { user.nickname = nickname }
-      if let cohort = update.cohort { user.cohort = cohort.isEmpty ? nil : cohort }
+      if let cohort = update.cohort { user.cohort = cohort.trimmedOrNil }
       return user
     },
     uploadAvatar: { _, fileName, _ in

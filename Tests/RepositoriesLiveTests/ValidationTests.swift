@@ -125,6 +125,18 @@ struct ValidationTests {
           verificationToken: EmailVerificationToken(rawValue: "v"),
           nickname: Nickname(trusted: "runner"), agreedTermsVersion: " "))
     },
+    RefusedCall("cohort over 30 at sign-up", .tooLong(field: "cohort", maximum: 30, actual: 31)) {
+      _ = try await $0.auth.signUp(
+        SignUpForm(
+          signUpToken: SignUpToken(rawValue: "s"),
+          verificationToken: EmailVerificationToken(rawValue: "v"),
+          nickname: Nickname(trusted: "runner"), cohort: String(repeating: "7", count: 31),
+          agreedTermsVersion: "2026-01"))
+    },
+    RefusedCall("moderator note over 500", .tooLong(field: "note", maximum: 500, actual: 501)) {
+      _ = try await $0.admin.resolveReportCase(
+        "case_1", .dismiss, String(repeating: "n", count: 501))
+    },
   ]
 
   @Test("refused before any request goes out", arguments: refused)

@@ -106,7 +106,7 @@ struct EngineTests {
     let engine = try ServiceEngine(configuration: .init(storage: storage))
     let mina = try engine.createUser(nickname: "Mina")
     let closed = DomainError.server("The service's database is closed.")
-    let progress = Locked(0)
+    let (progress, finished) = (Locked(0), Locked(0))
     let (stored, refused) = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
       for _ in 0..<4 {
         group.addTask {
@@ -123,12 +123,15 @@ struct EngineTests {
               refused += 1
             }
           }
+          finished.withLock { $0 += 1 }
           return (stored, refused)
         }
       }
       group.addTask {
         // Closes while the calls run: once a few have gone through, long before all 800.
-        while progress.withLock({ $0 }) < 20 { try await Task.sleep(for: .milliseconds(1)) }
+        while progress.withLock({ $0 }) < 20, finished.withLock({ $0 }) < 4 {
+          try await Task.sleep(for: .milliseconds(1))
+        }
         try engine.close()
         return (0, 0)
       }

@@ -118,8 +118,10 @@ public struct FaultRule: Codable, Sendable, Hashable {
 
   /// A duration in whole milliseconds (`250` or `250ms`) of a command-line fault spec's `key`.
   static func milliseconds(_ value: String, of key: String) throws(Invalid) -> Duration {
-    let digits = value.hasSuffix("ms") ? String(value.dropLast(2)) : value
-    return .milliseconds(try number(digits, of: key, "milliseconds") as Int)
+    guard let millis = Int(value.hasSuffix("ms") ? String(value.dropLast(2)) : value) else {
+      throw Invalid(field: key, description: "\(key) takes milliseconds, got \"\(value)\".")
+    }
+    return .milliseconds(millis)
   }
 
   /// One `key=value` piece of a command-line fault spec (this form and ``SocketFaults``'),

@@ -52,6 +52,10 @@ extension AuthRepository {
         try requireToken(
           form.agreedTermsVersion.trimmingCharacters(in: .whitespacesAndNewlines),
           field: "agreed_terms_version")
+        var form = form
+        form.cohort = try validate { () throws(ValidationError) in
+          try TextRule.cohort.validate(optional: form.cohort)
+        }
         let authSession = try await client.fetch(
           AuthAPI.signUp(SignUpRequest(form)), as: SessionDTO.self)
         await session.signIn(authSession)

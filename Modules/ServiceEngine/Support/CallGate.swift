@@ -33,16 +33,19 @@ final class CallGate: @unchecked Sendable {
   /// between ``enter()`` and ``leave()`` (it would wait for itself).
   func shut(then close: () throws -> Void) rethrows {
     condition.lock()
-    defer { condition.unlock() }
     guard !isShut else {
       while !isClosed { condition.wait() }
-      return
+      return condition.unlock()
     }
     isShut = true
     while running > 0 { condition.wait() }
+    // Unlocked while `close` runs: calls arriving meanwhile throw at once instead of waiting.
+    condition.unlock()
     defer {
+      condition.lock()
       isClosed = true
       condition.broadcast()
+      condition.unlock()
     }
     try close()
   }
