@@ -306,10 +306,7 @@ public actor ChatSync {
 
   /// Balances one ``open(_:)``; the last one stops keeping `room` in sync.
   public func close(_ room: ChatRoom.ID) async {
-    if let ended = endedOpens[room] {
-      endedOpens[room] = ended > 1 ? ended - 1 : nil
-      return
-    }
+    if endedOpens.countOff(room) { return }
     if release(room) { await unsubscribe(room) }
   }
 
@@ -321,13 +318,7 @@ public actor ChatSync {
 
   /// Counts one reader of `room` less; `true` for the last.
   private func release(_ room: ChatRoom.ID) -> Bool {
-    guard let readers = openRooms[room] else { return false }
-    guard readers <= 1 else {
-      openRooms[room] = readers - 1
-      return false
-    }
-    openRooms[room] = nil
-    return true
+    openRooms.countOff(room) && openRooms[room] == nil
   }
 
   /// Ends the subscription of a room nobody keeps open any more (unless a reader opened it
@@ -338,7 +329,7 @@ public actor ChatSync {
       unsubscribing[room, default: 0] += 1
       try await channel.unsubscribe(from: room)
     } catch {
-      answered(room)
+      unsubscribing.countOff(room)
     }
   }
 
@@ -428,7 +419,7 @@ public actor ChatSync {
       case .state(let state):
         await connectionChanged(to: state)
       case .subscribed(let room, let lastSeq):
-        subscribeAnswered(room)
+        subscribing.countOff(room)
         try await syncing(room) { room in
           try await catchUp(room, upTo: lastSeq)
           await reconcile(room, lastSeq: lastSeq)
@@ -452,7 +443,7 @@ public actor ChatSync {
       case .unsubscribed(let room):
         // The answer to our own unsubscribe changes nothing; unasked, the server ended the
         // subscription (the user left the room).
-        if !answered(room) { subscriptionEnded(room) }
+        if !unsubscribing.countOff(room) { subscriptionEnded(room) }
       case .refused(let clientMessageID, let room, let frame, let error):
         try refused(clientMessageID, in: room, frame: frame, error)
       }
@@ -478,22 +469,6 @@ public actor ChatSync {
     if !endedListings.isEmpty { rereadRooms() }
   }
 
-  /// Counts off one awaited answer to a subscription of `room`; `false` when none was awaited.
-  @discardableResult
-  private func subscribeAnswered(_ room: ChatRoom.ID) -> Bool {
-    guard let awaited = subscribing[room] else { return false }
-    subscribing[room] = awaited > 1 ? awaited - 1 : nil
-    return true
-  }
-
-  /// Counts off one awaited `unsubscribed` answer of `room`; `false` when none was awaited.
-  @discardableResult
-  private func answered(_ room: ChatRoom.ID) -> Bool {
-    guard let awaited = unsubscribing[room] else { return false }
-    unsubscribing[room] = awaited > 1 ? awaited - 1 : nil
-    return true
-  }
-
   private func connectionChanged(to state: ChatConnectionState) async {
     states.publishIfChanged(state)
     let connected = state == .connected
@@ -517,7 +492,7 @@ public actor ChatSync {
       subscribing[room, default: 0] += 1
       try await channel.subscribe(to: room, afterSeq: try store.syncCursor(of: room))
     } catch {
-      if link == linkNumber { subscribeAnswered(room) }
+      if link == linkNumber { subscribing.countOff(room) }
       logger.debug("Subscribing to \(room.rawValue) failed: \(error)")
     }
   }
@@ -569,7 +544,7 @@ public actor ChatSync {
   ) throws {
     logger.info("The server refused a chat frame: \(error)")
     guard let clientMessageID else {
-      guard let room, frame == nil || frame == .subscribe, subscribeAnswered(room) else {
+      guard let room, frame == nil || frame == .subscribe, subscribing.countOff(room) else {
         return
       }
       if error == .forbidden || error == .notFound {
@@ -756,5 +731,16 @@ extension DomainError {
     case .offline, .timeout, .server, .rateLimited, .signedOut: true
     default: false
     }
+  }
+}
+
+extension Dictionary where Value == Int {
+  /// Counts one off `key` (forgotten at zero): a room's readers, ended opens or awaited
+  /// answers. `false` when `key` had no count.
+  @discardableResult
+  fileprivate mutating func countOff(_ key: Key) -> Bool {
+    guard let count = self[key] else { return false }
+    self[key] = count > 1 ? count - 1 : nil
+    return true
   }
 }

@@ -106,11 +106,13 @@ public struct FaultRule: Codable, Sendable, Hashable {
   }
 
   /// The number `value` of a command-line fault spec's `key` (this form and ``SocketFaults``'),
-  /// an `Int` or a `Double`; refused, naming what the key takes, when it is not one.
+  /// an `Int` or a `Double`, with `unit` after it or not; refused, naming what the key takes,
+  /// when it is not one.
   static func number<Number: LosslessStringConvertible>(
-    _ value: String, of key: String, _ takes: String
+    _ value: String, of key: String, _ takes: String, unit: String = ""
   ) throws(Invalid) -> Number {
-    guard let number = Number(value) else {
+    let digits = !unit.isEmpty && value.hasSuffix(unit) ? String(value.dropLast(unit.count)) : value
+    guard let number = Number(digits) else {
       throw Invalid(field: key, description: "\(key) takes \(takes), got \"\(value)\".")
     }
     return number
@@ -118,10 +120,7 @@ public struct FaultRule: Codable, Sendable, Hashable {
 
   /// A duration in whole milliseconds (`250` or `250ms`) of a command-line fault spec's `key`.
   static func milliseconds(_ value: String, of key: String) throws(Invalid) -> Duration {
-    guard let millis = Int(value.hasSuffix("ms") ? String(value.dropLast(2)) : value) else {
-      throw Invalid(field: key, description: "\(key) takes milliseconds, got \"\(value)\".")
-    }
-    return .milliseconds(millis)
+    .milliseconds(try number(value, of: key, "milliseconds", unit: "ms") as Int)
   }
 
   /// One `key=value` piece of a command-line fault spec (this form and ``SocketFaults``'),
