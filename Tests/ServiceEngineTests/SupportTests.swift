@@ -48,3 +48,81 @@ struct SupportTests {
     }
   }
 }
+
+/// The gate behind ``ServiceEngine/close()``, driven from threads: what the engine test
+/// (`closedEngine`) cannot hold still, a call under way and a close under way.
+@Suite("The engine's call gate", .timeLimit(.minutes(1)))
+struct CallGateTests {
+  private let closed = DomainError.server("The service's database is closed.")
+
+  /// Runs `body` on a thread of its own; `join()` waits for it.
+  private func thread(_ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+      body()
+      done.signal()
+    }.start()
+    return { done.wait() }
+  }
+
+  /// Waits until `condition` holds (it must come true by itself, from another thread).
+  private func waitUntil(_ condition: () -> Bool) {
+    while !condition() { usleep(1_000) }
+  }
+
+  @Test("a shut waits for the call under way before closing; later calls throw")
+  func shutWaitsForCalls() throws {
+    let gate = CallGate()
+    let closes = Locked(0)
+    try gate.enter()
+    let join = thread { gate.shut { closes.withLock { $0 += 1 } } }
+    // Once a call is refused the gate is shut; the call still under way keeps it from closing.
+    waitUntil { (try? gate.enter()).map { gate.leave() } == nil }
+    #expect(closes.withLock { $0 } == 0)
+    gate.leave()
+    join()
+    #expect(closes.withLock { $0 } == 1)
+    #expect(throws: closed) { try gate.enter() }
+  }
+
+  @Test("a second shut returns once the first one's close has ended; calls meanwhile throw")
+  func secondShutWaits() throws {
+    let gate = CallGate()
+    let (closing, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+    let (closes, closeEnded) = (Locked(0), Locked(false))
+    let joinFirst = thread {
+      gate.shut {
+        closes.withLock { $0 += 1 }
+        closing.signal()
+        release.wait()
+        closeEnded.withLock { $0 = true }
+      }
+    }
+    closing.wait()
+    // The first close is under way: a call is refused at once, it does not wait for it.
+    #expect(throws: closed) { try gate.enter() }
+    let sawEnd = Locked<Bool?>(nil)
+    let joinSecond = thread {
+      gate.shut { closes.withLock { $0 += 1 } }
+      sawEnd.withLock { $0 = closeEnded.withLock { $0 } }
+    }
+    usleep(50_000)  // time for a second shut that does not wait to return
+    #expect(sawEnd.withLock { $0 } == nil)
+    release.signal()
+    joinFirst()
+    joinSecond()
+    #expect(sawEnd.withLock { $0 } == true)
+    #expect(closes.withLock { $0 } == 1)
+  }
+
+  @Test("a close that throws still shuts the gate, and a second shut does not close again")
+  func failedClose() {
+    struct Failure: Error {}
+    let gate = CallGate()
+    #expect(throws: Failure.self) { try gate.shut { throw Failure() } }
+    #expect(throws: closed) { try gate.enter() }
+    let closes = Locked(0)
+    gate.shut { closes.withLock { $0 += 1 } }
+    #expect(closes.withLock { $0 } == 0)
+  }
+}
