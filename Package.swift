@@ -130,7 +130,9 @@ let serverTargets: [Target] = [
     dependencies: [
       "ServiceEngine", "DTO", "Domain",
       .product(name: "Hummingbird", package: "hummingbird"),
+      .product(name: "HummingbirdCore", package: "hummingbird"),
       .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+      .product(name: "NIOCore", package: "swift-nio"),
       .product(name: "Logging", package: "swift-log"),
     ],
     path: "Modules/LocalServer"
@@ -389,6 +391,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),

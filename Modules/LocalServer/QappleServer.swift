@@ -192,12 +192,12 @@ public final class QappleServer: Sendable {
       core.sockets.end { close in close(.goingAway, "server shutting down") }
       await core.sockets.waitUntilEmpty(timeout: .seconds(2))
       await inFlight.waitUntilEmpty()
+      // No request will come to end a connection that never sent one: close those.
+      core.silentConnections.end { close in close() }
       task.cancel()
-      // Hummingbird ends once every connection is closed. In about one stop in five right
-      // after the demo's chat sockets closed, one connection stayed open a minute longer (a
-      // chat socket's, by elimination; the cause is not known). The requests in flight are
-      // done (counted above), so the stop waits two seconds at most; whatever still reaches
-      // the engine afterwards gets a server error, as its database is closed.
+      // Hummingbird ends once every connection is closed. The requests in flight are done
+      // (counted above), so the stop waits two seconds at most; whatever still reaches the
+      // engine afterwards gets a server error, as its database is closed.
       await Self.first(of: [
         { _ = await task.result }, { try? await Task.sleep(for: .seconds(2)) },
       ])
@@ -251,8 +251,9 @@ public final class QappleServer: Sendable {
     let host = configuration.host
     return Application(
       router: router,
-      server: .http1WebSocketUpgrade(configuration: Self.webSocketConfiguration) {
-        head, channel, _ in
+      server: .http1WebSocketUpgrade(
+        configuration: Self.webSocketConfiguration, silent: core.silentConnections
+      ) { head, channel, _ in
         Self.realtimeUpgrade(
           head, core: core,
           whenClosed: { forget in channel.closeFuture.whenComplete { _ in forget() } }

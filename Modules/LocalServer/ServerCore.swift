@@ -16,6 +16,9 @@ final class ServerCore: Sendable {
   /// The open `/realtime` sockets with the function that closes each, so shutdown can close
   /// them (1001) and wait until they are gone.
   let sockets = InProgress<@Sendable (SocketClose, String) -> Void>()
+  /// The connections that have not sent a byte yet, with the function that closes each
+  /// (``SilenceTrackingChannel``): shutdown closes them, as no request will end them.
+  let silentConnections = InProgress<@Sendable () -> Void>()
   /// Chat messages' `message` frames, encoded once for all their subscribers.
   let messageFrames = MessageFrames()
   /// The base URL with the bound port (`http://127.0.0.1:<port>`), once listening.

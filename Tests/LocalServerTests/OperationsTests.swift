@@ -257,6 +257,21 @@ struct OperationsTests {
     await server.stop()
   }
 
+  @Test("stop closes a connection that never sent a byte (it used to keep the server running)")
+  func silentConnection() async throws {
+    let server = try QappleServer(configuration: .testing())
+    let port = try #require(try await server.start().port)
+    let silent = try rawConnection(port: port, timeout: 10)
+    defer { close(silent) }
+    // A later connection's request is answered, so the silent one was accepted before it.
+    try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+      let response = try await client.get("/nicknames/availability?nickname=Quiet")
+      #expect(response.status == .ok)
+    }
+    await server.stop()
+    #expect(serverClosed(silent))
+  }
+
   @Test("run() serves until stop() and then returns normally")
   func runUntilStopped() async throws {
     let server = try QappleServer(configuration: .testing())

@@ -12,22 +12,8 @@ private let streamSocket = SOCK_STREAM
 /// the server answers until it closes the connection or is silent for `timeout` seconds: for
 /// requests the test client cannot send (a chunked body without `Content-Length`).
 func rawHTTP(_ request: [UInt8], port: Int, timeout: Int = 5) throws -> String {
-  struct SocketFailure: Error { var step: String }
-  let descriptor = socket(AF_INET, streamSocket, 0)
-  guard descriptor >= 0 else { throw SocketFailure(step: "socket") }
+  let descriptor = try rawConnection(port: port, timeout: timeout)
   defer { close(descriptor) }
-  var address = sockaddr_in()
-  address.sin_family = sa_family_t(AF_INET)
-  address.sin_port = in_port_t(UInt16(port).bigEndian)
-  address.sin_addr.s_addr = inet_addr("127.0.0.1")
-  let connected = withUnsafePointer(to: &address) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-    }
-  }
-  guard connected == 0 else { throw SocketFailure(step: "connect") }
-  var wait = timeval(tv_sec: timeout, tv_usec: 0)
-  setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
   var sent = 0
   while sent < request.count {
     let count = request[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
@@ -50,4 +36,38 @@ func rawHTTP(_ request: [UInt8], port: Int, timeout: Int = 5) throws -> String {
     if let length, text.utf8.count - text[..<headEnd.upperBound].utf8.count >= length { break }
   }
   return String(decoding: answer, as: UTF8.self)
+}
+
+/// A failed step of a raw connection.
+struct SocketFailure: Error { var step: String }
+
+/// A new TCP connection to 127.0.0.1:`port` whose reads give up after `timeout` seconds of
+/// silence; the caller closes the descriptor.
+func rawConnection(port: Int, timeout: Int = 5) throws -> Int32 {
+  let descriptor = socket(AF_INET, streamSocket, 0)
+  guard descriptor >= 0 else { throw SocketFailure(step: "socket") }
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_port = in_port_t(UInt16(port).bigEndian)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  let connected = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    }
+  }
+  guard connected == 0 else {
+    close(descriptor)
+    throw SocketFailure(step: "connect")
+  }
+  var wait = timeval(tv_sec: timeout, tv_usec: 0)
+  setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+  return descriptor
+}
+
+/// Whether the server closed the connection `descriptor` (a read finds its end, or a reset)
+/// rather than leaving it silent until the read timeout.
+func serverClosed(_ descriptor: Int32) -> Bool {
+  var byte: UInt8 = 0
+  let count = recv(descriptor, &byte, 1, 0)
+  return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
 }
