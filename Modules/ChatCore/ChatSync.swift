@@ -378,7 +378,8 @@ public actor ChatSync {
   }
 
   /// Deletes a pending or failed message. One on its way may already be with the server, so
-  /// it is refused (`conflict`) until it is sent or fails.
+  /// it is refused (`conflict`) until it is sent or fails; so is one whose send timed out or
+  /// met a server error, which stays sending until a later try settles it.
   public func delete(_ clientMessageID: UUID) throws {
     let sending = try store.outbox().contains {
       $0.clientMessageID == clientMessageID && $0.deliveryState == .sending
@@ -679,7 +680,9 @@ public actor ChatSync {
         try store.save([sent])
       } catch let error as DomainError where error.isWorthRetrying {
         transientFailure = true
-        try? store.retry(message.clientMessageID)
+        // A lost answer may hide a stored message: it stays sending (so it cannot be
+        // deleted) until a later try settles it; one that never reached the server waits.
+        if !error.mayHaveLanded { try? store.retry(message.clientMessageID) }
       } catch let error as DomainError {
         try? store.markFailed(message.clientMessageID, reason: error.description)
       } catch {
@@ -729,6 +732,21 @@ extension DomainError {
   var isWorthRetrying: Bool {
     switch self {
     case .offline, .timeout, .server, .rateLimited, .signedOut: true
+    default: false
+    }
+  }
+}
+
+extension DomainError {
+  /// `true` for failures of a server call after which the write may still have been carried
+  /// out, its answer lost (a timeout, or a server error that may come from a proxy after the
+  /// service stored it); `false` when the call was refused or, as far as the SDK can tell,
+  /// never reached the service (offline, rate limited, signed out). A connection lost in the
+  /// middle of a request also reads as offline: a message deleted after that and stored after
+  /// all comes back from the server as sent.
+  var mayHaveLanded: Bool {
+    switch self {
+    case .timeout, .server: true
     default: false
     }
   }

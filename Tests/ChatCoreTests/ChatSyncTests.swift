@@ -23,13 +23,14 @@ struct ChatSyncEngineTests {
     let sync: ChatSync
 
     init(
-      clock: any Clock<Duration> = ContinuousClock(), ackTimeout: Duration = .seconds(10)
+      clock: any Clock<Duration> = ContinuousClock(), ackTimeout: Duration = .seconds(10),
+      retryDelay: Duration = .milliseconds(5)
     ) throws {
       store = try ChatStore(at: .inMemory, owner: ChatSyncEngineTests.me.id)
       sync = ChatSync(
         store: store, me: ChatSyncEngineTests.me, channel: channel, server: server.repository,
         options: ChatSyncOptions(
-          clock: clock, retryDelay: { _ in .milliseconds(5) }, ackTimeout: ackTimeout,
+          clock: clock, retryDelay: { _ in retryDelay }, ackTimeout: ackTimeout,
           pageSize: 100))
     }
 
@@ -168,6 +169,28 @@ struct ChatSyncEngineTests {
     #expect(
       try rig.store.latestMessages(in: Self.room).map(\.clientMessageID) == [first.clientMessageID]
     )
+  }
+
+  @Test("a send whose answer was lost stays sending, not deletable, until a later try settles it")
+  func lostAnswer() async throws {
+    let clock = CountingClock()
+    let rig = try Rig(clock: clock, retryDelay: .seconds(60))
+    await rig.sync.start()
+    await rig.server.loseAnswers(1)
+    let message = try await rig.sync.send("maybe stored", to: Self.room)
+    // The flush is over once it set its retry timer.
+    try await waitUntil { clock.sleeps > 0 }
+    #expect(try rig.store.outbox().map(\.deliveryState) == [.sending])
+    await #expect(throws: DomainError.self) { try await rig.sync.delete(message.clientMessageID) }
+    // The next flush (a new message's) sends it again; the server knows it by its client id.
+    let next = try await rig.sync.send("next", to: Self.room)
+    try await waitUntil { try rig.store.outbox().isEmpty }
+    #expect(
+      try rig.store.latestMessages(in: Self.room).map(\.clientMessageID) == [
+        message.clientMessageID, next.clientMessageID,
+      ])
+    #expect(await rig.server.restSends == 3)
+    await rig.sync.stop()
   }
 
   @Test("stop ends the outbox: a flush under way sends nothing more")

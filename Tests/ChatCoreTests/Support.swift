@@ -98,6 +98,9 @@ actor ServerModel {
   private(set) var restCalls = 0
   /// `seq`s moderation hid: fetches leave them out, as the service does.
   private var hidden: Set<Int64> = []
+  /// How many of the next `sendMessage` calls store the message but lose the answer
+  /// (`DomainError.timeout`).
+  private var answersToLose = 0
   /// `sendMessage` calls wait while this holds.
   private var isHoldingSends = false
   private var heldSends: [CheckedContinuation<Void, Never>] = []
@@ -149,6 +152,9 @@ actor ServerModel {
   /// Hides stored messages: fetches no longer return them.
   func hide(_ seqs: Int64...) { hidden.formUnion(seqs) }
 
+  /// The next `count` `sendMessage` calls store their message, then throw `.timeout`.
+  func loseAnswers(_ count: Int) { answersToLose = count }
+
   /// Makes `sendMessage` calls wait until ``releaseSends()``.
   func holdSends() { isHoldingSends = true }
 
@@ -170,11 +176,16 @@ actor ServerModel {
     return Array(visible.filter { $0.seq! < (before ?? .max) }.suffix(limit))
   }
 
-  func sentOverREST(_ text: String, id: UUID) async -> ChatMessage {
+  func sentOverREST(_ text: String, id: UUID) async throws -> ChatMessage {
     restCalls += 1
     if isHoldingSends { await withCheckedContinuation { heldSends.append($0) } }
     restSends += 1
-    return accept(text, from: ChatSyncEngineTests.me, id: id)
+    let stored = accept(text, from: ChatSyncEngineTests.me, id: id)
+    guard answersToLose == 0 else {
+      answersToLose -= 1
+      throw DomainError.timeout
+    }
+    return stored
   }
 
   /// The server calls of a chat repository over this model.
@@ -184,7 +195,7 @@ actor ServerModel {
     chat.fetchMessages = { _, after, before, limit in
       await self.fetch(after: after, before: before, limit: limit)
     }
-    chat.sendMessage = { text, _, id in await self.sentOverREST(text, id: id) }
+    chat.sendMessage = { text, _, id in try await self.sentOverREST(text, id: id) }
     chat.markRead = { _, _ in }
     return chat
   }
