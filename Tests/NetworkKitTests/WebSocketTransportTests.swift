@@ -120,7 +120,9 @@ struct WebSocketTransportTests {
     let server = try await TestServer.shared()
     let id = uniqueID()
     let url = URL(string: "ws://127.0.0.1:\(server.port)/slow/\(id)")!
-    let transport = self.transport
+    // A handshake timeout far beyond the wait: on a loaded machine the request once took over
+    // the default 10 s to reach the server, and the connect timed out before the cancel.
+    let transport = HummingbirdWebSocketTransport(handshakeTimeout: .seconds(300))
     let connecting = Task { try await transport.connect(to: url, headerFields: [:]) }
     // Cancel once the upgrade request is at the server, so the handshake is really in flight.
     await server.state.wait(for: "slow-started:\(id)")
