@@ -120,6 +120,10 @@ public actor ChatSync {
   private var failedFlushes = 0
   /// Failed catch-ups in a row, per room (the backoff of the next subscribe).
   private var resyncAttempts: [ChatRoom.ID: Int] = [:]
+  /// Per room, the last of its queued work (``inTurn(of:_:)``) with its number, and how many
+  /// were queued so far.
+  private var roomWork: [ChatRoom.ID: (number: Int, task: Task<Void, Never>)] = [:]
+  private var roomWorkQueued = 0
 
   /// Creates the engine for the signed-in user `me`; nothing runs until ``start()``.
   ///
@@ -167,6 +171,8 @@ public actor ChatSync {
     retryTask?.cancel()
     for task in tasks { task.cancel() }
     tasks = []
+    for work in roomWork.values { work.task.cancel() }
+    roomWork = [:]
     isConnected = false
     states.publishIfChanged(.offline)
     states.finish()
@@ -414,6 +420,10 @@ public actor ChatSync {
 
   // MARK: The channel
 
+  /// Handles one event of the channel. What changes a room's stored messages (its catch-up,
+  /// a burst, a hide) waits for that room's earlier work and runs beside the handler
+  /// (``inTurn(of:_:)``): a catch-up that fetches page after page holds back neither the other
+  /// rooms nor the link's state, typing, or refusals.
   private func handle(_ event: ChatChannelEvent) async {
     do {
       switch event {
@@ -421,26 +431,35 @@ public actor ChatSync {
         await connectionChanged(to: state)
       case .subscribed(let room, let lastSeq):
         subscribing.countOff(room)
-        try await syncing(room) { room in
-          try await catchUp(room, upTo: lastSeq)
-          await reconcile(room, lastSeq: lastSeq)
+        inTurn(of: room) { sync in
+          try await sync.syncing(room) { room in
+            try await sync.catchUp(room, upTo: lastSeq)
+            await sync.reconcile(room, lastSeq: lastSeq)
+          }
         }
       case .messages(let messages):
-        // One transaction for the whole burst, then the gaps of each room it touched.
-        try store.save(messages)
-        var rooms: [ChatRoom.ID] = []
-        for message in messages where !rooms.contains(message.roomID) {
-          rooms.append(message.roomID)
+        // Per room, one transaction for its part of the burst, then its gaps.
+        var rooms: [ChatRoom.ID: [ChatMessage]] = [:]
+        var order: [ChatRoom.ID] = []
+        for message in messages {
+          if rooms[message.roomID] == nil { order.append(message.roomID) }
+          rooms[message.roomID, default: []].append(message)
         }
-        for room in rooms {
-          try await syncing(room) { room in try await fillGaps(in: room) }
+        for room in order {
+          let burst = rooms[room] ?? []
+          inTurn(of: room) { sync in
+            try sync.store.save(burst)
+            try await sync.syncing(room) { room in try await sync.fillGaps(in: room) }
+          }
         }
       case .typing(let room, let user):
         typists.publish((room, user))
       case .messageHidden(let room, let seq):
-        try store.removeHidden(seq, in: room)
-        // The server's unread counts leave hidden messages out: the list is read again.
-        rereadRooms()
+        inTurn(of: room) { sync in
+          try sync.store.removeHidden(seq, in: room)
+          // The server's unread counts leave hidden messages out: the list is read again.
+          sync.rereadRooms()
+        }
       case .unsubscribed(let room):
         // The answer to our own unsubscribe changes nothing; unasked, the server ended the
         // subscription (the user left the room).
@@ -451,6 +470,29 @@ public actor ChatSync {
     } catch {
       logger.warning("Handling a chat event failed: \(error)")
     }
+  }
+
+  /// Queues `work` on `room`: it runs once the room's earlier work is over (a page fetched
+  /// before a hide is stored before the hide applies), beside the event handler and the other
+  /// rooms. Nothing runs after ``stop()``; a failure is logged.
+  private func inTurn(
+    of room: ChatRoom.ID, _ work: @escaping @Sendable (isolated ChatSync) async throws -> Void
+  ) {
+    let earlier = roomWork[room]?.task
+    roomWorkQueued += 1
+    let number = roomWorkQueued
+    let task = Task {
+      await earlier?.value
+      if !isStopped, !Task.isCancelled {
+        do {
+          try await work(self)
+        } catch {
+          logger.warning("Handling a chat event of \(room.rawValue) failed: \(error)")
+        }
+      }
+      if roomWork[room]?.number == number { roomWork[room] = nil }
+    }
+    roomWork[room] = (number, task)
   }
 
   /// The server ended `room`'s subscription, or refused it, because the user may no longer

@@ -193,6 +193,34 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
+  @Test("a catch-up waiting for the server holds back neither typing nor another room")
+  func catchUpBesideTheHandler() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    await rig.server.add(3, by: Self.peer)
+    await rig.server.holdFetches()
+    let typists = Locked<[UserSummary]>([])
+    let typing = rig.sync.typing(in: Self.room)
+    let watching = Task { for await user in typing { typists.withLock { $0.append(user) } } }
+    defer { watching.cancel() }
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 3))
+    try await waitUntil { await rig.server.heldFetches == 1 }
+    rig.channel.emit(.typing(room: Self.room, user: Self.peer))
+    let other: ChatRoom.ID = "r_2"
+    rig.channel.emit(
+      .messages([
+        ChatMessage(
+          id: "m_other", roomID: other, seq: 1, clientMessageID: UUID(), sender: Self.peer,
+          text: "meanwhile", createdAt: Date())
+      ]))
+    try await waitUntil { typists.withLock { $0 } == [Self.peer] }
+    try await waitUntil { try rig.store.latestMessages(in: other).map(\.text) == ["meanwhile"] }
+    #expect(try rig.store.syncCursor(of: Self.room) == 0)
+    await rig.server.releaseFetches()
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 3 }
+    await rig.sync.stop()
+  }
+
   @Test("stop ends the outbox: a flush under way sends nothing more")
   func stopEndsTheFlush() async throws {
     let rig = try Rig()

@@ -101,6 +101,10 @@ actor ServerModel {
   /// How many of the next `sendMessage` calls store the message but lose the answer
   /// (`DomainError.timeout`).
   private var answersToLose = 0
+  /// `fetchMessages` calls wait while this holds; `heldFetches` counts those waiting.
+  private var isHoldingFetches = false
+  private var fetchWaiters: [CheckedContinuation<Void, Never>] = []
+  var heldFetches: Int { fetchWaiters.count }
   /// `sendMessage` calls wait while this holds.
   private var isHoldingSends = false
   private var heldSends: [CheckedContinuation<Void, Never>] = []
@@ -155,6 +159,16 @@ actor ServerModel {
   /// The next `count` `sendMessage` calls store their message, then throw `.timeout`.
   func loseAnswers(_ count: Int) { answersToLose = count }
 
+  /// Makes `fetchMessages` calls wait until ``releaseFetches()``.
+  func holdFetches() { isHoldingFetches = true }
+
+  /// Lets every waiting and later `fetchMessages` call go on.
+  func releaseFetches() {
+    isHoldingFetches = false
+    for waiter in fetchWaiters { waiter.resume() }
+    fetchWaiters = []
+  }
+
   /// Makes `sendMessage` calls wait until ``releaseSends()``.
   func holdSends() { isHoldingSends = true }
 
@@ -167,7 +181,8 @@ actor ServerModel {
 
   func messages(after seq: Int64) -> [ChatMessage] { stored.filter { $0.seq! > seq } }
 
-  func fetch(after: Int64?, before: Int64?, limit: Int) -> [ChatMessage] {
+  func fetch(after: Int64?, before: Int64?, limit: Int) async -> [ChatMessage] {
+    if isHoldingFetches { await withCheckedContinuation { fetchWaiters.append($0) } }
     let visible = stored.filter { !hidden.contains($0.seq!) }
     if let after {
       fetches.append(after)
