@@ -45,6 +45,14 @@ public struct Nickname: RawRepresentable, Hashable, Sendable, CustomStringConver
   /// The nickname text.
   public var description: String { rawValue }
 
+  /// The text a user is looked up by (`ProfileRepository.findUser`, which ignores case):
+  /// `text` trimmed; blank is `.empty(field: "nickname")`. The service and the live client
+  /// (before sending) check it with this one rule.
+  public static func lookupText(_ text: String) throws(ValidationError) -> String {
+    guard let text = text.trimmedOrNil else { throw .empty(field: "nickname") }
+    return text
+  }
+
   /// ASCII letters and digits and precomposed Hangul syllables (가-힣).
   static func isAllowed(_ character: Character) -> Bool {
     guard character.unicodeScalars.count == 1, let scalar = character.unicodeScalars.first else {

@@ -203,11 +203,7 @@ extension RepositorySet {
           return backend.userUpdated(user, on: id)
         },
         fetchUser: { userID in try read { _ in try engine.user(userID) } },
-        findUser: { nickname in
-          let nickname = nickname.trimmingCharacters(in: .whitespacesAndNewlines)
-          guard !nickname.isEmpty else { throw DomainError.validation(.empty(field: "nickname")) }
-          return try read { _ in try engine.user(nickname: nickname) }
-        },
+        findUser: { nickname in try read { _ in try engine.user(nickname: nickname) } },
         fetchMyAnswers: { page in try read { try engine.myAnswers(page, as: $0) } }),
       questions: QuestionRepository(
         fetchToday: { try read { try engine.todaysQuestion(as: $0) } },

@@ -25,6 +25,15 @@ struct NicknameTests {
     #expect(throws: ValidationError.empty(field: "nickname")) {
       try Nickname(validating: text)
     }
+    #expect(throws: ValidationError.empty(field: "nickname")) {
+      try Nickname.lookupText(text)
+    }
+  }
+
+  @Test("A lookup text is trimmed, and kept otherwise (a name nobody can hold is not found)")
+  func lookupText() throws {
+    #expect(try Nickname.lookupText("  ALICE\n") == "ALICE")
+    #expect(try Nickname.lookupText("a") == "a")
   }
 
   @Test(

@@ -89,6 +89,13 @@ struct RobustnessTests {
         .notFound, "not_found", .get, "/posts/p_99999999999999999999", token: token)
       try await h.expectError(.notFound, "not_found", .get, "/posts/p_-1", token: token)
       try await h.expectError(.notFound, "not_found", .get, "/users/u_999", token: token)
+      // A nickname is looked up trimmed, as the SDK sends it; blank is a validation error.
+      let found = try await h.expect(
+        .ok, UserDTO.self, .get, "/users?nickname=%20%20ROUTER%0A", token: token)
+      #expect(found.nickname == "Router")
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "nickname", .get, "/users?nickname=%20",
+        token: token)
     }
   }
 

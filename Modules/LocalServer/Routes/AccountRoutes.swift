@@ -71,7 +71,7 @@ extension RouteTable {
     }
     add(.meUser) { call in try .json(UserDTO(try call.engine.user(call.id("user_id")))) }
     add(.meUserByNickname) { call in
-      guard let nickname = call.query("nickname"), !nickname.isEmpty else {
+      guard let nickname = call.query("nickname") else {
         throw APIError.validation(field: "nickname", "Pass the nickname to look up as ?nickname=.")
       }
       return try .json(UserDTO(try call.engine.user(nickname: nickname)))

@@ -57,9 +57,8 @@ extension ProfileRepository {
         return try await client.fetch(MeAPI.user(id), as: UserDTO.self)
       },
       findUser: { nickname in
-        let nickname = nickname.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !nickname.isEmpty else {
-          throw DomainError.validation(.empty(field: "nickname"))
+        let nickname = try validate { () throws(ValidationError) in
+          try Nickname.lookupText(nickname)
         }
         return try await client.fetch(MeAPI.userByNickname(nickname), as: UserDTO.self)
       },

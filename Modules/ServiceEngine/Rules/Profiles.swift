@@ -53,7 +53,9 @@ extension ServiceEngine {
 
   /// The live user who goes by `nickname` (case-insensitively); `notFound` when nobody does.
   public func user(nickname: String) throws(DomainError) -> User {
-    guard let user = try user(named: nickname) else { throw .notFound }
+    guard let user = try user(named: try validated(try Nickname.lookupText(nickname))) else {
+      throw .notFound
+    }
     return user
   }
 

@@ -31,6 +31,7 @@ enum ProfileScenarios {
     await #expect(throws: DomainError.notFound) { try await bob.profile.fetchUser("u_999999") }
     // By nickname, case-insensitively; nobody by that name is notFound, no name is invalid.
     #expect(try await bob.profile.findUser("ALICE").id == aliceID)
+    #expect(try await bob.profile.findUser("  alice\n").id == aliceID)
     await #expect(throws: DomainError.notFound) { try await bob.profile.findUser("nobody") }
     await expectValidation(field: "nickname") { try await bob.profile.findUser("  ") }
 
