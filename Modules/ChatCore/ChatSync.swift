@@ -116,6 +116,10 @@ public actor ChatSync {
   /// Messages sent over the current link whose acknowledgement has not come yet: a flush
   /// leaves them alone until the ack timeout passes or the link changes.
   private var awaitingAck: Set<UUID> = []
+  /// Messages sent over the channel while an earlier try may already have reached the server
+  /// (they were `sending` when the flush read them): a refusal of this try that would put a
+  /// message back in line keeps these `sending`.
+  private var sentInDoubt: Set<UUID> = []
   private var retryTask: Task<Void, Never>?
   private var failedFlushes = 0
   /// Failed catch-ups in a row, per room (the backoff of the next subscribe).
@@ -124,6 +128,12 @@ public actor ChatSync {
   /// were queued so far.
   private var roomWork: [ChatRoom.ID: (number: Int, task: Task<Void, Never>)] = [:]
   private var roomWorkQueued = 0
+  /// The messages of each queued burst that has not started, by its work number.
+  private var burstMessages: [Int: [ChatMessage]] = [:]
+  /// Per room, the number of its queued burst while that is the room's last queued work and
+  /// has not started: a later burst joins it (one transaction, as ``ChatEventQueue`` merges
+  /// what waits).
+  private var openBursts: [ChatRoom.ID: Int] = [:]
 
   /// Creates the engine for the signed-in user `me`; nothing runs until ``start()``.
   ///
@@ -173,6 +183,7 @@ public actor ChatSync {
     tasks = []
     for work in roomWork.values { work.task.cancel() }
     roomWork = [:]
+    (burstMessages, openBursts) = ([:], [:])
     isConnected = false
     states.publishIfChanged(.offline)
     states.finish()
@@ -384,8 +395,9 @@ public actor ChatSync {
   }
 
   /// Deletes a pending or failed message. One on its way may already be with the server, so
-  /// it is refused (`conflict`) until it is sent or fails; so is one whose send timed out or
-  /// met a server error, which stays sending until a later try settles it.
+  /// it is refused (`conflict`) until it is sent or fails; so is one that may have reached the
+  /// server before (a send that timed out or met a server error, a send over the channel whose
+  /// acknowledgement did not come): it stays sending until the server answers a later try.
   public func delete(_ clientMessageID: UUID) throws {
     let sending = try store.outbox().contains {
       $0.clientMessageID == clientMessageID && $0.deliveryState == .sending
@@ -431,7 +443,7 @@ public actor ChatSync {
         await connectionChanged(to: state)
       case .subscribed(let room, let lastSeq):
         subscribing.countOff(room)
-        inTurn(of: room) { sync in
+        inTurn(of: room) { sync, _ in
           try await sync.syncing(room) { room in
             try await sync.catchUp(room, upTo: lastSeq)
             await sync.reconcile(room, lastSeq: lastSeq)
@@ -445,17 +457,11 @@ public actor ChatSync {
           if rooms[message.roomID] == nil { order.append(message.roomID) }
           rooms[message.roomID, default: []].append(message)
         }
-        for room in order {
-          let burst = rooms[room] ?? []
-          inTurn(of: room) { sync in
-            try sync.store.save(burst)
-            try await sync.syncing(room) { room in try await sync.fillGaps(in: room) }
-          }
-        }
+        for room in order { queueBurst(rooms[room] ?? [], in: room) }
       case .typing(let room, let user):
         typists.publish((room, user))
       case .messageHidden(let room, let seq):
-        inTurn(of: room) { sync in
+        inTurn(of: room) { sync, _ in
           try sync.store.removeHidden(seq, in: room)
           // The server's unread counts leave hidden messages out: the list is read again.
           sync.rereadRooms()
@@ -472,12 +478,33 @@ public actor ChatSync {
     }
   }
 
-  /// Queues `work` on `room`: it runs once the room's earlier work is over (a page fetched
-  /// before a hide is stored before the hide applies), beside the event handler and the other
-  /// rooms. Nothing runs after ``stop()``; a failure is logged.
+  /// Stores `messages` of `room` in turn, then fills the room's gaps; joins the room's queued
+  /// burst when that is its last queued work and has not started.
+  private func queueBurst(_ messages: [ChatMessage], in room: ChatRoom.ID) {
+    if let open = openBursts[room] {
+      burstMessages[open, default: []] += messages
+      return
+    }
+    let number = inTurn(of: room) { sync, number in
+      let burst = sync.burstMessages.removeValue(forKey: number) ?? []
+      if sync.openBursts[room] == number { sync.openBursts[room] = nil }
+      try sync.store.save(burst)
+      try await sync.syncing(room) { room in try await sync.fillGaps(in: room) }
+    }
+    burstMessages[number] = messages
+    openBursts[room] = number
+  }
+
+  /// Queues `work` on `room` and returns its number: it runs once the room's earlier work is
+  /// over (a page fetched before a hide is stored before the hide applies), beside the event
+  /// handler and the other rooms. Nothing runs after ``stop()``; a failure is logged.
+  @discardableResult
   private func inTurn(
-    of room: ChatRoom.ID, _ work: @escaping @Sendable (isolated ChatSync) async throws -> Void
-  ) {
+    of room: ChatRoom.ID,
+    _ work: @escaping @Sendable (isolated ChatSync, _ number: Int) async throws -> Void
+  ) -> Int {
+    // Work queued after a burst comes after all of it: that burst takes no later messages.
+    openBursts[room] = nil
     let earlier = roomWork[room]?.task
     roomWorkQueued += 1
     let number = roomWorkQueued
@@ -485,7 +512,7 @@ public actor ChatSync {
       await earlier?.value
       if !isStopped, !Task.isCancelled {
         do {
-          try await work(self)
+          try await work(self, number)
         } catch {
           logger.warning("Handling a chat event of \(room.rawValue) failed: \(error)")
         }
@@ -493,6 +520,7 @@ public actor ChatSync {
       if roomWork[room]?.number == number { roomWork[room] = nil }
     }
     roomWork[room] = (number, task)
+    return number
   }
 
   /// The server ended `room`'s subscription, or refused it, because the user may no longer
@@ -599,7 +627,10 @@ public actor ChatSync {
     }
     awaitingAck.remove(clientMessageID)
     if error.isWorthRetrying {
-      try store.retry(clientMessageID)
+      // An earlier try may have reached the server: the message stays sending (not deletable).
+      if !sentInDoubt.contains(clientMessageID), !error.mayHaveLanded {
+        try store.retry(clientMessageID)
+      }
       failedFlushes += 1
       scheduleRetry()
     } else {
@@ -614,6 +645,8 @@ public actor ChatSync {
     var cursor = try store.syncCursor(of: room)
     while cursor < lastSeq {
       let page = try await server.fetchMessages(room, cursor, nil, options.pageSize)
+      // Stopped meanwhile (the user signed out; the store may be deleted next): keep nothing.
+      guard !isStopped, !Task.isCancelled else { return }
       try store.save(page)
       // The page holds every visible message after the cursor up to its last one, and a short
       // page every one up to `lastSeq`: what it leaves out is hidden and never comes, so the
@@ -631,6 +664,7 @@ public actor ChatSync {
   private func reconcile(_ room: ChatRoom.ID, lastSeq: Int64) async {
     do {
       let newest = try await server.fetchMessages(room, nil, nil, options.pageSize)
+      guard !isStopped, !Task.isCancelled else { return }
       let changes = try store.reconcile(
         room, newest: newest, isWholeHistory: newest.count < options.pageSize, lastSeq: lastSeq)
       if changes.removed + changes.restored > 0 {
@@ -699,12 +733,17 @@ public actor ChatSync {
     }
     var transientFailure = false
     awaitingAck.formIntersection(outbox.map(\.clientMessageID))
+    sentInDoubt.formIntersection(outbox.map(\.clientMessageID))
     for message in outbox {
       if case .failed = message.deliveryState { continue }
       if awaitingAck.contains(message.clientMessageID) { continue }
       // Stopped, or the message changed since the outbox was read (deleted, or refused while
       // an earlier send was awaited): it must not go out.
       guard !isStopped, !Task.isCancelled else { return }
+      // `sending` when read: an earlier try may have reached the server (its answer lost, or
+      // not come before the ack timeout, a new link or a restart). Until the server answers,
+      // the message stays sending, whatever this try meets.
+      let inDoubt = message.deliveryState == .sending
       do {
         guard try store.markSending(message.clientMessageID) else { continue }
         if isConnected {
@@ -712,6 +751,11 @@ public actor ChatSync {
             try await channel.send(
               message.text, to: message.roomID, clientMessageID: message.clientMessageID)
             awaitingAck.insert(message.clientMessageID)
+            if inDoubt {
+              sentInDoubt.insert(message.clientMessageID)
+            } else {
+              sentInDoubt.remove(message.clientMessageID)
+            }
             continue
           } catch {
             // The link went away between the check and the send: use the server call.
@@ -723,8 +767,9 @@ public actor ChatSync {
       } catch let error as DomainError where error.isWorthRetrying {
         transientFailure = true
         // A lost answer may hide a stored message: it stays sending (so it cannot be
-        // deleted) until a later try settles it; one that never reached the server waits.
-        if !error.mayHaveLanded { try? store.retry(message.clientMessageID) }
+        // deleted) until a later try settles it; one that surely never reached the server
+        // waits in line again.
+        if !inDoubt, !error.mayHaveLanded { try? store.retry(message.clientMessageID) }
       } catch let error as DomainError {
         try? store.markFailed(message.clientMessageID, reason: error.description)
       } catch {

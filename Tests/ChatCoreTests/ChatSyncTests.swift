@@ -41,6 +41,18 @@ struct ChatSyncEngineTests {
       channel.emit(.state(.connected))
       for await state in sync.connectionStates() where state == .connected { break }
     }
+
+    /// Connects with 3 messages on the server and subscribes the room, its catch-up's page
+    /// held on its way until `server.releaseFetches()`; with `failingReconcile`, the newest
+    /// page the catch-up reads after it fails.
+    func catchUpHeld(failingReconcile: Bool = false) async throws {
+      await connected()
+      await server.add(3, by: ChatSyncEngineTests.peer)
+      await server.holdFetches()
+      if failingReconcile { await server.failNewestFetches() }
+      channel.emit(.subscribed(room: ChatSyncEngineTests.room, lastSeq: 3))
+      try await waitUntil { await server.heldFetches == 1 }
+    }
   }
 
   @Test("overlapping room-list reads are applied in the order they started; none after stop")
@@ -114,7 +126,8 @@ struct ChatSyncEngineTests {
     await rig.connected()
     await rig.sync.open(Self.room)
     rig.channel.emit(.subscribed(room: Self.room, lastSeq: 2))
-    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 2 }
+    // The catch-up's reconcile has read the newest page (else it could bring 3-5 itself).
+    try await waitUntil { await rig.server.newestFetches == 1 }
     // 3 and 4 are sent while their live frames get lost; 5 arrives (twice).
     await rig.server.add(3, by: Self.peer)
     let fifth = await rig.server.message(5)
@@ -171,15 +184,21 @@ struct ChatSyncEngineTests {
     )
   }
 
-  @Test("a send whose answer was lost stays sending, not deletable, until a later try settles it")
-  func lostAnswer() async throws {
+  /// A started engine (retries a minute apart) whose first message the server stored but
+  /// whose answer was lost; returned once that send's flush is over (it set its retry timer).
+  func lostAnswerRig() async throws -> (Rig, ChatMessage) {
     let clock = CountingClock()
     let rig = try Rig(clock: clock, retryDelay: .seconds(60))
     await rig.sync.start()
     await rig.server.loseAnswers(1)
     let message = try await rig.sync.send("maybe stored", to: Self.room)
-    // The flush is over once it set its retry timer.
     try await waitUntil { clock.sleeps > 0 }
+    return (rig, message)
+  }
+
+  @Test("a send whose answer was lost stays sending, not deletable, until a later try settles it")
+  func lostAnswer() async throws {
+    let (rig, message) = try await lostAnswerRig()
     #expect(try rig.store.outbox().map(\.deliveryState) == [.sending])
     await #expect(throws: DomainError.self) { try await rig.sync.delete(message.clientMessageID) }
     // The next flush (a new message's) sends it again; the server knows it by its client id.
@@ -193,18 +212,68 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
+  @Test("a message that may be stored stays sending when a later try fails offline")
+  func doubtOutlivesAnOfflineTry() async throws {
+    let (rig, message) = try await lostAnswerRig()
+    // Its next try fails before reaching the server; a new message's flush makes that try.
+    await rig.server.failSends(with: .offline)
+    let next = try await rig.sync.send("next", to: Self.room)
+    try await waitUntil {
+      try rig.store.outbox().map(\.clientMessageID) == [message.clientMessageID]
+    }
+    #expect(try rig.store.outbox().map(\.deliveryState) == [.sending])
+    await #expect(throws: DomainError.self) { try await rig.sync.delete(message.clientMessageID) }
+    #expect(
+      try rig.store.latestMessages(in: Self.room).contains {
+        $0.clientMessageID == next.clientMessageID
+      })
+    await rig.sync.stop()
+  }
+
+  @Test("a channel send left without its ack stays sending when its resend is rate limited")
+  func doubtOutlivesARefusedResend() async throws {
+    let clock = TestClock()
+    let rig = try Rig(clock: clock, ackTimeout: .seconds(10))
+    await rig.connected()
+    let message = try await rig.sync.send("maybe stored", to: Self.room)
+    _ = try await rig.channel.next { $0.send }
+    // No ack in time: it goes out again, and the server refuses that try for now.
+    await clock.advance(by: .seconds(10))
+    _ = try await rig.channel.next { $0.send }
+    rig.channel.emit(
+      .refused(clientMessageID: message.clientMessageID, error: .rateLimited(retryAfter: nil)))
+    // Events are handled in order: once the typing after it is out, the refusal was handled.
+    let typing = rig.sync.typing(in: Self.room)
+    rig.channel.emit(.typing(room: Self.room, user: Self.peer))
+    for await _ in typing { break }
+    #expect(try rig.store.outbox().map(\.deliveryState) == [.sending])
+    await #expect(throws: DomainError.self) { try await rig.sync.delete(message.clientMessageID) }
+    await rig.sync.stop()
+  }
+
+  @Test("a hide that comes while the room's catch-up page is on its way applies after the page")
+  func hideAfterThePage() async throws {
+    let rig = try Rig()
+    // The reconcile after the catch-up, which would mend the order, cannot run.
+    try await rig.catchUpHeld(failingReconcile: true)
+    await rig.server.hide(2)
+    rig.channel.emit(.messageHidden(room: Self.room, seq: 2))
+    await rig.server.releaseFetches()
+    // The hide applied once the list was read again after it.
+    try await waitUntil { await rig.server.roomListings > 0 }
+    #expect(try rig.store.latestMessages(in: Self.room).compactMap(\.seq) == [1, 3])
+    #expect(try rig.store.syncCursor(of: Self.room) == 3)
+    await rig.sync.stop()
+  }
+
   @Test("a catch-up waiting for the server holds back neither typing nor another room")
   func catchUpBesideTheHandler() async throws {
     let rig = try Rig()
-    await rig.connected()
-    await rig.server.add(3, by: Self.peer)
-    await rig.server.holdFetches()
     let typists = Locked<[UserSummary]>([])
     let typing = rig.sync.typing(in: Self.room)
     let watching = Task { for await user in typing { typists.withLock { $0.append(user) } } }
     defer { watching.cancel() }
-    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 3))
-    try await waitUntil { await rig.server.heldFetches == 1 }
+    try await rig.catchUpHeld()
     rig.channel.emit(.typing(room: Self.room, user: Self.peer))
     let other: ChatRoom.ID = "r_2"
     rig.channel.emit(

@@ -90,6 +90,8 @@ actor ServerModel {
   private var stored: [ChatMessage] = []
   /// The `after_seq` of every forward fetch.
   private(set) var fetches: [Int64] = []
+  /// How many fetches asked for the newest page (the reconcile after a catch-up).
+  private(set) var newestFetches = 0
   /// How many messages came through `sendMessage`.
   private(set) var restSends = 0
   /// How many times `fetchRooms` was asked.
@@ -101,8 +103,13 @@ actor ServerModel {
   /// How many of the next `sendMessage` calls store the message but lose the answer
   /// (`DomainError.timeout`).
   private var answersToLose = 0
-  /// `fetchMessages` calls wait while this holds; `heldFetches` counts those waiting.
+  /// Errors the next `sendMessage` calls throw without storing anything, in order.
+  private var sendFailures: [DomainError] = []
+  /// `fetchMessages` answers wait while this holds (each read when it was asked);
+  /// `heldFetches` counts those waiting.
   private var isHoldingFetches = false
+  /// Fetches of the newest page (a catch-up's reconcile) fail with `.offline` while set.
+  private var isFailingNewest = false
   private var fetchWaiters: [CheckedContinuation<Void, Never>] = []
   var heldFetches: Int { fetchWaiters.count }
   /// `sendMessage` calls wait while this holds.
@@ -159,8 +166,14 @@ actor ServerModel {
   /// The next `count` `sendMessage` calls store their message, then throw `.timeout`.
   func loseAnswers(_ count: Int) { answersToLose = count }
 
-  /// Makes `fetchMessages` calls wait until ``releaseFetches()``.
+  /// The next `sendMessage` calls throw `errors`, one each, storing nothing.
+  func failSends(with errors: DomainError...) { sendFailures += errors }
+
+  /// Makes `fetchMessages` answers wait until ``releaseFetches()``.
   func holdFetches() { isHoldingFetches = true }
+
+  /// Makes fetches of the newest page fail from now on.
+  func failNewestFetches() { isFailingNewest = true }
 
   /// Lets every waiting and later `fetchMessages` call go on.
   func releaseFetches() {
@@ -181,19 +194,27 @@ actor ServerModel {
 
   func messages(after seq: Int64) -> [ChatMessage] { stored.filter { $0.seq! > seq } }
 
-  func fetch(after: Int64?, before: Int64?, limit: Int) async -> [ChatMessage] {
-    if isHoldingFetches { await withCheckedContinuation { fetchWaiters.append($0) } }
+  func fetch(after: Int64?, before: Int64?, limit: Int) async throws -> [ChatMessage] {
+    if after == nil, before == nil {
+      newestFetches += 1
+      if isFailingNewest { throw DomainError.offline }
+    }
     let visible = stored.filter { !hidden.contains($0.seq!) }
+    let page: [ChatMessage]
     if let after {
       fetches.append(after)
-      return Array(visible.filter { $0.seq! > after }.prefix(limit))
+      page = Array(visible.filter { $0.seq! > after }.prefix(limit))
+    } else {
+      page = Array(visible.filter { $0.seq! < (before ?? .max) }.suffix(limit))
     }
-    return Array(visible.filter { $0.seq! < (before ?? .max) }.suffix(limit))
+    if isHoldingFetches { await withCheckedContinuation { fetchWaiters.append($0) } }
+    return page
   }
 
   func sentOverREST(_ text: String, id: UUID) async throws -> ChatMessage {
     restCalls += 1
     if isHoldingSends { await withCheckedContinuation { heldSends.append($0) } }
+    if !sendFailures.isEmpty { throw sendFailures.removeFirst() }
     restSends += 1
     let stored = accept(text, from: ChatSyncEngineTests.me, id: id)
     guard answersToLose == 0 else {
@@ -208,7 +229,7 @@ actor ServerModel {
     var chat = ChatRepository()
     chat.fetchRooms = { _ in Page(items: await self.listed()) }
     chat.fetchMessages = { _, after, before, limit in
-      await self.fetch(after: after, before: before, limit: limit)
+      try await self.fetch(after: after, before: before, limit: limit)
     }
     chat.sendMessage = { text, _, id in try await self.sentOverREST(text, id: id) }
     chat.markRead = { _, _ in }

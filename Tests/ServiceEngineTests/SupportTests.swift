@@ -55,19 +55,26 @@ struct SupportTests {
 struct CallGateTests {
   private let closed = DomainError.server("The service's database is closed.")
 
-  /// Runs `body` on a thread of its own; `join()` waits for it.
-  private func thread(_ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+  /// Runs `body` on a thread of its own; `join()` waits for it, `false` after 30 s (a gate
+  /// that never lets go fails the test instead of hanging the run: the time limit cannot
+  /// interrupt a blocked thread).
+  private func thread(_ body: @escaping @Sendable () -> Void) -> @Sendable () -> Bool {
     let done = DispatchSemaphore(value: 0)
     Thread {
       body()
       done.signal()
     }.start()
-    return { done.wait() }
+    return { done.wait(timeout: .now() + 30) == .success }
   }
 
-  /// Waits until `condition` holds (it must come true by itself, from another thread).
-  private func waitUntil(_ condition: () -> Bool) {
-    while !condition() { usleep(1_000) }
+  /// Waits until `condition` holds (it must come true by itself, from another thread);
+  /// `false` after 30 s.
+  private func waitUntil(_ condition: () -> Bool) -> Bool {
+    for _ in 0..<30_000 {
+      if condition() { return true }
+      usleep(1_000)
+    }
+    return false
   }
 
   @Test("a shut waits for the call under way before closing; later calls throw")
@@ -77,10 +84,10 @@ struct CallGateTests {
     try gate.enter()
     let join = thread { gate.shut { closes.withLock { $0 += 1 } } }
     // Once a call is refused the gate is shut; the call still under way keeps it from closing.
-    waitUntil { (try? gate.enter()).map { gate.leave() } == nil }
+    try #require(waitUntil { (try? gate.enter()).map { gate.leave() } == nil })
     #expect(closes.withLock { $0 } == 0)
     gate.leave()
-    join()
+    try #require(join())
     #expect(closes.withLock { $0 } == 1)
     #expect(throws: closed) { try gate.enter() }
   }
@@ -98,9 +105,20 @@ struct CallGateTests {
         closeEnded.withLock { $0 = true }
       }
     }
-    closing.wait()
+    var released = false
+    defer { if !released { release.signal() } }  // a failed check below leaves no thread hung
+    try #require(closing.wait(timeout: .now() + 30) == .success)
     // The first close is under way: a call is refused at once, it does not wait for it.
-    #expect(throws: closed) { try gate.enter() }
+    let refused = Locked<DomainError?>(nil)
+    let joinCall = thread {
+      do throws(DomainError) {
+        try gate.enter()
+      } catch {
+        refused.withLock { $0 = error }
+      }
+    }
+    try #require(joinCall())
+    #expect(refused.withLock { $0 } == closed)
     let sawEnd = Locked<Bool?>(nil)
     let joinSecond = thread {
       gate.shut { closes.withLock { $0 += 1 } }
@@ -109,8 +127,9 @@ struct CallGateTests {
     usleep(50_000)  // time for a second shut that does not wait to return
     #expect(sawEnd.withLock { $0 } == nil)
     release.signal()
-    joinFirst()
-    joinSecond()
+    released = true
+    try #require(joinFirst())
+    try #require(joinSecond())
     #expect(sawEnd.withLock { $0 } == true)
     #expect(closes.withLock { $0 } == 1)
   }

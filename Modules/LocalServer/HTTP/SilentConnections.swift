@@ -13,8 +13,10 @@ import NIOCore
 /// request kept the server's task running until the client closed it. AsyncHTTPClient did
 /// (most likely a connection it opened for a request that another connection then served,
 /// kept silent in its pool until its 60 s idle timeout). ``QappleServer/stop()`` closes these
-/// connections once the requests in flight are done; a connection that spoke is left to
-/// Hummingbird, which closes it after its current response.
+/// connections once the requests in flight are done. A connection that spoke is left to
+/// Hummingbird: it closes an idle one after its current response, but one that sent only part
+/// of a request is still waited for (the stop's 2 s bound ends that wait). A request whose
+/// first bytes arrive just as the stop closes the silent connections is cut off.
 struct SilenceTrackingChannel<Base: ServerChildChannel>: ServerChildChannel {
   typealias Value = Base.Value
 
