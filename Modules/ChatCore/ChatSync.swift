@@ -388,22 +388,34 @@ public actor ChatSync {
     return message
   }
 
-  /// Puts a failed message back in the outbox.
+  /// Puts a failed message back in the outbox; a message that has not failed is left as it
+  /// is (one that is sending may already be with the server, and stays undeletable).
   public func retry(_ clientMessageID: UUID) throws {
+    let failed = try store.outbox().contains {
+      guard $0.clientMessageID == clientMessageID, case .failed = $0.deliveryState else {
+        return false
+      }
+      return true
+    }
+    guard failed else { return }
     try store.retry(clientMessageID)
     flush()
   }
 
-  /// Deletes a pending or failed message. One on its way may already be with the server, so
-  /// it is refused (`conflict`) until it is sent or fails; so is one that may have reached the
-  /// server before (a send that timed out or met a server error, a send over the channel whose
-  /// acknowledgement did not come): it stays sending until the server answers a later try.
+  /// Deletes a pending or failed message. One that is sending may already be with the
+  /// server, so it is refused (`conflict`) until it is stored or refused for good: one on its
+  /// way, and one an earlier try of which may have reached the server (a send that timed out
+  /// or met a server error, a send over the channel whose acknowledgement did not come before
+  /// the ack timeout, a new link or a restart). Such a message stays sending whatever later
+  /// tries meet short of that (offline, rate limited): while offline, until the link returns.
   public func delete(_ clientMessageID: UUID) throws {
     let sending = try store.outbox().contains {
       $0.clientMessageID == clientMessageID && $0.deliveryState == .sending
     }
     guard !sending else {
-      throw DomainError.conflict("This message is being sent; it can be deleted if it fails.")
+      throw DomainError.conflict(
+        "This message may already be with the server; it can be deleted only if the server refuses it."
+      )
     }
     try store.deleteUnsent(clientMessageID)
   }
@@ -662,6 +674,7 @@ public actor ChatSync {
   /// after the cursor stepped over them (`ChatStore.reconcile`). A failure waits for the next
   /// subscription (a reopened room, a new link).
   private func reconcile(_ room: ChatRoom.ID, lastSeq: Int64) async {
+    guard !isStopped, !Task.isCancelled else { return }
     do {
       let newest = try await server.fetchMessages(room, nil, nil, options.pageSize)
       guard !isStopped, !Task.isCancelled else { return }
@@ -747,18 +760,18 @@ public actor ChatSync {
       do {
         guard try store.markSending(message.clientMessageID) else { continue }
         if isConnected {
+          // Counted before the send: its answer may be handled before the send returns.
+          let id = message.clientMessageID
+          let wasInDoubt = sentInDoubt.contains(id)
+          awaitingAck.insert(id)
+          if inDoubt { sentInDoubt.insert(id) } else { sentInDoubt.remove(id) }
           do {
-            try await channel.send(
-              message.text, to: message.roomID, clientMessageID: message.clientMessageID)
-            awaitingAck.insert(message.clientMessageID)
-            if inDoubt {
-              sentInDoubt.insert(message.clientMessageID)
-            } else {
-              sentInDoubt.remove(message.clientMessageID)
-            }
+            try await channel.send(message.text, to: message.roomID, clientMessageID: id)
             continue
           } catch {
             // The link went away between the check and the send: use the server call.
+            awaitingAck.remove(id)
+            if wasInDoubt { sentInDoubt.insert(id) } else { sentInDoubt.remove(id) }
           }
         }
         let sent = try await server.sendMessage(

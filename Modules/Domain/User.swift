@@ -46,11 +46,12 @@ public struct Nickname: RawRepresentable, Hashable, Sendable, CustomStringConver
   public var description: String { rawValue }
 
   /// The text a user is looked up by (`ProfileRepository.findUser`, which ignores case):
-  /// `text` trimmed; blank is `.empty(field: "nickname")`. The service and the live client
-  /// (before sending) check it with this one rule.
+  /// `text` trimmed and NFC-normalized, as nicknames are stored; blank is
+  /// `.empty(field: "nickname")`. The service and the live client (before sending) check it
+  /// with this one rule.
   public static func lookupText(_ text: String) throws(ValidationError) -> String {
     guard let text = text.trimmedOrNil else { throw .empty(field: "nickname") }
-    return text
+    return text.precomposedStringWithCanonicalMapping
   }
 
   /// ASCII letters and digits and precomposed Hangul syllables (가-힣).

@@ -73,7 +73,13 @@ extension ProfileRepository {
       return user
     },
     fetchUser: { id in try find(sample.users, id) },
-    findUser: { nickname in
+    findUser: { typed in
+      let nickname: String
+      do throws(ValidationError) {
+        nickname = try Nickname.lookupText(typed)
+      } catch {
+        throw DomainError.validation(error)
+      }
       guard
         let user = sample.users.first(where: {
           $0.nickname.rawValue.lowercased() == nickname.lowercased()

@@ -212,6 +212,15 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
+  @Test("retry leaves a message that may be stored as it is: it stays sending, not deletable")
+  func retryKeepsTheDoubt() async throws {
+    let (rig, message) = try await lostAnswerRig()
+    try await rig.sync.retry(message.clientMessageID)
+    #expect(try rig.store.outbox().map(\.deliveryState) == [.sending])
+    await #expect(throws: DomainError.self) { try await rig.sync.delete(message.clientMessageID) }
+    await rig.sync.stop()
+  }
+
   @Test("a message that may be stored stays sending when a later try fails offline")
   func doubtOutlivesAnOfflineTry() async throws {
     let (rig, message) = try await lostAnswerRig()
@@ -237,9 +246,11 @@ struct ChatSyncEngineTests {
     await rig.connected()
     let message = try await rig.sync.send("maybe stored", to: Self.room)
     _ = try await rig.channel.next { $0.send }
-    // No ack in time: it goes out again, and the server refuses that try for now.
-    await clock.advance(by: .seconds(10))
-    _ = try await rig.channel.next { $0.send }
+    // No ack in time: it goes out again (the clock moves until the ack timer, set after the
+    // send, has fired), and the server refuses that try for now.
+    try await waitUntil(step: { await clock.advance(by: .seconds(10)) }) {
+      rig.channel.calls.filter { $0.send != nil }.count >= 2
+    }
     rig.channel.emit(
       .refused(clientMessageID: message.clientMessageID, error: .rateLimited(retryAfter: nil)))
     // Events are handled in order: once the typing after it is out, the refusal was handled.

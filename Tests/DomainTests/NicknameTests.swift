@@ -34,6 +34,8 @@ struct NicknameTests {
   func lookupText() throws {
     #expect(try Nickname.lookupText("  ALICE\n") == "ALICE")
     #expect(try Nickname.lookupText("a") == "a")
+    // Decomposed Hangul (as some keyboards send it) finds the stored, precomposed name.
+    #expect(try Nickname.lookupText("\u{1112}\u{1161}\u{11AB}") == "한")
   }
 
   @Test(

@@ -51,7 +51,9 @@ extension ServiceEngine {
     try read { db, moment in try Users.user(db, try Users.live(db, id), now: moment.now) }
   }
 
-  /// The live user who goes by `nickname` (case-insensitively); `notFound` when nobody does.
+  /// The live user who goes by `nickname` (case-insensitively, looked up as
+  /// `Nickname.lookupText` makes it: trimmed; blank is a validation error); `notFound` when
+  /// nobody does.
   public func user(nickname: String) throws(DomainError) -> User {
     guard let user = try user(named: try validated(try Nickname.lookupText(nickname))) else {
       throw .notFound
