@@ -407,14 +407,14 @@ public actor ChatSync {
   /// way, and one an earlier try of which may have reached the server (a send that timed out
   /// or met a server error, a send over the channel whose acknowledgement did not come before
   /// the ack timeout, a new link or a restart). Such a message stays sending whatever later
-  /// tries meet short of that (offline, rate limited): while offline, until the link returns.
+  /// tries meet short of that (offline, rate limited) until a try gets through.
   public func delete(_ clientMessageID: UUID) throws {
     let sending = try store.outbox().contains {
       $0.clientMessageID == clientMessageID && $0.deliveryState == .sending
     }
     guard !sending else {
       throw DomainError.conflict(
-        "This message may already be with the server; it can be deleted only if the server refuses it."
+        "This message may already be with the server; it can be deleted only once it fails."
       )
     }
     try store.deleteUnsent(clientMessageID)
@@ -761,8 +761,9 @@ public actor ChatSync {
         guard try store.markSending(message.clientMessageID) else { continue }
         if isConnected {
           // Counted before the send: its answer may be handled before the send returns.
+          // (`sentInDoubt` stays as set: a refusal of an earlier send may still come while the
+          // server call below runs, and must not make an in-doubt message deletable.)
           let id = message.clientMessageID
-          let wasInDoubt = sentInDoubt.contains(id)
           awaitingAck.insert(id)
           if inDoubt { sentInDoubt.insert(id) } else { sentInDoubt.remove(id) }
           do {
@@ -771,7 +772,6 @@ public actor ChatSync {
           } catch {
             // The link went away between the check and the send: use the server call.
             awaitingAck.remove(id)
-            if wasInDoubt { sentInDoubt.insert(id) } else { sentInDoubt.remove(id) }
           }
         }
         let sent = try await server.sendMessage(

@@ -46,7 +46,7 @@ public struct ProfileRepository: Sendable {
     @Sendable (_ imageData: Data, _ fileName: String, _ mimeType: String) async throws -> User
   /// Another member's public profile.
   public var fetchUser: @Sendable (_ id: User.ID) async throws -> User
-  /// The user who goes by a nickname (case-insensitively, trimmed:
+  /// The user who goes by a nickname (case-insensitively, trimmed and NFC-normalized:
   /// `Nickname.lookupText(_:)`); `DomainError.notFound` when nobody does (e.g. to open a
   /// direct chat by nickname), a validation error on `nickname` when it is blank.
   public var findUser: @Sendable (_ nickname: String) async throws -> User

@@ -239,7 +239,9 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
-  @Test("a channel send left without its ack stays sending when its resend is rate limited")
+  @Test(
+    "a channel send left without its ack stays sending when its resend is rate limited, also when the refusal is handled before that send returns"
+  )
   func doubtOutlivesARefusedResend() async throws {
     let clock = TestClock()
     let rig = try Rig(clock: clock, ackTimeout: .seconds(10))
@@ -247,7 +249,8 @@ struct ChatSyncEngineTests {
     let message = try await rig.sync.send("maybe stored", to: Self.room)
     _ = try await rig.channel.next { $0.send }
     // No ack in time: it goes out again (the clock moves until the ack timer, set after the
-    // send, has fired), and the server refuses that try for now.
+    // send, has fired); that send is still being written when the server refuses it for now.
+    rig.channel.holdSends()
     try await waitUntil(step: { await clock.advance(by: .seconds(10)) }) {
       rig.channel.calls.filter { $0.send != nil }.count >= 2
     }
@@ -257,6 +260,7 @@ struct ChatSyncEngineTests {
     let typing = rig.sync.typing(in: Self.room)
     rig.channel.emit(.typing(room: Self.room, user: Self.peer))
     for await _ in typing { break }
+    rig.channel.releaseHeldSend()
     #expect(try rig.store.outbox().map(\.deliveryState) == [.sending])
     await #expect(throws: DomainError.self) { try await rig.sync.delete(message.clientMessageID) }
     await rig.sync.stop()

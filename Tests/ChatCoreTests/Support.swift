@@ -28,6 +28,8 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
   private var recorded: [ChannelCall] = []
   private var consumed = 0
   private var connected = false
+  private var holdsSends = false
+  private var heldSend: CheckedContinuation<Void, Never>?
 
   init() {
     (events, continuation) = AsyncStream.makeStream()
@@ -76,6 +78,27 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
   func unsubscribe(from room: ChatRoom.ID) async throws { try record(.unsubscribe(room)) }
   func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws {
     try record(.send(room, text, clientMessageID))
+    await withCheckedContinuation { continuation in
+      let waits = lock.withLock {
+        if holdsSends { heldSend = continuation }
+        return holdsSends
+      }
+      if !waits { continuation.resume() }
+    }
+  }
+
+  /// Makes the next send wait, once recorded, until ``releaseHeldSend()`` (a frame still being
+  /// written while its answer is already handled).
+  func holdSends() { lock.withLock { holdsSends = true } }
+
+  /// Lets the waiting send return; later sends do not wait.
+  func releaseHeldSend() {
+    let held = lock.withLock {
+      holdsSends = false
+      defer { heldSend = nil }
+      return heldSend
+    }
+    held?.resume()
   }
   func typing(in room: ChatRoom.ID) async throws { try record(.typing(room)) }
 }

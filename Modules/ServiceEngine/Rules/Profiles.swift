@@ -52,7 +52,7 @@ extension ServiceEngine {
   }
 
   /// The live user who goes by `nickname` (case-insensitively, looked up as
-  /// `Nickname.lookupText` makes it: trimmed; blank is a validation error); `notFound` when
+  /// `Nickname.lookupText` makes it: trimmed, NFC; blank is a validation error); `notFound` when
   /// nobody does.
   public func user(nickname: String) throws(DomainError) -> User {
     guard let user = try user(named: try validated(try Nickname.lookupText(nickname))) else {
