@@ -391,13 +391,7 @@ public actor ChatSync {
   /// Puts a failed message back in the outbox; a message that has not failed is left as it
   /// is (one that is sending may already be with the server, and stays undeletable).
   public func retry(_ clientMessageID: UUID) throws {
-    let failed = try store.outbox().contains {
-      guard $0.clientMessageID == clientMessageID, case .failed = $0.deliveryState else {
-        return false
-      }
-      return true
-    }
-    guard failed else { return }
+    guard case .failed = try unsentState(of: clientMessageID) else { return }
     try store.retry(clientMessageID)
     flush()
   }
@@ -409,15 +403,17 @@ public actor ChatSync {
   /// the ack timeout, a new link or a restart). Such a message stays sending whatever later
   /// tries meet short of that (offline, rate limited) until a try gets through.
   public func delete(_ clientMessageID: UUID) throws {
-    let sending = try store.outbox().contains {
-      $0.clientMessageID == clientMessageID && $0.deliveryState == .sending
-    }
-    guard !sending else {
+    guard try unsentState(of: clientMessageID) != .sending else {
       throw DomainError.conflict(
         "This message may already be with the server; it can be deleted only once it fails."
       )
     }
     try store.deleteUnsent(clientMessageID)
+  }
+
+  /// The delivery state of the unsent message `clientMessageID`; `nil` when the outbox has none.
+  private func unsentState(of clientMessageID: UUID) throws -> ChatMessage.DeliveryState? {
+    try store.outbox().first { $0.clientMessageID == clientMessageID }?.deliveryState
   }
 
   /// Fetches up to `limit` messages older than the oldest stored one of `room` and stores
@@ -835,9 +831,7 @@ extension DomainError {
     default: false
     }
   }
-}
 
-extension DomainError {
   /// `true` for failures of a server call after which the write may still have been carried
   /// out, its answer lost (a timeout, or a server error that may come from a proxy after the
   /// service stored it); `false` when the call was refused or, as far as the SDK can tell,
