@@ -266,6 +266,37 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
+  @Test(
+    "a message in doubt whose resend falls back to the server call stays sending through a refusal of an earlier send"
+  )
+  func doubtOutlivesTheFallback() async throws {
+    let clock = TestClock()
+    let rig = try Rig(clock: clock, ackTimeout: .seconds(10))
+    await rig.connected()
+    let message = try await rig.sync.send("maybe stored", to: Self.room)
+    _ = try await rig.channel.next { $0.send }
+    // No ack in time: it goes out again, and that frame fails to go out (the link dropped
+    // while it was written), so the server call takes over; that call waits.
+    rig.channel.holdSends()
+    await rig.server.holdSends()
+    try await waitUntil(step: { await clock.advance(by: .seconds(10)) }) {
+      rig.channel.calls.filter { $0.send != nil }.count >= 2
+    }
+    rig.channel.releaseHeldSend(throwing: .offline)
+    try await waitUntil { await rig.server.restCalls == 1 }
+    // The first frame's refusal comes while the server call is under way.
+    rig.channel.emit(
+      .refused(clientMessageID: message.clientMessageID, error: .rateLimited(retryAfter: nil)))
+    let typing = rig.sync.typing(in: Self.room)
+    rig.channel.emit(.typing(room: Self.room, user: Self.peer))
+    for await _ in typing { break }
+    #expect(try rig.store.outbox().map(\.deliveryState) == [.sending])
+    await #expect(throws: DomainError.self) { try await rig.sync.delete(message.clientMessageID) }
+    await rig.server.failSends(with: .offline)
+    await rig.server.releaseSends()
+    await rig.sync.stop()
+  }
+
   @Test("a hide that comes while the room's catch-up page is on its way applies after the page")
   func hideAfterThePage() async throws {
     let rig = try Rig()

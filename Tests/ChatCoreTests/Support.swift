@@ -29,7 +29,7 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
   private var consumed = 0
   private var connected = false
   private var holdsSends = false
-  private var heldSend: CheckedContinuation<Void, Never>?
+  private var heldSend: CheckedContinuation<Void, any Error>?
 
   init() {
     (events, continuation) = AsyncStream.makeStream()
@@ -78,7 +78,7 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
   func unsubscribe(from room: ChatRoom.ID) async throws { try record(.unsubscribe(room)) }
   func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws {
     try record(.send(room, text, clientMessageID))
-    await withCheckedContinuation { continuation in
+    try await withCheckedThrowingContinuation { continuation in
       let waits = lock.withLock {
         if holdsSends { heldSend = continuation }
         return holdsSends
@@ -91,14 +91,15 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
   /// written while its answer is already handled).
   func holdSends() { lock.withLock { holdsSends = true } }
 
-  /// Lets the waiting send return; later sends do not wait.
-  func releaseHeldSend() {
+  /// Lets the waiting send return, or throw `error` (the link went away while the frame was
+  /// written); later sends do not wait.
+  func releaseHeldSend(throwing error: DomainError? = nil) {
     let held = lock.withLock {
       holdsSends = false
       defer { heldSend = nil }
       return heldSend
     }
-    held?.resume()
+    if let error { held?.resume(throwing: error) } else { held?.resume() }
   }
   func typing(in room: ChatRoom.ID) async throws { try record(.typing(room)) }
 }
