@@ -50,8 +50,7 @@ public struct Nickname: RawRepresentable, Hashable, Sendable, CustomStringConver
   /// `.empty(field: "nickname")`. The service and the live client (before sending) check it
   /// with this one rule.
   public static func lookupText(_ text: String) throws(ValidationError) -> String {
-    guard let text = text.trimmedOrNil else { throw .empty(field: "nickname") }
-    return text.precomposedStringWithCanonicalMapping
+    try TextRule.required("nickname").validate(text).precomposedStringWithCanonicalMapping
   }
 
   /// ASCII letters and digits and precomposed Hangul syllables (가-힣).

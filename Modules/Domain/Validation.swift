@@ -84,6 +84,16 @@ public struct TextRule: Hashable, Sendable {
   public static let cohort = TextRule(field: "cohort", length: 0...30)
   /// A moderator's note on a decision: up to 500 characters; empty means none.
   public static let moderatorNote = TextRule(field: "note", length: 0...500)
+  /// The dev provider's sign-in token (the account key typed in the tools): 1-200 characters.
+  public static let signInToken = TextRule(field: "token", length: 1...200)
+
+  /// A text that must be given, of any length: a sign-up or verification token, the version
+  /// of the terms agreed to. Trimmed; blank is `.empty(field:)`. The live client checks it
+  /// before a request goes out and the service engine checks the same, so a blank token
+  /// fails alike on every backend.
+  public static func required(_ field: String) -> TextRule {
+    TextRule(field: field, length: 1...Int.max)
+  }
 
   /// Trims surrounding whitespace and checks the length; returns the text to send.
   public func validate(_ text: String) throws(ValidationError) -> String {

@@ -49,6 +49,22 @@ struct TextRuleTests {
     }
   }
 
+  @Test(
+    "A required text: blank is empty on its field, any length passes trimmed; the dev token is 1-200"
+  )
+  func requiredText() throws {
+    #expect(throws: ValidationError.empty(field: "sign_up_token")) {
+      try TextRule.required("sign_up_token").validate(" \u{3000}\n")
+    }
+    #expect(try TextRule.required("agreed_terms_version").validate(" 2026-03\n") == "2026-03")
+    #expect(try TextRule.required("t").validate(repeated("x", 10_000)).count == 10_000)
+    #expect(throws: ValidationError.empty(field: "token")) { try TextRule.signInToken.validate("") }
+    #expect(try TextRule.signInToken.validate(repeated("k", 200)) == repeated("k", 200))
+    #expect(throws: ValidationError.tooLong(field: "token", maximum: 200, actual: 201)) {
+      try TextRule.signInToken.validate(repeated("k", 201))
+    }
+  }
+
   @Test("A CRLF line break inside the text counts as one character")
   func crlfCountsAsOne() throws {
     let text = "a" + repeated("\r\n", 248) + "b"

@@ -60,6 +60,10 @@ struct AuthTests {
       try await h.expectError(
         .unauthorized, "unauthorized", .post, "/auth/email/code",
         json: EmailCodeRequest(signUpToken: "sut_unknown", email: "a@b.example"))
+      // A blank token is a field error before the address is looked at (as the SDK says).
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "sign_up_token", .post, "/auth/email/code",
+        json: EmailCodeRequest(signUpToken: " ", email: "not-an-address"))
 
       _ = try await h.expect(
         .accepted, EmailCodeSentDTO.self, .post, "/auth/email/code",

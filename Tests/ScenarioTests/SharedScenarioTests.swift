@@ -49,6 +49,13 @@ struct SharedScenarioTests {
     try await withBackend(kind, AccountScenarios.nicknameTaken)
   }
 
+  @Test(
+    "a blank token or terms version is the same field error on every backend; the sign-up goes on",
+    arguments: BackendKind.allCases)
+  func blankSignUpFields(_ kind: BackendKind) async throws {
+    try await withBackend(kind, AccountScenarios.blankSignUpFields)
+  }
+
   @Test("study groups: join, count, owner cannot leave", arguments: BackendKind.allCases)
   func groups(_ kind: BackendKind) async throws {
     try await withBackend(kind, GroupScenarios.groups)

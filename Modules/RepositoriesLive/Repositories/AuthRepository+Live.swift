@@ -17,8 +17,8 @@ extension AuthRepository {
       sessionStates: { session.states() },
       currentState: { await session.currentState() },
       signIn: { provider, token in
-        // Sent as typed (the dev provider's token is an account key); blank is a mistake.
-        try requireToken(token.trimmingCharacters(in: .whitespacesAndNewlines), field: "token")
+        // Checked as the service checks it; sent as typed (the service trims it too).
+        _ = try require(TextRule.signInToken, token)
         let result = try await client.fetch(
           AuthAPI.signIn(SignInRequest(provider: provider, token: token)),
           as: SignInResponseDTO.self)
@@ -29,13 +29,13 @@ extension AuthRepository {
         return result
       },
       requestEmailCode: { signUpToken, email in
-        try requireToken(signUpToken.rawValue, field: "sign_up_token")
+        _ = try require(.required("sign_up_token"), signUpToken.rawValue)
         return try await client.fetch(
           AuthAPI.requestEmailCode(EmailCodeRequest(signUpToken: signUpToken, email: email)),
           as: EmailCodeSentDTO.self)
       },
       verifyEmailCode: { signUpToken, email, code in
-        try requireToken(signUpToken.rawValue, field: "sign_up_token")
+        _ = try require(.required("sign_up_token"), signUpToken.rawValue)
         return try await client.fetch(
           AuthAPI.verifyEmailCode(
             EmailVerifyRequest(signUpToken: signUpToken, email: email, code: code)),
@@ -47,11 +47,9 @@ extension AuthRepository {
           as: NicknameAvailabilityDTO.self)
       },
       signUp: { form in
-        try requireToken(form.signUpToken.rawValue, field: "sign_up_token")
-        try requireToken(form.verificationToken.rawValue, field: "verification_token")
-        try requireToken(
-          form.agreedTermsVersion.trimmingCharacters(in: .whitespacesAndNewlines),
-          field: "agreed_terms_version")
+        _ = try require(.required("sign_up_token"), form.signUpToken.rawValue)
+        _ = try require(.required("verification_token"), form.verificationToken.rawValue)
+        _ = try require(.required("agreed_terms_version"), form.agreedTermsVersion)
         var form = form
         form.cohort = try validate { () throws(ValidationError) in
           try TextRule.cohort.validate(optional: form.cohort)
@@ -105,9 +103,9 @@ private func signedInCredentials(_ authenticator: Authenticator) async throws ->
   }
 }
 
-/// Refuses an empty token before a request goes out.
-private func requireToken(_ text: String, field: String) throws(DomainError) {
-  if text.isEmpty { throw .validation(.empty(field: field)) }
+/// Refuses what `rule` refuses before a request goes out (the service checks the same).
+private func require(_ rule: TextRule, _ text: String) throws(DomainError) -> String {
+  try validate { () throws(ValidationError) in try rule.validate(text) }
 }
 
 /// `error` as the Domain error repositories throw (it may already be one).

@@ -69,11 +69,7 @@ extension ServiceEngine {
         .invalidFormat(
           field: "provider", expected: "one of apple, kakao, dev (got \"\(provider)\")"))
     }
-    let token = rawToken.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !token.isEmpty else { throw .validation(.empty(field: "token")) }
-    guard token.count <= 200 else {
-      throw .validation(.tooLong(field: "token", maximum: 200, actual: token.count))
-    }
+    let token = try validated(try TextRule.signInToken.validate(rawToken))
     let providerKey = SignUpFlow.providerKey(devToken: token)
     return try write { db, moment in
       if let user = try UserRecord.filter(Column("provider_key") == providerKey).fetchOne(db) {
@@ -93,6 +89,7 @@ extension ServiceEngine {
   public func requestEmailCode(
     signUpToken: String, email text: String
   ) throws(DomainError) -> SentEmailCode {
+    let signUpToken = try validated(try TextRule.required("sign_up_token").validate(signUpToken))
     let email = try validated(try EmailAddress(validating: text))
     let code = secrets.sixDigits()
     return try write { db, moment in
@@ -113,6 +110,7 @@ extension ServiceEngine {
   public func verifyEmailCode(
     signUpToken: String, email emailText: String, code codeText: String
   ) throws(DomainError) -> EmailVerificationToken {
+    let signUpToken = try validated(try TextRule.required("sign_up_token").validate(signUpToken))
     let email = try validated(try EmailAddress(validating: emailText))
     let code = try validated(try VerificationCode(validating: codeText))
     // Wrong attempts must be counted even though the answer is an error, so the outcome is
@@ -154,18 +152,17 @@ extension ServiceEngine {
     signUpToken: String, verificationToken: String, nickname text: String, cohort: String?,
     agreedTermsVersion: String
   ) throws(DomainError) -> AuthSession {
-    try write { db, moment in
+    let signUpToken = try validated(try TextRule.required("sign_up_token").validate(signUpToken))
+    let verificationToken = try validated(
+      try TextRule.required("verification_token").validate(verificationToken))
+    let terms = try validated(
+      try TextRule.required("agreed_terms_version").validate(agreedTermsVersion))
+    return try write { db, moment in
       let record = try SignUpFlow.liveSignUp(db, token: signUpToken, now: moment.now)
       guard let verified = record.verificationToken, verified == verificationToken,
         let email = record.verifiedEmail
       else { throw DomainError.signedOut }
       let nickname = try validated(try Nickname(validating: text))
-      let terms = agreedTermsVersion.trimmingCharacters(in: .whitespacesAndNewlines)
-      guard !terms.isEmpty else {
-        throw DomainError.validation(
-          .invalidFormat(
-            field: "agreed_terms_version", expected: "the version of the terms agreed to"))
-      }
       // When another sign-up of the same provider account finished first, this one is over
       // (`signedOut`), and signing in reaches that account.
       let user = try SignUpFlow.createAccount(

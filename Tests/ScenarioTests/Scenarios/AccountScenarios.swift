@@ -42,6 +42,48 @@ enum AccountScenarios {
     #expect(try await newcomer.profile.fetchMe().id == user.id)
   }
 
+  /// Blank tokens and a blank terms version (`TextRule.required`, `TextRule.signInToken`) are
+  /// `.empty` on the field they fill, before anything else is looked at, on every backend (the
+  /// live client refuses them before sending; the service refuses the same). The sign-up they
+  /// interrupted still finishes.
+  static func blankSignUpFields(_ backend: any ScenarioBackend) async throws {
+    let client = try await backend.makeClient()
+    func expectEmpty(_ field: String, _ body: () async throws -> Void) async {
+      let error = await expectValidation(field: field, body)
+      #expect(error == .validation(.empty(field: field)))
+    }
+    await expectEmpty("token") { _ = try await client.auth.signIn(.dev, " \n") }
+    guard case .needsSignUp(let token) = try await client.auth.signIn(.dev, "blankfields") else {
+      throw ScenarioFailure(description: "blankfields already has an account")
+    }
+    let email = try EmailAddress(validating: "blankfields@academy.example")
+    let blank = SignUpToken(rawValue: "  ")
+    await expectEmpty("sign_up_token") { _ = try await client.auth.requestEmailCode(blank, email) }
+    _ = try await client.auth.requestEmailCode(token, email)
+    let code = try #require(try await backend.lastEmailCode(for: email))
+    await expectEmpty("sign_up_token") {
+      _ = try await client.auth.verifyEmailCode(blank, email, code)
+    }
+    let verified = try await client.auth.verifyEmailCode(token, email, code)
+    let nickname = try Nickname(validating: "blankfields")
+    func form(_ token: SignUpToken, _ verification: String, terms: String) -> SignUpForm {
+      SignUpForm(
+        signUpToken: token, verificationToken: EmailVerificationToken(rawValue: verification),
+        nickname: nickname, agreedTermsVersion: terms)
+    }
+    await expectEmpty("sign_up_token") {
+      _ = try await client.auth.signUp(form(blank, verified.rawValue, terms: "2026-03"))
+    }
+    await expectEmpty("verification_token") {
+      _ = try await client.auth.signUp(form(token, "", terms: "2026-03"))
+    }
+    await expectEmpty("agreed_terms_version") {
+      _ = try await client.auth.signUp(form(token, verified.rawValue, terms: " \t"))
+    }
+    let user = try await client.auth.signUp(form(token, verified.rawValue, terms: "2026-03"))
+    #expect(user.nickname == nickname)
+  }
+
   /// The session stream from first launch to withdrawal: signed out, needs sign-up, signed in,
   /// signed out, signed in again, and signed out for good after withdrawal (the same dev token
   /// then needs a new sign-up).
