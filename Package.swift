@@ -251,7 +251,10 @@ let testTargets: [Target] = [
   // Test support for every test target: bounded waits for other tasks (not a product).
   .target(
     name: "TestSupport",
-    dependencies: [.product(name: "Clocks", package: "swift-clocks")],
+    dependencies: [
+      .product(name: "Clocks", package: "swift-clocks"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
     path: "Tests/TestSupport"
   ),
   .testTarget(
@@ -332,7 +335,7 @@ let testTargets: [Target] = [
   .testTarget(
     name: "LocalServerTests",
     dependencies: [
-      "LocalServer", "ServiceEngine", "DTO", "Domain",
+      "LocalServer", "ServiceEngine", "DTO", "Domain", "TestSupport",
       .product(name: "Hummingbird", package: "hummingbird"),
       .product(name: "HummingbirdTesting", package: "hummingbird"),
       .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import LocalServer
 import ServiceEngine
+import TestSupport
 import Testing
 
 @Suite("Rate limit, fault injection, lifecycle, seed")
@@ -270,6 +271,37 @@ struct OperationsTests {
     }
     await server.stop()
     #expect(serverClosed(silent))
+  }
+
+  @Test(
+    "a connection that closes before its first byte, by the client or by the stop, ends as closed input, not as an error"
+  )
+  func silentConnectionsLogNoError() async throws {
+    let capture = LogCapture()
+    var configuration = ServerConfiguration.testing()
+    configuration.logLevel = .trace
+    let server = try QappleServer(configuration: configuration, logger: capture.logger)
+    let port = try #require(try await server.start().port)
+    let leaving = try rawConnection(port: port)
+    let staying = try rawConnection(port: port, timeout: 10)
+    defer { close(staying) }
+    // A later connection's request is answered, so both were accepted before it.
+    try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+      let response = try await client.get("/nicknames/availability?nickname=Quiet")
+      #expect(response.status == .ok)
+    }
+    func ended(_ count: Int) -> Bool {
+      capture.entries.filter {
+        $0.message == "Upgrade failed as input was closed"
+          || $0.message == "Error handling upgrade result"
+      }.count >= count
+    }
+    close(leaving)
+    try await waitUntil("the server saw the client close") { ended(1) }
+    await server.stop()
+    #expect(serverClosed(staying))
+    try await waitUntil("the stop closed the silent connection") { ended(2) }
+    #expect(capture.entries.filter { $0.level >= .error }.map(\.text) == [])
   }
 
   @Test("run() serves until stop() and then returns normally")

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import NetworkKit
 import NetworkKitTesting
+import TestSupport
 import Testing
 
 @Suite("Logging and redaction")

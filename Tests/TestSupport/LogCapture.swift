@@ -1,15 +1,20 @@
 import Foundation
 import Logging
 
-/// Collects log entries (message plus metadata, rendered as text) so tests can search them.
-final class LogCapture: @unchecked Sendable {
-  struct Entry: Sendable {
-    var level: Logger.Level
-    var message: String
-    var metadata: Logger.Metadata
+/// Collects log entries (message plus metadata, rendered as text) so tests can search them:
+/// what NetworkKit logs of a request, what the local server logs of a connection.
+public final class LogCapture: @unchecked Sendable {
+  /// One logged entry.
+  public struct Entry: Sendable {
+    /// Its level.
+    public var level: Logger.Level
+    /// Its message.
+    public var message: String
+    /// Its metadata, the logger's merged with the entry's own.
+    public var metadata: Logger.Metadata
 
     /// Message and metadata as one searchable string.
-    var text: String {
+    public var text: String {
       let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
       return ([message] + fields).joined(separator: " | ")
     }
@@ -19,14 +24,18 @@ final class LogCapture: @unchecked Sendable {
   private let lock = NSLock()
   private var stored: [Entry] = []
 
-  var entries: [Entry] { lock.withLock { stored } }
+  /// A capture with nothing logged yet.
+  public init() {}
+
+  /// Everything logged so far, in order.
+  public var entries: [Entry] { lock.withLock { stored } }
 
   /// Everything logged so far as one string.
-  var text: String { entries.map(\.text).joined(separator: "\n") }
+  public var text: String { entries.map(\.text).joined(separator: "\n") }
 
   /// A logger that writes into this capture at every level.
-  var logger: Logger {
-    Logger(label: "NetworkKitTests") { _ in Handler(capture: self) }
+  public var logger: Logger {
+    Logger(label: "LogCapture") { _ in Handler(capture: self) }
   }
 
   fileprivate func append(_ entry: Entry) {

@@ -43,6 +43,12 @@ struct SilenceTrackingChannel<Base: ServerChildChannel>: ServerChildChannel {
 }
 
 /// Calls `arrived` when the first bytes of its connection are read, then leaves the pipeline.
+///
+/// A connection that closes before sending a byte (a client's idle pooled connection, or one
+/// the stop closes) tells the handlers after it that its input closed. The upgrade handler then
+/// ends its wait for a first request as "input closed", which Hummingbird passes over, instead
+/// of failing it when the pipeline is torn down, which Hummingbird logs as an error ("Error
+/// handling upgrade result").
 private final class FirstBytes: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = NIOAny
 
@@ -56,6 +62,11 @@ private final class FirstBytes: ChannelInboundHandler, RemovableChannelHandler {
     arrived()
     context.fireChannelRead(data)
     context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+    context.fireChannelInactive()
   }
 }
 
