@@ -243,7 +243,7 @@ extension ChatRepository {
       AsyncStream { continuation in
         let task = Task {
           guard let engine = try? await host.engine() else { return continuation.finish() }
-          for await user in engine.typing(in: room) { continuation.yield(user) }
+          for await typing in engine.typing(in: room) { continuation.yield(typing) }
           continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }

@@ -72,7 +72,7 @@ public actor ChatSync {
   private let options: ChatSyncOptions
   private var logger: Logger { options.logger }
   private let states = Broadcaster<ChatConnectionState>(replaysLatest: true, initial: .offline)
-  private let typists = Broadcaster<(room: ChatRoom.ID, user: UserSummary)>()
+  private let typists = Broadcaster<(room: ChatRoom.ID, typing: ChatTyping)>()
 
   /// How many readers keep each room open.
   private var openRooms: [ChatRoom.ID: Int] = [:]
@@ -120,6 +120,10 @@ public actor ChatSync {
   /// (they were `sending` when the flush read them): a refusal of this try that would put a
   /// message back in line keeps these `sending`.
   private var sentInDoubt: Set<UUID> = []
+  /// The newest `seq` of each room the link has told of (a subscription's `lastSeq`, a live
+  /// message), which a typing signal carries (``typing(in:)``); seqs only grow, so it outlives
+  /// links.
+  private var announcedSeqs: [ChatRoom.ID: Int64] = [:]
   private var retryTask: Task<Void, Never>?
   private var failedFlushes = 0
   /// Failed catch-ups in a row, per room (the backoff of the next subscribe).
@@ -200,12 +204,14 @@ public actor ChatSync {
   /// The link's state now.
   public nonisolated var connectionState: ChatConnectionState { states.current ?? .offline }
 
-  /// Who starts typing in `room`, from now on.
-  public nonisolated func typing(in room: ChatRoom.ID) -> AsyncStream<UserSummary> {
+  /// Who starts typing in `room`, from now on, each with the newest `seq` of the room the link
+  /// had told of then (``ChatTyping/afterSeq``): a message at or below it, stored later by a
+  /// catch-up, was sent before the typing began.
+  public nonisolated func typing(in room: ChatRoom.ID) -> AsyncStream<ChatTyping> {
     let all = typists.subscribe()
     return AsyncStream { continuation in
       let task = Task {
-        for await event in all where event.room == room { continuation.yield(event.user) }
+        for await event in all where event.room == room { continuation.yield(event.typing) }
         continuation.finish()
       }
       continuation.onTermination = { _ in task.cancel() }
@@ -451,6 +457,7 @@ public actor ChatSync {
         await connectionChanged(to: state)
       case .subscribed(let room, let lastSeq):
         subscribing.countOff(room)
+        announced(lastSeq, in: room)
         inTurn(of: room) { sync, _ in
           try await sync.syncing(room) { room in
             try await sync.catchUp(room, upTo: lastSeq)
@@ -462,12 +469,13 @@ public actor ChatSync {
         var rooms: [ChatRoom.ID: [ChatMessage]] = [:]
         var order: [ChatRoom.ID] = []
         for message in messages {
+          if let seq = message.seq { announced(seq, in: message.roomID) }
           if rooms[message.roomID] == nil { order.append(message.roomID) }
           rooms[message.roomID, default: []].append(message)
         }
         for room in order { queueBurst(rooms[room] ?? [], in: room) }
       case .typing(let room, let user):
-        typists.publish((room, user))
+        typists.publish((room, ChatTyping(user: user, afterSeq: announcedSeqs[room] ?? 0)))
       case .messageHidden(let room, let seq):
         inTurn(of: room) { sync, _ in
           try sync.store.removeHidden(seq, in: room)
@@ -484,6 +492,11 @@ public actor ChatSync {
     } catch {
       logger.warning("Handling a chat event failed: \(error)")
     }
+  }
+
+  /// Notes that the link told of `seq` in `room` (a subscription's last one, a live message).
+  private func announced(_ seq: Int64, in room: ChatRoom.ID) {
+    announcedSeqs[room] = max(announcedSeqs[room] ?? 0, seq)
   }
 
   /// Stores `messages` of `room` in turn, then fills the room's gaps; joins the room's queued

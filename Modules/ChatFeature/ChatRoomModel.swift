@@ -47,7 +47,8 @@ public final class ChatRoomModel: Identifiable {
   /// The server had nothing older than the oldest stored message.
   private var serverHasNoOlder = false
   /// Who is typing now: each for ``typingDisplayDuration`` after their last signal, or until a
-  /// message from them arrives in the room.
+  /// message from them arrives in the room (one sent after the signal: above its
+  /// `ChatTyping.afterSeq`).
   public private(set) var typingUsers: [UserSummary] = []
   /// The last failure (signed out, not a member, a refused send), shown until
   /// ``failureDismissed()``. A message the server refused also shows its reason as
@@ -75,6 +76,9 @@ public final class ChatRoomModel: Identifiable {
   @ObservationIgnored private var newestShownSeq: Int64?
   /// The timers that end each typist's indicator.
   @ObservationIgnored private var typingExpiries: [User.ID: Task<Void, Never>] = [:]
+  /// The ``ChatTyping/afterSeq`` of each typing user's newest signal: their messages at or
+  /// below it were sent before they began typing.
+  @ObservationIgnored private var typingSince: [User.ID: Int64] = [:]
   /// Ends the quiet period after the user's typing was told to the others.
   @ObservationIgnored private var typingCooldown: Task<Void, Never>?
 
@@ -146,6 +150,7 @@ public final class ChatRoomModel: Identifiable {
     }
     for expiry in typingExpiries.values { expiry.cancel() }
     typingExpiries = [:]
+    typingSince = [:]
     typingUsers = []
     typingCooldown?.cancel()
   }
@@ -352,8 +357,8 @@ public final class ChatRoomModel: Identifiable {
   }
 
   private func followTyping() async {
-    for await user in chat.typing(roomID) where user.id != me {
-      typingSignalled(by: user)
+    for await typing in chat.typing(roomID) where typing.user.id != me {
+      typingSignalled(by: typing)
     }
   }
 
@@ -365,23 +370,30 @@ public final class ChatRoomModel: Identifiable {
   }
 
   /// Whoever sent a message that arrived since the last list (a `seq` above any shown before)
-  /// has finished typing it: their indicator ends now. Older messages (the first list, history
-  /// loaded by "load older") end nothing.
+  /// and after their typing signal (above its ``ChatTyping/afterSeq``) has finished typing it:
+  /// their indicator ends now. Older messages (the first list, history loaded by "load older",
+  /// a catch-up of what was sent before the typing began) end nothing.
   private func messagesArrived(in messages: [ChatMessage]) {
     let newest = messages.compactMap(\.seq).max() ?? 0
     defer { newestShownSeq = max(newestShownSeq ?? 0, newest) }
     guard let shown = newestShownSeq else { return }
-    for message in messages where (message.seq ?? 0) > shown {
-      typingEnded(for: message.sender.id)
+    for message in messages {
+      let seq = message.seq ?? 0
+      if seq > shown, seq > typingSince[message.sender.id] ?? 0 {
+        typingEnded(for: message.sender.id)
+      }
     }
   }
 
   private func typingEnded(for userID: User.ID) {
     typingExpiries.removeValue(forKey: userID)?.cancel()
+    typingSince[userID] = nil
     typingUsers.removeAll { $0.id == userID }
   }
 
-  private func typingSignalled(by user: UserSummary) {
+  private func typingSignalled(by typing: ChatTyping) {
+    let user = typing.user
+    typingSince[user.id] = max(typingSince[user.id] ?? 0, typing.afterSeq)
     if let index = typingUsers.firstIndex(where: { $0.id == user.id }) {
       typingUsers[index] = user
     } else {

@@ -40,6 +40,23 @@ public struct ChatRoom: Identifiable, Hashable, Sendable {
   }
 }
 
+/// Someone typing in a room, as a chat screen learns it: `user`, and `afterSeq`, the newest
+/// message `seq` of the room the device had been told of when the signal came. A message at or
+/// below it was sent before the typing began, even when a catch-up stores it later, so only a
+/// message above it ends the typing.
+public struct ChatTyping: Hashable, Sendable {
+  /// Who is typing.
+  public var user: UserSummary
+  /// The newest `seq` of the room known when the signal came (0 when none).
+  public var afterSeq: Int64
+
+  /// Creates a typing signal.
+  public init(user: UserSummary, afterSeq: Int64) {
+    self.user = user
+    self.afterSeq = afterSeq
+  }
+}
+
 /// A chat message. `seq` is assigned by the server, strictly increasing per room; messages the
 /// user is still sending have no `seq` yet.
 public struct ChatMessage: Identifiable, Hashable, Sendable {

@@ -87,8 +87,8 @@ public struct ChatRepository: Sendable {
     AsyncStream { $0.finish() }
   }
   /// Who starts typing in a room, each time the server says so (a screen shows them for a few
-  /// seconds).
-  public var typing: @Sendable (_ in: ChatRoom.ID) -> AsyncStream<UserSummary> = { _ in
+  /// seconds, or until a message of theirs above ``ChatTyping/afterSeq`` arrives).
+  public var typing: @Sendable (_ in: ChatRoom.ID) -> AsyncStream<ChatTyping> = { _ in
     AsyncStream { $0.finish() }
   }
   /// Tells the room's other members the user is typing (nothing happens offline).

@@ -317,7 +317,9 @@ struct ChatSyncEngineTests {
     let rig = try Rig()
     let typists = Locked<[UserSummary]>([])
     let typing = rig.sync.typing(in: Self.room)
-    let watching = Task { for await user in typing { typists.withLock { $0.append(user) } } }
+    let watching = Task {
+      for await signal in typing { typists.withLock { $0.append(signal.user) } }
+    }
     defer { watching.cancel() }
     try await rig.catchUpHeld()
     rig.channel.emit(.typing(room: Self.room, user: Self.peer))
@@ -665,6 +667,37 @@ struct ChatSyncEngineTests {
     list.cancel()
   }
 
+  @Test(
+    "a typing signal carries the newest seq the link told of in its room, from live messages and subscriptions"
+  )
+  func typingCarriesTheAnnouncedSeq() async throws {
+    let rig = try Rig()
+    var typing = rig.sync.typing(in: Self.room).makeAsyncIterator()
+    await rig.connected()
+    rig.channel.emit(.typing(room: Self.room, user: Self.peer))
+    #expect(await typing.next() == ChatTyping(user: Self.peer, afterSeq: 0))
+    rig.channel.emit(
+      .messages([
+        ChatMessage(
+          id: "m_5", roomID: Self.room, seq: 5, clientMessageID: UUID(), sender: Self.peer,
+          text: "live", createdAt: Date()),
+        ChatMessage(
+          id: "m_9", roomID: "r_other", seq: 9, clientMessageID: UUID(), sender: Self.peer,
+          text: "elsewhere", createdAt: Date()),
+      ]))
+    rig.channel.emit(.typing(room: Self.room, user: Self.peer))
+    #expect(await typing.next() == ChatTyping(user: Self.peer, afterSeq: 5))
+    // A subscription's answer tells of messages a catch-up has still to fetch.
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 7))
+    rig.channel.emit(.typing(room: Self.room, user: Self.peer))
+    #expect(await typing.next() == ChatTyping(user: Self.peer, afterSeq: 7))
+    // Seqs only grow: an older answer lowers nothing.
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 6))
+    rig.channel.emit(.typing(room: Self.room, user: Self.peer))
+    #expect(await typing.next() == ChatTyping(user: Self.peer, afterSeq: 7))
+    await rig.sync.stop()
+  }
+
   @Test("typing and connection states reach every reader; stop ends the streams")
   func broadcastsAndStop() async throws {
     let rig = try Rig()
@@ -677,7 +710,7 @@ struct ChatSyncEngineTests {
     #expect(await states.next() == .connected)
     rig.channel.emit(.typing(room: "r_other", user: Self.peer))
     rig.channel.emit(.typing(room: Self.room, user: Self.peer))
-    #expect(await typing.next() == Self.peer)
+    #expect(await typing.next()?.user == Self.peer)
     await rig.sync.stop()
     #expect(await states.next() == .offline)
     #expect(await states.next() == nil)

@@ -162,6 +162,36 @@ struct ChatFeatureTests {
     #expect(bobRoom.typingUsers.map(\.nickname) == ["carol"])
   }
 
+  @Test func messagesSentBeforeSomeoneBeganTypingDoNotEndTheirIndicator() async throws {
+    // Bob's screen reads scripted streams: carol's typing signal says the room had 3 messages
+    // then, and a catch-up stores her messages 2 and 3 only after it.
+    let carol = UserSummary(id: "u_carol", nickname: "carol")
+    let (typing, typist) = AsyncStream.makeStream(of: ChatTyping.self)
+    let (lists, lister) = AsyncThrowingStream.makeStream(of: [ChatMessage].self)
+    func message(_ seq: Int64) -> ChatMessage {
+      ChatMessage(
+        id: ChatMessage.ID(rawValue: "m_\(seq)"), roomID: roomID, seq: seq,
+        clientMessageID: UUID(), sender: carol, text: "message \(seq)", createdAt: Fixtures.now)
+    }
+    let bobRoom = bob.model(clock: clock) {
+      $0.chatRepository.typing = { _ in typing }
+      $0.chatRepository.messages = { _, _ in lists }
+    } _: {
+      ChatRoomModel(roomID: roomID)
+    }
+    let screen = Task { await bobRoom.task() }
+    defer { screen.cancel() }
+    lister.yield([message(1)])
+    guard await eventually("the first list shows", { bobRoom.messages.count == 1 }) else { return }
+    typist.yield(ChatTyping(user: carol, afterSeq: 3))
+    guard await eventually("carol types", { bobRoom.typingUsers == [carol] }) else { return }
+    lister.yield([message(1), message(2), message(3)])
+    guard await eventually("the catch-up shows", { bobRoom.messages.count == 3 }) else { return }
+    #expect(bobRoom.typingUsers == [carol])
+    lister.yield([message(1), message(2), message(3), message(4)])
+    #expect(await eventually("her new message ends it", { bobRoom.typingUsers.isEmpty }))
+  }
+
   @Test func typingIsToldAtMostOncePerInterval() async throws {
     let signals = LockIsolated<[ChatRoom.ID]>([])
     let room = alice.model(

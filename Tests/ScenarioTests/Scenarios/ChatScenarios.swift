@@ -43,7 +43,7 @@ enum ChatScenarios {
     let junTyping = Watched(jun.chat.typing(in: room.id))
     try await waitUntil("jun sees mina typing", step: every(.milliseconds(10))) {
       await mina.chat.userIsTyping(in: room.id)
-      return junTyping.values.contains { $0.id == minaID }
+      return junTyping.values.contains { $0.user.id == minaID }
     }
 
     // The room list: unread counts from the store (every listed room is kept in sync while the
