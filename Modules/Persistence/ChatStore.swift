@@ -135,8 +135,10 @@ public final class ChatStore: Sendable {
   /// Copies the unsent messages and queued events SQLite can still read from the file at
   /// `path` (opened read-only) into this store, best effort: ``salvaged`` says how many came
   /// over. Each table is read on its own, by its primary key, around damaged pages (see
-  /// `readable`); a value of the wrong type skips its row. A message that was being sent goes back to pending: the server keeps one
-  /// message per sender and client message id.
+  /// `readable`); a value of the wrong type skips its row. Each message keeps its state: one
+  /// that was being sent may already be with the server, so it stays `sending` (not deletable)
+  /// until a try settles it, as after any restart; the server keeps one message per sender and
+  /// client message id.
   private func takeOver(from path: String) {
     var configuration = Configuration()
     configuration.readonly = true
@@ -189,8 +191,7 @@ public final class ChatStore: Sendable {
       let failure: String? = field(row, "failure")
       let attempts: Int = field(row, "attempts") ?? 0
       return [
-        room, client, client, sender, nickname, text, createdAt,
-        state == "failed" ? "failed" : "pending", failure, attempts,
+        room, client, client, sender, nickname, text, createdAt, state, failure, attempts,
       ]
     }
     let events = readable("analytics_event", key: "id").compactMap {
