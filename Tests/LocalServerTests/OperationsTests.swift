@@ -1,6 +1,7 @@
 import DTO
 import Domain
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 import LocalServer
@@ -31,6 +32,59 @@ struct OperationsTests {
         json: SignInRequest(provider: "dev", token: "fifth-public-write"))
       h.clock.advance(by: .seconds(7))
       _ = try await h.post("Patient now", token: token)
+    }
+  }
+
+  @Test(
+    "a repeat with its Idempotency-Key gets the stored answer even when the write limit is used up")
+  func replayIsNotAWrite() async throws {
+    let limit = ServerConfiguration.RateLimit(count: 4, window: .seconds(10))
+    try await withServer(.testing(rateLimit: limit)) { h in
+      let token = try await h.member("Retrier")
+      let request = CreatePostRequest(content: "Sent once", isAnonymous: false)
+      let key: HTTPFields = [.init("Idempotency-Key")!: "post-1"]
+      let first = try await h.send(.post, "/posts", token: token, json: request, headers: key)
+      #expect(first.status == .created)
+      for index in 0..<3 { _ = try await h.post("Post \(index)", token: token) }
+      // The answer to the first was lost; its retry comes with the limit used up.
+      let repeated = try await h.send(.post, "/posts", token: token, json: request, headers: key)
+      #expect(repeated.status == .created)
+      #expect(repeated.headers[.init("Idempotent-Replayed")!] == "true")
+      #expect(try repeated.decode(PostDTO.self).id == first.decode(PostDTO.self).id)
+      try await h.expectError(
+        .tooManyRequests, "rate_limited", .post, "/posts", token: token,
+        json: CreatePostRequest(content: "A new write", isAnonymous: false))
+    }
+  }
+
+  @Test("a write whose answer cannot be stored for its Idempotency-Key still answers its result")
+  func unstoredReplyKeepsTheWrite() async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("qapple-idempotency-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("qapple.sqlite").path
+    // The database, migrated; storing answers then fails, as a full disk would make it.
+    try ServiceEngine(configuration: .init(storage: .file(path: path))).close()
+    let side = try DatabaseQueue(path: path)
+    try await side.write { db in
+      try db.execute(
+        sql: """
+          CREATE TRIGGER no_replies BEFORE INSERT ON idempotency
+          BEGIN SELECT RAISE(ABORT, 'disk full'); END
+          """)
+    }
+    try side.close()
+    let capture = LogCapture()
+    try await withServer(.testing(database: .file(path: path)), logger: capture.logger) { h in
+      let token = try await h.member("Unlucky")
+      let key: HTTPFields = [.init("Idempotency-Key")!: "post-1"]
+      let answer = try await h.send(
+        .post, "/posts", token: token,
+        json: CreatePostRequest(content: "Stored anyway", isAnonymous: false), headers: key)
+      #expect(answer.status == .created)
+      let posts = try await h.expect(.ok, PageDTO<PostDTO>.self, .get, "/posts", token: token)
+      #expect(posts.items.map(\.content) == ["Stored anyway"])
+      #expect(capture.entries.contains { $0.level == .error && $0.message.contains("post-1") })
     }
   }
 

@@ -2,6 +2,7 @@ import DTO
 import Domain
 import Foundation
 import Hummingbird
+import Logging
 import ServiceEngine
 
 // The pipeline of an operation, as Hummingbird middleware on the operation's route group:
@@ -87,11 +88,17 @@ struct RateLimitMiddleware: RouterMiddleware {
 /// `Idempotent-Replayed: true`), a key reused for a different request is refused, and a new
 /// request's successful answer is stored by the engine. Requests with the same key take turns,
 /// so a repeat sent while the first is still being answered waits for that answer instead of
-/// running the write a second time.
+/// running the write a second time. It runs before the write limit, so a replay is never
+/// counted or refused as a write.
+///
+/// The answer is stored after the write's own transaction: when storing it fails, the write
+/// stands, so the caller gets its answer (and the failure is logged) rather than an error that
+/// would invite a retry; only a retry whose first answer was also lost can then write again.
 struct IdempotencyMiddleware: RouterMiddleware {
   typealias Context = QappleRequestContext
   let operation: String
   let engine: ServiceEngine
+  let logger: Logger
   let turns = KeyedTurns()
 
   func handle(
@@ -134,9 +141,15 @@ struct IdempotencyMiddleware: RouterMiddleware {
     context.replyBox = box
     let response = try await next(request, context)
     if let reply = box.withLock({ $0 }), (200..<300).contains(reply.status.code) {
-      try engine.storeReply(
-        StoredReply(status: reply.status.code, body: reply.body, fingerprint: fingerprint),
-        scope: scope, operation: operation, key: key)
+      do {
+        try engine.storeReply(
+          StoredReply(status: reply.status.code, body: reply.body, fingerprint: fingerprint),
+          scope: scope, operation: operation, key: key)
+      } catch {
+        logger.error(
+          "The answer to \(operation) (Idempotency-Key \(key)) was not stored; a repeat will run it again: \(error)"
+        )
+      }
     }
     return response
   }

@@ -46,12 +46,16 @@ enum Routes {
           middleware: AuthenticationMiddleware(
             engine: core.engine, adminOnly: operation.access == .admin))
       }
+      // A repeat gets its stored answer before the write limit counts it: the limit applies to
+      // writes, and a replay writes nothing (nor answers 429 where the first call did not).
+      if operation.idempotent {
+        group.add(
+          middleware: IdempotencyMiddleware(
+            operation: operation.id, engine: core.engine, logger: core.logger))
+      }
       if operation.isWrite, let bucket = operation.rateBucket, let limiter = core.rateLimiter {
         group.add(
           middleware: RateLimitMiddleware(limiter: limiter, bucket: bucket, engine: core.engine))
-      }
-      if operation.idempotent {
-        group.add(middleware: IdempotencyMiddleware(operation: operation.id, engine: core.engine))
       }
       group.on(
         operation.path, method: operation.method,

@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import LocalServer
+import Logging
 import Testing
 
 /// 2026-11-21 12:00 in Seoul: a fixed "now" so dates and "today" are predictable.
@@ -180,12 +181,13 @@ struct Harness: Sendable {
   }
 }
 
-/// Starts a server, runs `body` against it, then stops it (also when `body` throws).
+/// Starts a server (logging to `logger` when given), runs `body` against it, then stops it
+/// (also when `body` throws).
 func withServer<T: Sendable>(
-  _ configuration: ServerConfiguration = .testing(),
+  _ configuration: ServerConfiguration = .testing(), logger: Logger? = nil,
   _ body: @Sendable (Harness) async throws -> T
 ) async throws -> T {
-  let server = try QappleServer(configuration: configuration)
+  let server = try QappleServer(configuration: configuration, logger: logger)
   let url = try await server.start()
   let client = TestClient(host: "127.0.0.1", port: url.port ?? 0)
   client.connect()
