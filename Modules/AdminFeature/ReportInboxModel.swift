@@ -217,6 +217,8 @@ public final class ReportCaseModel: Identifiable {
     do {
       detail = try await admin.fetchReportCase(caseID)
       state = .loaded
+    } catch is CancellationError {
+      // Given up (the screen went away): what is shown stays, and no failure.
     } catch {
       state = ScreenState(failure: error)
     }

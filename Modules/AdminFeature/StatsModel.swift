@@ -35,6 +35,8 @@ public final class StatsModel {
     do {
       stats = try await admin.fetchStats()
       state = .loaded
+    } catch is CancellationError {
+      // Given up (the screen went away): what is shown stays, and no failure.
     } catch {
       state = ScreenState(failure: error)
     }

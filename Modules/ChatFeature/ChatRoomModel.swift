@@ -226,8 +226,9 @@ public final class ChatRoomModel: Identifiable {
   /// ``isAtBeginning`` becomes `true`.
   public func loadOlderTapped() async {
     guard !isLoadingOlder, !isAtBeginning, !isLoading else { return }
-    // More is stored than the window shows: widen it.
-    if messages.count >= visibleLimit {
+    // The window is full of sent messages (the unsent ones come on top of it): the store may
+    // hold more than it shows, so widen it.
+    if messages.count(where: { $0.seq != nil }) >= visibleLimit {
       widen(by: Self.pageSize)
       return
     }

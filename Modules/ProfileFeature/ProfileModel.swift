@@ -138,6 +138,9 @@ public final class ProfileModel {
     failure = nil
     do {
       phase = .loaded(try await profiles.fetchMe())
+    } catch is CancellationError {
+      // Given up (the screen went away): no failure; the next appearance loads again.
+      return
     } catch {
       if user == nil { phase = .failed(DomainError(error)) } else { failure = DomainError(error) }
       return

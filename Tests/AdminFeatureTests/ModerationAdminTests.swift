@@ -285,6 +285,43 @@ struct ModerationAdminTests {
     #expect(users.failure == nil)
   }
 
+  @Test func aCancelledDashboardOrCaseLoadIsNoFailure() async throws {
+    try await fileReports()
+    let caseID = try #require(
+      try await cast.admin.admin.fetchReportCases(.open, .first).items.first?.id)
+    let cancels = LockIsolated(true)
+    let stats = cast.admin.model { values in
+      let fetch = values.adminRepository.fetchStats
+      values.adminRepository.fetchStats = {
+        if cancels.value { throw CancellationError() }
+        return try await fetch()
+      }
+    } _: {
+      StatsModel()
+    }
+    let detail = cast.admin.model { values in
+      let fetch = values.adminRepository.fetchReportCase
+      values.adminRepository.fetchReportCase = { id in
+        if cancels.value { throw CancellationError() }
+        return try await fetch(id)
+      }
+    } _: {
+      ReportCaseModel(caseID: caseID)
+    }
+    await stats.task()
+    await detail.task()
+    #expect(stats.state == .loading && detail.state == .loading)
+    cancels.setValue(false)
+    await stats.task()
+    await detail.task()
+    #expect(stats.state == .loaded && detail.state == .loaded)
+    cancels.setValue(true)
+    await stats.refreshPulled()
+    await detail.task()
+    #expect(stats.state == .loaded && stats.stats != nil)
+    #expect(detail.state == .loaded && detail.detail != nil)
+  }
+
   @Test func theDashboardCountsAndRecovers() async throws {
     try await fileReports()
     let stats = cast.admin.model { StatsModel() }

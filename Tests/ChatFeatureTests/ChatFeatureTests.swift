@@ -192,6 +192,42 @@ struct ChatFeatureTests {
     #expect(await eventually("her new message ends it", { bobRoom.typingUsers.isEmpty }))
   }
 
+  @Test func unsentMessagesDoNotMakeTheFirstLoadOlderOnlyWidenTheWindow() async throws {
+    // 30 sent messages and 20 typed offline: the store holds nothing older than it shows, so
+    // "load older" asks the server at once.
+    let (lists, lister) = AsyncThrowingStream.makeStream(of: [ChatMessage].self)
+    let asked = LockIsolated(0)
+    let me = try bob.userID
+    let sender = UserSummary(id: me, nickname: "bob")
+    let sent = (1...30).map { seq in
+      ChatMessage(
+        id: ChatMessage.ID(rawValue: "m_\(seq)"), roomID: roomID, seq: Int64(seq + 100),
+        clientMessageID: UUID(), sender: sender, text: "sent \(seq)", createdAt: Fixtures.now)
+    }
+    let unsent = (1...20).map { index in
+      ChatMessage(
+        id: ChatMessage.ID(rawValue: "local_\(index)"), roomID: roomID, seq: nil,
+        clientMessageID: UUID(), sender: sender, text: "unsent \(index)", createdAt: Fixtures.now,
+        deliveryState: .pending)
+    }
+    let bobRoom = bob.model(clock: clock) {
+      $0.chatRepository.messages = { _, _ in lists }
+      $0.chatRepository.loadOlder = { _, _ in
+        asked.withValue { $0 += 1 }
+        return 0
+      }
+    } _: {
+      ChatRoomModel(roomID: roomID)
+    }
+    let screen = Task { await bobRoom.task() }
+    defer { screen.cancel() }
+    lister.yield(sent + unsent)
+    guard await eventually("the list shows", { bobRoom.messages.count == 50 }) else { return }
+    await bobRoom.loadOlderTapped()
+    #expect(asked.value == 1)
+    #expect(bobRoom.isAtBeginning)
+  }
+
   @Test func typingIsToldAtMostOncePerInterval() async throws {
     let signals = LockIsolated<[ChatRoom.ID]>([])
     let room = alice.model(

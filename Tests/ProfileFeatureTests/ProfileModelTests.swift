@@ -36,6 +36,29 @@ struct ProfileModelTests {
     #expect(events.map(\.properties) == [["screen": "profile"]])
   }
 
+  @Test func aCancelledLoadIsNoFailureAndLoadsOnTheNextAppearance() async throws {
+    _ = try backend.seed(Fixtures.community)
+    let haneul = try backend.client(forNickname: Fixtures.haneul)
+    let cancels = LockIsolated(true)
+    let profile = haneul.model { values in
+      let fetch = values.profileRepository.fetchMe
+      values.profileRepository.fetchMe = {
+        if cancels.value { throw CancellationError() }
+        return try await fetch()
+      }
+    } _: {
+      ProfileModel()
+    }
+    await profile.task()
+    #expect(profile.phase == .loading && profile.failure == nil)
+    cancels.setValue(false)
+    await profile.task()
+    #expect(profile.user?.nickname.rawValue == Fixtures.haneul)
+    cancels.setValue(true)
+    await profile.refreshPulled()
+    #expect(profile.user?.nickname.rawValue == Fixtures.haneul && profile.failure == nil)
+  }
+
   @Test func myAnswersComePageByPage() async throws {
     let count = PageRequest.defaultLimit + 4
     let seeded = try backend.seed(
