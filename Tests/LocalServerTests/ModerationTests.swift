@@ -34,6 +34,10 @@ struct ModerationTests {
       try await h.expectError(
         .badRequest, "validation_failed", field: "detail", .post, "/reports", token: third,
         json: CreateReportRequest(target: target, reason: "other", detail: "  "))
+      // Text with another reason would be stored and never shown: refused, nothing filed.
+      try await h.expectError(
+        .badRequest, "validation_failed", field: "detail", .post, "/reports", token: third,
+        json: CreateReportRequest(target: target, reason: "privacy", detail: "My phone number"))
       try await h.expectError(
         .badRequest, "validation_failed", field: "reason", .post, "/reports", token: third,
         json: CreateReportRequest(target: target, reason: "boring"))

@@ -127,7 +127,8 @@ enum Moderation {
 extension ServiceEngine {
   /// Files a report of something the viewer can see; reopens or opens the target's case and
   /// hides the content at the threshold. `other` needs its explanation (1-500 characters); the
-  /// other reasons may carry one in the same limits.
+  /// other reasons carry none (a blank one is none): a report keeps its text only as `other`'s
+  /// explanation, so text sent with another reason is refused rather than stored unseen.
   public func report(
     _ reported: ReportTarget, reason: ReportReason.Code, detail rawDetail: String? = nil,
     as viewer: Viewer
@@ -136,6 +137,12 @@ extension ServiceEngine {
     let detail = try validated(rawDetail, .reportDetail)
     guard detail != nil || reason != .other else {
       throw .validation(.empty(field: TextRule.reportDetail.field))
+    }
+    guard detail == nil || reason == .other else {
+      throw .validation(
+        .invalidFormat(
+          field: TextRule.reportDetail.field,
+          expected: "left out: only the reason other takes an explanation"))
     }
     return try write { db, moment in
       guard let target = try Moderation.target(db, reported),
