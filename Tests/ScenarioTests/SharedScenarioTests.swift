@@ -98,6 +98,11 @@ struct SharedScenarioTests {
     try await withBackend(kind, ChatScenarios.liveChat)
   }
 
+  @Test("joining a group starts with its room's history read", arguments: BackendKind.allCases)
+  func joinStartsRead(_ kind: BackendKind) async throws {
+    try await withBackend(kind, ChatScenarios.joinStartsRead)
+  }
+
   @Test("chat moderation reaches the stores: hidden and restored", arguments: BackendKind.allCases)
   func moderatedChat(_ kind: BackendKind) async throws {
     try await withBackend(kind, ChatScenarios.moderatedMessages)

@@ -132,7 +132,8 @@ extension ServiceEngine {
     }
   }
 
-  /// Joins a group (joining twice changes nothing).
+  /// Joins a group (joining twice changes nothing). The room's history before the join counts
+  /// as read: a newcomer's unread count starts at what comes after.
   public func joinGroup(_ id: StudyGroup.ID, as viewer: Viewer) throws(DomainError) -> StudyGroup {
     let key = try PublicID.group.require(id.rawValue)
     try viewer.requireNotBanned(at: now)
@@ -144,6 +145,11 @@ extension ServiceEngine {
           VALUES (?, ?, ?, ?)
           """,
         arguments: [key, viewer.key, MemberRole.member, moment.millis])
+      if db.changesCount > 0,
+        let room = try RoomRecord.filter(Column("group_id") == key).fetchOne(db)
+      {
+        try Chat.moveReadCursor(db, room: room.key, user: viewer.key, to: room.lastSeq)
+      }
       return try Groups.group(db, group, viewer: viewer)
     }
   }

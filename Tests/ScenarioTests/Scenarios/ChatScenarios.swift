@@ -8,6 +8,35 @@ import Testing
 /// clients, the outbox's states, typing, unread counts and sign-out. The live backend runs
 /// them over `/realtime` and HTTP, the fakes over the service engine; both run `ChatSync`.
 enum ChatScenarios {
+  /// A newcomer's room starts with its history read, also after leaving and joining again:
+  /// the unread count counts what comes after the join.
+  static func joinStartsRead(_ backend: any ScenarioBackend) async throws {
+    let mina = try await backend.makeMember(nickname: "mina")
+    let jun = try await backend.makeMember(nickname: "jun")
+    let group = try await mina.studyGroups.createGroup(StudyGroupDraft(name: "Algorithms"))
+    let roomID = try #require(
+      try await mina.chat.fetchRooms(.first).items.first { $0.kind == .group(group.id) }?.id)
+    for text in ["One", "Two", "Three"] {
+      _ = try await mina.chat.sendMessage(text, roomID, UUID())
+    }
+    func junsRow() async throws -> ChatRoom? {
+      try await jun.chat.fetchRooms(.first).items.first { $0.id == roomID }
+    }
+    _ = try await jun.studyGroups.joinGroup(group.id)
+    var row = try #require(try await junsRow())
+    #expect(row.unreadCount == 0 && row.lastReadSeq == 3 && row.lastMessage?.text == "Three")
+    _ = try await mina.chat.sendMessage("Welcome, jun", roomID, UUID())
+    #expect(try await junsRow()?.unreadCount == 1)
+    // Joining again changes nothing; leaving and joining again starts read once more.
+    _ = try await jun.studyGroups.joinGroup(group.id)
+    #expect(try await junsRow()?.unreadCount == 1)
+    try await jun.studyGroups.leaveGroup(group.id)
+    _ = try await mina.chat.sendMessage("Anyone?", roomID, UUID())
+    _ = try await jun.studyGroups.joinGroup(group.id)
+    row = try #require(try await junsRow())
+    #expect(row.unreadCount == 0 && row.lastReadSeq == 5)
+  }
+
   static func liveChat(_ backend: any ScenarioBackend) async throws {
     let mina = try await backend.makeMember(nickname: "mina")
     let jun = try await backend.makeMember(nickname: "jun")
