@@ -70,6 +70,11 @@ public final class GroupDetailModel: Identifiable {
 
   /// The members, in joining order, page by page.
   private let memberList: PagedList<GroupMember>
+  /// Counts the membership changes begun and ended: a load that saw it change read the group
+  /// before (or during) a join or leave, and must not put the old group back.
+  @ObservationIgnored private var membershipChanges = 0
+  /// Numbers the loads, so only the newest ends ``isLoading``.
+  @ObservationIgnored private var loads = 0
 
   /// Creates the screen of `groupID`.
   public init(groupID: StudyGroup.ID) {
@@ -221,13 +226,17 @@ public final class GroupDetailModel: Identifiable {
   // MARK: Loading
 
   private func load() async {
+    loads += 1
+    let (number, changes) = (loads, membershipChanges)
     isLoading = true
-    defer { isLoading = false }
+    defer { if loads == number { isLoading = false } }
     do {
       let (repository, id, members) = (groups, groupID, memberList)
       async let group = repository.fetchGroup(id)
       async let membersLoaded = members.reload()
       let (loaded, _) = try await (group, membersLoaded)
+      // A join or leave since the group was read: what it showed is newer.
+      guard membershipChanges == changes else { return }
       self.group = loaded
       failure = nil
       onGroupChanged(loaded)
@@ -250,7 +259,11 @@ public final class GroupDetailModel: Identifiable {
     guard !isUpdatingMembership else { return }
     isUpdatingMembership = true
     failure = nil
-    defer { isUpdatingMembership = false }
+    membershipChanges += 1
+    defer {
+      membershipChanges += 1
+      isUpdatingMembership = false
+    }
     do {
       try await change()
     } catch {

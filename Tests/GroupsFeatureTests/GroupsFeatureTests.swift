@@ -362,6 +362,42 @@ struct GroupsFeatureTests {
 
   // MARK: A group
 
+  @Test func aRefreshThatReadTheGroupBeforeAJoinDoesNotUndoIt() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    // The refresh's members page waits; its group was read before the join.
+    let (gate, opener) = AsyncStream.makeStream(of: Void.self)
+    let memberReads = LockIsolated(0)
+    let changes = LockIsolated<[Bool]>([])
+    let detail = bob.model(clock: clock) { values in
+      let fetch = values.studyGroupRepository.fetchMembers
+      values.studyGroupRepository.fetchMembers = { id, page in
+        let read = memberReads.withValue {
+          $0 += 1
+          return $0
+        }
+        if read == 2 { for await _ in gate { break } }
+        return try await fetch(id, page)
+      }
+    } _: {
+      GroupDetailModel(groupID: group.id)
+    }
+    detail.onGroupChanged = { changed in changes.withValue { $0.append(changed.isMember) } }
+    await detail.task()
+    #expect(detail.canJoin)
+    let refresh = Task { await detail.refreshPulled() }
+    guard await eventually("the refresh waits for its members", { memberReads.value == 2 }) else {
+      return
+    }
+    await detail.joinButtonTapped()
+    #expect(detail.isMember)
+    opener.yield()
+    await refresh.value
+    #expect(detail.isMember && !detail.canJoin)
+    #expect(!detail.isLoading)
+    // The groups list heard of the join last, not of the old group after it.
+    #expect(changes.value.last == true)
+  }
+
   @Test func aCancelledLoadIsNoFailure() async throws {
     let group = try await createGroup("Swift Study", by: alice)
     let cancels = LockIsolated(true)
