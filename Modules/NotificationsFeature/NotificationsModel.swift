@@ -30,9 +30,9 @@ public final class NotificationsModel {
   @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
 
   @ObservationIgnored private var generation = 0
-  /// How many "mark all read" actions began: one that began while a single mark was on its
-  /// way decided that notification's state.
-  @ObservationIgnored private var markAllRuns = 0
+  /// How many "mark all read" actions succeeded: one that succeeded while a single mark was on
+  /// its way made that notification read whatever the single mark met.
+  @ObservationIgnored private var markAllSuccesses = 0
   @ObservationIgnored @Dependency(\.notificationRepository) private var repository
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -109,17 +109,23 @@ public final class NotificationsModel {
   public func markAllReadButtonTapped() async {
     let unread = Set(notifications.filter { !$0.isRead }.map(\.id))
     guard !unread.isEmpty || unreadCount > 0 else { return }
+    // Shown read: also one whose own mark is on its way (and may fail meanwhile).
+    let listed = Set(notifications.map(\.id))
     let previousCount = unreadCount
-    markAllRuns += 1
     setRead(true, unread)
     unreadCount = 0
     do {
       try await repository.markAllRead()
+      markAllSuccesses += 1
+      setRead(true, listed)
+      unreadCount = 0
       await analytics.track(
         "notifications_all_read", ["count": String(previousCount)], at: date.now)
     } catch {
+      // Only what this action marked goes back; the badge takes the service's count when it
+      // can be read (a single mark may have landed or failed meanwhile).
       setRead(false, unread)
-      unreadCount = previousCount
+      unreadCount = await currentUnreadCount() ?? previousCount
       failure = DomainError(error)
     }
   }
@@ -161,17 +167,18 @@ public final class NotificationsModel {
 
   private func markRead(_ notification: AppNotification.ID) async {
     guard notifications.contains(where: { $0.id == notification && !$0.isRead }) else { return }
-    let markAllsBefore = markAllRuns
+    let markAllsBefore = markAllSuccesses
     setRead(true, [notification])
     unreadCount = max(0, unreadCount - 1)
     do {
       try await repository.markRead(notification)
     } catch {
       failure = DomainError(error)
-      // A "mark all read" that began meanwhile decided this notification; else it is unread
-      // again. The badge takes the service's count when it can be read (a reload or another
-      // action may have moved it meanwhile), else counts this one back.
-      let undone = markAllRuns == markAllsBefore
+      // A "mark all read" that succeeded meanwhile made this notification read; else it is
+      // unread again (one still on its way marks it read when it succeeds). The badge takes
+      // the service's count when it can be read (a reload or another action may have moved it
+      // meanwhile), else counts this one back.
+      let undone = markAllSuccesses == markAllsBefore
       if undone { setRead(false, [notification]) }
       unreadCount = await currentUnreadCount() ?? unreadCount + (undone ? 1 : 0)
     }

@@ -169,6 +169,62 @@ struct NotificationsFeatureTests {
     #expect(try await alice.notifications.fetchUnreadCount() == 0)
   }
 
+  @Test func aMarkReadAndAMarkAllReadThatBothFailLeaveBothUnread() async throws {
+    _ = try await bobComments(2)
+    let (held, release) = AsyncStream<Void>.makeStream()
+    let waiting = Locked(false)
+    let inbox = inbox(as: alice) { values in
+      values.notificationRepository.markRead = { _ in
+        waiting.withLock { $0 = true }
+        for await _ in held { break }
+        throw DomainError.server("down for a moment")
+      }
+      values.notificationRepository.markAllRead = { throw DomainError.offline }
+    }
+    await inbox.task()
+    let tap = Task { await inbox.markReadButtonTapped(inbox.notifications[1].id) }
+    try await waitUntil("the first tap reaches the repository") { waiting.withLock { $0 } }
+    await inbox.markAllReadButtonTapped()
+    #expect(inbox.failure == .offline)
+    release.yield()
+    await tap.value
+    #expect(inbox.notifications.map(\.isRead) == [false, false])
+    #expect(inbox.unreadCount == 2)
+    #expect(try await alice.notifications.fetchUnreadCount() == 2)
+  }
+
+  @Test func aMarkReadFailingWhileMarkAllReadIsOnItsWayEndsReadWhenThatSucceeds() async throws {
+    _ = try await bobComments(2)
+    let (heldOne, releaseOne) = AsyncStream<Void>.makeStream()
+    let (heldAll, releaseAll) = AsyncStream<Void>.makeStream()
+    let waiting = Locked<Set<String>>([])
+    let inbox = inbox(as: alice) { values in
+      let markAll = values.notificationRepository.markAllRead
+      values.notificationRepository.markRead = { _ in
+        waiting.withLock { _ = $0.insert("one") }
+        for await _ in heldOne { break }
+        throw DomainError.server("down for a moment")
+      }
+      values.notificationRepository.markAllRead = {
+        waiting.withLock { _ = $0.insert("all") }
+        for await _ in heldAll { break }
+        try await markAll()
+      }
+    }
+    await inbox.task()
+    let tap = Task { await inbox.markReadButtonTapped(inbox.notifications[1].id) }
+    try await waitUntil("the tap reaches the repository") { waiting.withLock { $0 } == ["one"] }
+    let all = Task { await inbox.markAllReadButtonTapped() }
+    try await waitUntil("mark all reaches it") { waiting.withLock { $0 }.count == 2 }
+    releaseOne.yield()
+    await tap.value
+    releaseAll.yield()
+    await all.value
+    #expect(inbox.notifications.map(\.isRead) == [true, true])
+    #expect(inbox.unreadCount == 0)
+    #expect(try await alice.notifications.fetchUnreadCount() == 0)
+  }
+
   @Test func markingOneReadWithoutOpeningIt() async throws {
     _ = try await bobComments(2)
     let inbox = inbox(as: alice)
