@@ -113,8 +113,10 @@ enum ModerationScenarios {
     await #expect(throws: DomainError.banned) {
       try await author.profile.updateProfile(ProfileUpdate(cohort: "2026 Evening"))
     }
-    // Reads still work while banned.
+    // Reads still work while banned, and usage events still upload (they are not content).
     #expect(try await author.board.fetchPosts(.first).items.map(\.id) == [post.id])
+    await author.analytics.track(try AnalyticsEvent(name: "post_viewed", occurredAt: scenarioEpoch))
+    #expect(try await author.analytics.flush() == 1)
     let me = try await author.profile.fetchMe()
     #expect(me.isBanned)
     let listed = try await admin.admin.fetchUsers("alice", .first).items
