@@ -364,6 +364,20 @@ struct SessionRestoreTests {
     #expect(await backend.session.currentState() == .signedIn(Fixtures.domainUser()))
   }
 
+  @Test func aStoreThatCannotBeReadYetIsReadAgainLater() async throws {
+    // As a Keychain is before the first unlock after a reboot: reads fail, then work.
+    let store = LockedCredentialStore(Credentials(accessToken: "a", refreshToken: "r"))
+    let transport = StubTransport()
+    transport.stub(.get, "/me", with: .response(status: .ok, body: Data(Fixtures.user().utf8)))
+    let backend = LiveBackend(
+      configuration: LiveConfiguration(
+        baseURL: Harness.baseURL, credentialStore: store, transport: transport,
+        retryPolicy: .never))
+    #expect(await backend.session.currentState() == .signedOut)
+    await store.unlock()
+    #expect(await backend.session.currentState() == .signedIn(Fixtures.domainUser()))
+  }
+
   @Test func aCorruptStoreStartsSignedOutAndKeepsTheFile() async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
@@ -379,6 +393,33 @@ struct SessionRestoreTests {
     let user = try await harness.signIn()
     let stored = try await FileCredentialStore(fileURL: file).storedSession()
     #expect(stored?.user == user)
+  }
+}
+
+/// A credential store that refuses every call until ``unlock()``, as a locked Keychain does.
+actor LockedCredentialStore: CredentialStore {
+  private var stored: Credentials?
+  private var isLocked = true
+
+  init(_ credentials: Credentials?) { stored = credentials }
+
+  func unlock() { isLocked = false }
+
+  private func open() throws {
+    if isLocked { throw CredentialStoreError.keychain(operation: "read", status: -25308) }
+  }
+
+  func credentials() throws -> Credentials? {
+    try open()
+    return stored
+  }
+  func save(_ credentials: Credentials) throws {
+    try open()
+    stored = credentials
+  }
+  func clear() throws {
+    try open()
+    stored = nil
   }
 }
 

@@ -77,13 +77,16 @@ public actor SessionController {
     return account
   }
 
-  /// Restores the state from the credential store; later calls wait for the first one.
+  /// Restores the state from the credential store; later calls wait for the first one. A store
+  /// that could not be read (a Keychain still locked after a reboot, say) leaves the state
+  /// signed out and is read again by the next call, so the session comes back once it can be.
   public func restore() async {
     if isRestored { return }
     if let restoreTask { return await restoreTask.value }
     let task = Task { await self.performRestore() }
     restoreTask = task
     await task.value
+    if !isRestored { restoreTask = nil }
   }
 
   /// Waits for the profile refresh that follows a restore, if one is running (for tests and
@@ -175,7 +178,8 @@ public actor SessionController {
   // MARK: - Internals
 
   private func performRestore() async {
-    defer { isRestored = true }
+    var wasRead = true
+    defer { if wasRead { isRestored = true } }
     let stored: StoredSession?
     do {
       if let sessionStore = store as? any SessionStore {
@@ -184,8 +188,10 @@ public actor SessionController {
         stored = try await store.credentials().map { StoredSession(credentials: $0, user: nil) }
       }
     } catch {
-      // The data stays where it is (see FileCredentialStore); sign-in replaces it.
-      noteStorageProblem("restoring the session failed; starting signed out", error)
+      // The data stays where it is (see FileCredentialStore); sign-in replaces it. The next
+      // restore reads it again: the failure may pass (a locked Keychain).
+      noteStorageProblem("restoring the session failed; signed out until it can be read", error)
+      wasRead = false
       publish(.signedOut)
       return
     }
