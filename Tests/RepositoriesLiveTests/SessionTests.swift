@@ -137,6 +137,23 @@ struct SessionTests {
     #expect(await harness.backend.analytics.pendingCount() == 0)
   }
 
+  @Test func aWithdrawalWhoseCredentialsCannotBeClearedStillDeletesTheLocalStore() async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("withdraw-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let harness = Harness(store: UnclearableCredentialStore(), storage: .directory(folder))
+    try await harness.signIn(as: "u_gone")
+    await harness.repositories.analytics.track(
+      try AnalyticsEvent(name: "screen_viewed", occurredAt: Date()))
+    #expect(
+      FileManager.default.fileExists(atPath: folder.appendingPathComponent("u_gone.sqlite").path))
+    harness.stub(.delete, "/me", status: .noContent, json: "")
+    await #expect(throws: (any Error).self) { try await harness.repositories.auth.withdraw() }
+    let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    #expect(left.filter { $0.hasPrefix("u_gone") }.isEmpty)
+    #expect(await harness.backend.analytics.pendingCount() == 0)
+  }
+
   @Test func aFailedWithdrawalKeepsTheSession() async throws {
     let harness = Harness()
     let user = try await harness.signIn()
@@ -393,6 +410,16 @@ struct SessionRestoreTests {
     let user = try await harness.signIn()
     let stored = try await FileCredentialStore(fileURL: file).storedSession()
     #expect(stored?.user == user)
+  }
+}
+
+/// A credential store whose `clear` fails (an unlink refused, a Keychain error).
+actor UnclearableCredentialStore: CredentialStore {
+  private var stored: Credentials?
+  func credentials() -> Credentials? { stored }
+  func save(_ credentials: Credentials) { stored = credentials }
+  func clear() throws {
+    throw CredentialStoreError.fileSystem(operation: "delete", path: "session.json", errno: EACCES)
   }
 }
 

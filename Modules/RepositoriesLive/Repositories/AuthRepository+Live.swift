@@ -88,7 +88,14 @@ extension AuthRepository {
       withdraw: {
         let user = await session.signedInAccount()?.user
         try await withdrawalClient.send(MeAPI.withdraw)
-        try await session.signOut()
+        // The account is gone: what the device keeps of it goes too, even when the stored
+        // credentials cannot be cleared (that failure is still the caller's to hear).
+        do {
+          try await session.signOut()
+        } catch {
+          if let user { await forget(user) }
+          throw error
+        }
         if let user { await forget(user) }
       })
   }
