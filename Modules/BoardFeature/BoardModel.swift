@@ -88,9 +88,13 @@ public final class BoardModel {
 
   // MARK: - User actions
 
-  /// The screen appeared: loads the first page the first time.
+  /// The screen appeared: loads the first page the first time, and runs the field's search
+  /// again when it was given up before its results landed (a refresh cancelled with the screen).
   public func task() async {
     await analytics.screenViewed("board", at: date.now)
+    if let query = searchQuery, !lists.answers(query), !isSearching, !lists.searches.isWaiting {
+      return await showResults(of: query, run: lists.searches.current, isSearch: true)
+    }
     guard !list.hasLoaded, !list.isLoading else { return }
     await reloadList()
   }
@@ -215,7 +219,14 @@ public final class BoardModel {
       let shown =
         isSearch
         ? try await lists.search(query, run: run) : try await lists.reloadShown(run: run)
-      guard shown else { return }
+      guard shown else {
+        // Given up (the screen went away) while still the field's search, with no search of
+        // the field waiting: nothing will land, so the spinner ends; ``task()`` runs it again.
+        if Task.isCancelled, lists.searches.isCurrent(run), !lists.searches.isWaiting {
+          isSearching = false
+        }
+        return
+      }
       isSearching = false
       guard isSearch, let results else { return }
       await analytics.track(

@@ -215,6 +215,47 @@ struct BoardModelTests {
     #expect(events.map(\.name) == ["screen_viewed", "board_searched", "board_searched"])
   }
 
+  @Test func aRefreshGivenUpBeforeItsSearchLandedEndsTheSpinnerAndSearchesOnReturn() async throws {
+    _ = try await alice.board.createPost(PostDraft(content: "swift tips"))
+    _ = try await alice.board.createPost(PostDraft(content: "kotlin corner"))
+    let slow = Gate()
+    let searched = CallLog<String>()
+    // "kotlin" answers once the gate opens, as a request does: given up when its task was
+    // cancelled meanwhile.
+    let board = board(as: bob) { values in
+      let search = values.boardRepository.searchPosts
+      values.boardRepository.searchPosts = { query, page in
+        await searched.record(query)
+        if query == "kotlin" {
+          await slow.wait()
+          try Task.checkCancellation()
+        }
+        return try await search(query, page)
+      }
+    }
+    await board.task()
+    let first = Task { await board.searchTextChanged("swift") }
+    try await clock.waitForSleeper()
+    await clock.advance(by: .milliseconds(300))
+    await first.value
+    // New text waits for its pause; a refresh searches it now, and the screen goes away.
+    let waiting = Task { await board.searchTextChanged("kotlin") }
+    try await clock.waitForSleeper()
+    let refresh = Task { await board.refreshPulled() }
+    try await searched.waitForCalls(2)
+    refresh.cancel()
+    await slow.open()
+    await refresh.value
+    await waiting.value
+    #expect(!board.isSearching)
+    #expect(board.searchResults.map(\.content) == ["swift tips"])
+    // Back on screen: the field's search runs again and lands.
+    await board.task()
+    #expect(board.searchQuery == "kotlin")
+    #expect(board.searchResults.map(\.content) == ["kotlin corner"])
+    #expect(!board.isSearching)
+  }
+
   @Test func anOlderSearchNeverOverwritesANewerOne() async throws {
     _ = try await alice.board.createPost(PostDraft(content: "old style"))
     _ = try await alice.board.createPost(PostDraft(content: "new style"))
