@@ -92,8 +92,10 @@ public final class BoardModel {
   /// again when it was given up before its results landed (a refresh cancelled with the screen).
   public func task() async {
     await analytics.screenViewed("board", at: date.now)
-    if let query = searchQuery, !lists.answers(query), !isSearching, !lists.searches.isWaiting {
-      return await showResults(of: query, run: lists.searches.current, isSearch: true)
+    if let query = searchQuery, !lists.answers(query), !isSearching, !lists.searches.isWaiting,
+      lists.incoming == nil
+    {
+      await showResults(of: query, run: lists.searches.current, isSearch: true)
     }
     guard !list.hasLoaded, !list.isLoading else { return }
     await reloadList()
@@ -220,9 +222,12 @@ public final class BoardModel {
         isSearch
         ? try await lists.search(query, run: run) : try await lists.reloadShown(run: run)
       guard shown else {
-        // Given up (the screen went away) while still the field's search, with no search of
-        // the field waiting: nothing will land, so the spinner ends; ``task()`` runs it again.
-        if Task.isCancelled, lists.searches.isCurrent(run), !lists.searches.isWaiting {
+        // Given up (the screen went away) while still the field's search, with no other search
+        // of the field waiting or loading (a refresh's): nothing will land, so the spinner
+        // ends; ``task()`` runs it again.
+        if Task.isCancelled, lists.searches.isCurrent(run), !lists.searches.isWaiting,
+          lists.incoming == nil
+        {
           isSearching = false
         }
         return

@@ -112,6 +112,7 @@ public final class NotificationsModel {
     // Shown read: also one whose own mark is on its way (and may fail meanwhile).
     let listed = Set(notifications.map(\.id))
     let previousCount = unreadCount
+    let successesBefore = markAllSuccesses
     setRead(true, unread)
     unreadCount = 0
     do {
@@ -122,9 +123,10 @@ public final class NotificationsModel {
       await analytics.track(
         "notifications_all_read", ["count": String(previousCount)], at: date.now)
     } catch {
-      // Only what this action marked goes back; the badge takes the service's count when it
-      // can be read (a single mark may have landed or failed meanwhile).
-      setRead(false, unread)
+      // Only what this action marked goes back, unless a later mark-all succeeded meanwhile;
+      // the badge takes the service's count when it can be read (a single mark may have
+      // landed or failed meanwhile).
+      if markAllSuccesses == successesBefore { setRead(false, unread) }
       unreadCount = await currentUnreadCount() ?? previousCount
       failure = DomainError(error)
     }

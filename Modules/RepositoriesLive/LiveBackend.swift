@@ -96,7 +96,7 @@ public final class LiveBackend: Sendable {
       logger: logger, now: configuration.now, onSessionEnded: onSessionEnded)
     let session = SessionController(
       store: configuration.credentialStore, authenticator: authenticator, logger: logger,
-      refreshesProfileOnRestore: configuration.refreshesProfileOnRestore,
+      refreshesProfileOnRestore: configuration.refreshesProfileOnRestore, now: configuration.now,
       loadProfile: { try await client.fetch(MeAPI.me, as: UserDTO.self) })
     link.controller = session
 

@@ -222,15 +222,11 @@ struct BoardModelTests {
     let searched = CallLog<String>()
     // "kotlin" answers once the gate opens, as a request does: given up when its task was
     // cancelled meanwhile.
-    let board = board(as: bob) { values in
-      let search = values.boardRepository.searchPosts
-      values.boardRepository.searchPosts = { query, page in
-        await searched.record(query)
-        if query == "kotlin" {
-          await slow.wait()
-          try Task.checkCancellation()
-        }
-        return try await search(query, page)
+    let board = board(as: bob) {
+      $0.logSearches(in: searched) { _, query in
+        guard query == "kotlin" else { return }
+        await slow.wait()
+        try Task.checkCancellation()
       }
     }
     await board.task()
@@ -254,6 +250,32 @@ struct BoardModelTests {
     #expect(board.searchQuery == "kotlin")
     #expect(board.searchResults.map(\.content) == ["kotlin corner"])
     #expect(!board.isSearching)
+  }
+
+  @Test func aTypedSearchGivenUpForARefreshLeavesTheSpinnerToTheRefresh() async throws {
+    _ = try await alice.board.createPost(PostDraft(content: "kotlin corner"))
+    let slow = Gate()
+    let searched = CallLog<String>()
+    // The typed search waits until cancelled, as a request does; the refresh's waits for the
+    // gate.
+    let board = board(as: bob) {
+      $0.logSearches(in: searched) { call, _ in
+        if call == 1 { try await Task.sleep(for: .seconds(600)) } else { await slow.wait() }
+      }
+    }
+    await board.task()
+    let typed = Task { await board.searchTextChanged("kotlin") }
+    try await clock.waitForSleeper()
+    await clock.advance(by: .milliseconds(300))
+    try await searched.waitForCalls(1)
+    let refresh = Task { await board.refreshPulled() }
+    try await searched.waitForCalls(2)
+    await typed.value
+    #expect(board.isSearching)
+    await slow.open()
+    await refresh.value
+    #expect(!board.isSearching)
+    #expect(board.searchResults.map(\.content) == ["kotlin corner"])
   }
 
   @Test func anOlderSearchNeverOverwritesANewerOne() async throws {

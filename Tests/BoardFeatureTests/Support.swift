@@ -78,6 +78,19 @@ extension DependencyValues {
     }
   }
 
+  /// Searches are logged in `log`; each first runs `before` with its number (from 1) and
+  /// query, which may wait or throw (as a request given up does).
+  mutating func logSearches(
+    in log: CallLog<String>, before: @escaping @Sendable (Int, String) async throws -> Void
+  ) {
+    let search = boardRepository.searchPosts
+    boardRepository.searchPosts = { query, page in
+      await log.record(query)
+      try await before(await log.calls.count, query)
+      return try await search(query, page)
+    }
+  }
+
   /// Post likes are logged in `log` (the wish sent) and held until `gate` opens.
   mutating func holdPostLikes(at gate: Gate, loggingIn log: CallLog<Bool>) {
     boardRepository.setPostLike = held(boardRepository.setPostLike, at: gate, loggingIn: log)

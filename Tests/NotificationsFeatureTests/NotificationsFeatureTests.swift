@@ -225,6 +225,35 @@ struct NotificationsFeatureTests {
     #expect(try await alice.notifications.fetchUnreadCount() == 0)
   }
 
+  @Test func aMarkAllReadFailingAfterALaterOneSucceededUndoesNothing() async throws {
+    _ = try await bobComments(2)
+    let (held, release) = AsyncStream<Void>.makeStream()
+    let calls = Locked(0)
+    let inbox = inbox(as: alice) { values in
+      let markAll = values.notificationRepository.markAllRead
+      values.notificationRepository.markAllRead = {
+        let call = calls.withLock {
+          $0 += 1
+          return $0
+        }
+        guard call == 1 else { return try await markAll() }
+        for await _ in held { break }
+        throw DomainError.offline
+      }
+    }
+    await inbox.task()
+    let first = Task { await inbox.markAllReadButtonTapped() }
+    try await waitUntil("the first mark-all reaches the repository") { calls.withLock { $0 } == 1 }
+    // A refresh meanwhile brings the rows back unread; a second mark-all succeeds.
+    await inbox.refreshPulled()
+    #expect(inbox.notifications.map(\.isRead) == [false, false])
+    await inbox.markAllReadButtonTapped()
+    release.yield()
+    await first.value
+    #expect(inbox.notifications.map(\.isRead) == [true, true])
+    #expect(inbox.unreadCount == 0)
+  }
+
   @Test func markingOneReadWithoutOpeningIt() async throws {
     _ = try await bobComments(2)
     let inbox = inbox(as: alice)

@@ -386,13 +386,30 @@ struct SessionRestoreTests {
     let store = LockedCredentialStore(Credentials(accessToken: "a", refreshToken: "r"))
     let transport = StubTransport()
     transport.stub(.get, "/me", with: .response(status: .ok, body: Data(Fixtures.user().utf8)))
+    let clock = Locked(Date(timeIntervalSince1970: 1_800_000_000))
     let backend = LiveBackend(
       configuration: LiveConfiguration(
         baseURL: Harness.baseURL, credentialStore: store, transport: transport,
-        retryPolicy: .never))
+        retryPolicy: .never, now: { clock.withLock { $0 } }))
     #expect(await backend.session.currentState() == .signedOut)
+    let reads = await store.reads
+    // Calls soon after are not worth another read of a store that just failed.
+    #expect(await backend.session.currentState() == .signedOut)
+    #expect(await store.reads == reads)
     await store.unlock()
+    clock.withLock { $0 += 5 }
     #expect(await backend.session.currentState() == .signedIn(Fixtures.domainUser()))
+  }
+
+  @Test func aSignInWhileTheStoreCannotBeReadStaysSignedIn() async throws {
+    let store = LockedCredentialStore(nil)
+    let clock = Locked(Date(timeIntervalSince1970: 1_800_000_000))
+    let harness = Harness(store: store, now: { clock.withLock { $0 } })
+    #expect(await harness.repositories.auth.currentState() == .signedOut)
+    let user = try await harness.signIn()
+    clock.withLock { $0 += 60 }
+    // The store still fails, but the sign-in settled the state: no read signs the user out.
+    #expect(await harness.repositories.auth.currentState() == .signedIn(user))
   }
 
   @Test func aCorruptStoreStartsSignedOutAndKeepsTheFile() async throws {
@@ -427,6 +444,8 @@ actor UnclearableCredentialStore: CredentialStore {
 actor LockedCredentialStore: CredentialStore {
   private var stored: Credentials?
   private var isLocked = true
+  /// How many times the credentials were read.
+  private(set) var reads = 0
 
   init(_ credentials: Credentials?) { stored = credentials }
 
@@ -437,6 +456,7 @@ actor LockedCredentialStore: CredentialStore {
   }
 
   func credentials() throws -> Credentials? {
+    reads += 1
     try open()
     return stored
   }

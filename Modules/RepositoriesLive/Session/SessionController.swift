@@ -17,6 +17,7 @@ public actor SessionController {
   private let logger: Logger
   private let refreshesProfileOnRestore: Bool
   private let loadProfile: @Sendable () async throws -> User
+  private let now: @Sendable () -> Date
   /// The state (none before the first restore finished) and its subscribers.
   private nonisolated let broadcaster = Broadcaster<SessionState>(replaysLatest: true)
 
@@ -28,16 +29,24 @@ public actor SessionController {
   private var isTransitioning = false
   private var waitingTransitions: [CheckedContinuation<Void, Never>] = []
   private var isRestored = false
+  /// When the store last could not be read: it is read again once
+  /// ``unreadableStoreRetryInterval`` has passed, not on every call.
+  private var failedReadAt: Date?
   private var profileRefresh: Task<Void, Never>?
 
   /// The last problem reading or writing the credential store, for diagnostics: the session
   /// keeps working in memory, but may not survive a relaunch.
   public private(set) var lastStorageProblem: String?
 
+  /// How long a store that could not be read is left alone before a call reads it again.
+  static let unreadableStoreRetryInterval: TimeInterval = 5
+
   init(
     store: any CredentialStore, authenticator: Authenticator, logger: Logger,
-    refreshesProfileOnRestore: Bool, loadProfile: @escaping @Sendable () async throws -> User
+    refreshesProfileOnRestore: Bool, now: @escaping @Sendable () -> Date = { Date() },
+    loadProfile: @escaping @Sendable () async throws -> User
   ) {
+    self.now = now
     self.store = store
     self.authenticator = authenticator
     self.logger = logger
@@ -79,10 +88,14 @@ public actor SessionController {
 
   /// Restores the state from the credential store; later calls wait for the first one. A store
   /// that could not be read (a Keychain still locked after a reboot, say) leaves the state
-  /// signed out and is read again by the next call, so the session comes back once it can be.
+  /// signed out, and a call at least five seconds later reads it again, so the session comes
+  /// back once it can be; a sign-in, sign-up or sign-out meanwhile settles the state for good.
   public func restore() async {
     if isRestored { return }
     if let restoreTask { return await restoreTask.value }
+    if let failedReadAt, now().timeIntervalSince(failedReadAt) < Self.unreadableStoreRetryInterval {
+      return
+    }
     let task = Task { await self.performRestore() }
     restoreTask = task
     await task.value
@@ -100,6 +113,7 @@ public actor SessionController {
   /// A sign-in or sign-up produced `session`: store it and publish `.signedIn`.
   func signIn(_ session: AuthSession) async {
     await restore()
+    isRestored = true
     await exclusively { await self.storeAndPublish(session) }
   }
 
@@ -128,6 +142,7 @@ public actor SessionController {
   /// Sign-in found no account: publish `.needsSignUp`, ending any previous session locally.
   func needsSignUp(_ token: SignUpToken) async throws(DomainError) {
     await restore()
+    isRestored = true
     try await exclusively { () throws(DomainError) in
       if case .signedIn = self.broadcaster.current { try await self.forgetCredentials() }
       self.publish(.needsSignUp(token))
@@ -137,6 +152,7 @@ public actor SessionController {
   /// Forgets the credentials on this device and publishes `.signedOut`.
   func signOut() async throws(DomainError) {
     await restore()
+    isRestored = true
     try await exclusively { () throws(DomainError) in
       defer { self.publish(.signedOut) }
       try await self.forgetCredentials()
@@ -192,6 +208,7 @@ public actor SessionController {
       // restore reads it again: the failure may pass (a locked Keychain).
       noteStorageProblem("restoring the session failed; signed out until it can be read", error)
       wasRead = false
+      failedReadAt = now()
       publish(.signedOut)
       return
     }
