@@ -224,9 +224,13 @@ public actor WebSocketConnection {
         self.socket = socket
         setState(.connected)
         logger.info("WebSocket connected", metadata: ["url": "\(configuration.url)"])
+        let attemptsBefore = failures
         let end = await session(on: socket)
         self.socket = nil
         if isStopped { return }
+        // The server asked for fewer frames or a later try (its error frame came first, and
+        // would have counted as stability): the backoff keeps growing.
+        if end.asksToBackOff { failures = max(failures, attemptsBefore) }
         if end.dropsSocket { drop(socket, because: end) }
         logger.notice("WebSocket connection lost", metadata: ["reason": "\(end)"])
       case .failure(let failure):
@@ -388,6 +392,13 @@ extension WebSocketConnection {
     case pingFailed(WebSocketError)
     /// No pong within the heartbeat's timeout.
     case pongTimedOut
+
+    /// Whether the server closed with 1008 (policy: too many frames, or the account is gone) or
+    /// 1013 (try again later): the next try waits longer, whatever the session delivered.
+    var asksToBackOff: Bool {
+      guard case .failed(.closed(let code?, _)) = self else { return false }
+      return code == .policyViolation || code == .tryAgainLater
+    }
 
     /// Whether the socket may still be open and must be closed by this side.
     var dropsSocket: Bool {

@@ -48,6 +48,8 @@ public struct WebSocketCloseCode: RawRepresentable, Sendable, Hashable, Expressi
   public static let messageTooBig: WebSocketCloseCode = 1009
   /// 1011: the server met an unexpected condition.
   public static let internalServerError: WebSocketCloseCode = 1011
+  /// 1013: try again later (the server is overloaded, or this client fell behind).
+  public static let tryAgainLater: WebSocketCloseCode = 1013
 
   /// The code's number.
   public var description: String { String(rawValue) }

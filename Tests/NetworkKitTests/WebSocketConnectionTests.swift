@@ -141,6 +141,32 @@ struct WebSocketConnectionTests {
     await harness.connection.stop()
   }
 
+  @Test func aCloseThatAsksToBackOffKeepsTheBackoffGrowingAfterFrames() async throws {
+    let harness = Harness(answers: .accept, .accept, .accept)
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    var frames = harness.connection.frames.makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    #expect(await states.next() == .connected)
+    // The server's error frame, then "try again later" (a socket that fell behind).
+    let first = try await harness.transport.socket(0)
+    first.deliver(.text("slow_consumer"))
+    #expect(await frames.next() == .text("slow_consumer"))
+    first.closeFromServer(code: .tryAgainLater)
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    #expect(await states.next() == .connecting(attempt: 1))
+    #expect(await states.next() == .connected)
+    // Again, with "too many frames" (1008): the wait grows instead of starting over.
+    let second = try await harness.transport.socket(1)
+    second.deliver(.text("too_many_frames"))
+    #expect(await frames.next() == .text("too_many_frames"))
+    second.closeFromServer(code: .policyViolation)
+    #expect(await states.next() == .waitingToReconnect(attempt: 2, retryIn: .milliseconds(500)))
+    await harness.connection.stop()
+  }
+
   // MARK: - Authentication
 
   @Test(arguments: [401, nil] as [Int?])
