@@ -33,6 +33,10 @@ public final class NotificationsModel {
   /// How many "mark all read" actions succeeded: one that succeeded while a single mark was on
   /// its way made that notification read whatever the single mark met.
   @ObservationIgnored private var markAllSuccesses = 0
+  /// How many "mark all read" actions began, and the number of the newest that succeeded: a
+  /// failed one undoes nothing once one that began after it succeeded.
+  @ObservationIgnored private var markAllsBegun = 0
+  @ObservationIgnored private var newestMarkAllSucceeded = 0
   @ObservationIgnored @Dependency(\.notificationRepository) private var repository
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -112,21 +116,23 @@ public final class NotificationsModel {
     // Shown read: also one whose own mark is on its way (and may fail meanwhile).
     let listed = Set(notifications.map(\.id))
     let previousCount = unreadCount
-    let successesBefore = markAllSuccesses
+    markAllsBegun += 1
+    let number = markAllsBegun
     setRead(true, unread)
     unreadCount = 0
     do {
       try await repository.markAllRead()
       markAllSuccesses += 1
+      newestMarkAllSucceeded = max(newestMarkAllSucceeded, number)
       setRead(true, listed)
       unreadCount = 0
       await analytics.track(
         "notifications_all_read", ["count": String(previousCount)], at: date.now)
     } catch {
-      // Only what this action marked goes back, unless a later mark-all succeeded meanwhile;
-      // the badge takes the service's count when it can be read (a single mark may have
-      // landed or failed meanwhile).
-      if markAllSuccesses == successesBefore { setRead(false, unread) }
+      // Only what this action marked goes back, unless a mark-all that began after it
+      // succeeded meanwhile; the badge takes the service's count when it can be read (a single
+      // mark may have landed or failed meanwhile).
+      if newestMarkAllSucceeded < number { setRead(false, unread) }
       unreadCount = await currentUnreadCount() ?? previousCount
       failure = DomainError(error)
     }

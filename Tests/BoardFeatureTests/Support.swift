@@ -12,8 +12,11 @@ import Testing
 actor CallLog<Call: Sendable> {
   private(set) var calls: [Call] = []
 
-  func record(_ call: Call) {
+  /// Records `call` and returns its number (from 1).
+  @discardableResult
+  func record(_ call: Call) -> Int {
     calls.append(call)
+    return calls.count
   }
 
   /// Waits until `count` calls arrived: the model reached the endpoint. Throws when they did
@@ -85,8 +88,7 @@ extension DependencyValues {
   ) {
     let search = boardRepository.searchPosts
     boardRepository.searchPosts = { query, page in
-      await log.record(query)
-      try await before(await log.calls.count, query)
+      try await before(await log.record(query), query)
       return try await search(query, page)
     }
   }

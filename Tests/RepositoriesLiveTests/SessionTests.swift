@@ -381,8 +381,9 @@ struct SessionRestoreTests {
     #expect(await backend.session.currentState() == .signedIn(Fixtures.domainUser()))
   }
 
-  @Test func aStoreThatCannotBeReadYetIsReadAgainLater() async throws {
-    // As a Keychain is before the first unlock after a reboot: reads fail, then work.
+  /// A live backend over a ``LockedCredentialStore`` holding a session whose `/me` answers, on a
+  /// wall clock the test sets.
+  func lockedStoreBackend() -> (LiveBackend, LockedCredentialStore, Locked<Date>) {
     let store = LockedCredentialStore(Credentials(accessToken: "a", refreshToken: "r"))
     let transport = StubTransport()
     transport.stub(.get, "/me", with: .response(status: .ok, body: Data(Fixtures.user().utf8)))
@@ -391,6 +392,12 @@ struct SessionRestoreTests {
       configuration: LiveConfiguration(
         baseURL: Harness.baseURL, credentialStore: store, transport: transport,
         retryPolicy: .never, now: { clock.withLock { $0 } }))
+    return (backend, store, clock)
+  }
+
+  @Test func aStoreThatCannotBeReadYetIsReadAgainLater() async throws {
+    // As a Keychain is before the first unlock after a reboot: reads fail, then work.
+    let (backend, store, clock) = lockedStoreBackend()
     #expect(await backend.session.currentState() == .signedOut)
     let reads = await store.reads
     // Calls soon after are not worth another read of a store that just failed.
@@ -398,6 +405,15 @@ struct SessionRestoreTests {
     #expect(await store.reads == reads)
     await store.unlock()
     clock.withLock { $0 += 5 }
+    #expect(await backend.session.currentState() == .signedIn(Fixtures.domainUser()))
+  }
+
+  @Test func aClockSetBackCountsAsTimePassedForTheNextRead() async throws {
+    let (backend, store, clock) = lockedStoreBackend()
+    #expect(await backend.session.currentState() == .signedOut)
+    await store.unlock()
+    // After a reboot the wall clock is often corrected backwards.
+    clock.withLock { $0 -= 3_600 }
     #expect(await backend.session.currentState() == .signedIn(Fixtures.domainUser()))
   }
 

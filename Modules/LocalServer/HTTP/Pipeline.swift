@@ -7,8 +7,9 @@ import ServiceEngine
 
 // The pipeline of an operation, as Hummingbird middleware on the operation's route group:
 // body limit, authentication, admin role, idempotent replay, write rate limit, then the
-// handler (a replay writes nothing, so the limit does not count it). Each fails with the contract's error envelope; the rules themselves (bans,
-// ownership, validation) are the engine's.
+// handler (a replay writes nothing, so the limit does not count it). Each fails with the
+// contract's error envelope; the rules themselves (bans, ownership, validation) are the
+// engine's.
 
 /// Collects the body of a write (the routes of writes only), refusing more than the
 /// configured maximum with 413: at once when `Content-Length` says so, else while reading

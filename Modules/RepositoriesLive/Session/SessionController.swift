@@ -93,7 +93,10 @@ public actor SessionController {
   public func restore() async {
     if isRestored { return }
     if let restoreTask { return await restoreTask.value }
-    if let failedReadAt, now().timeIntervalSince(failedReadAt) < Self.unreadableStoreRetryInterval {
+    // (A clock set back since the failure counts as time passed.)
+    if let failedReadAt,
+      (0..<Self.unreadableStoreRetryInterval).contains(now().timeIntervalSince(failedReadAt))
+    {
       return
     }
     let task = Task { await self.performRestore() }
