@@ -50,6 +50,17 @@ struct NotificationsFeatureTests {
     }
   }
 
+  /// Makes `markRead` set `waiting`, wait for `held`, then fail as server trouble.
+  func holdMarkRead(
+    _ values: inout DependencyValues, waiting: Locked<Bool>, until held: AsyncStream<Void>
+  ) {
+    values.notificationRepository.markRead = { _ in
+      waiting.withLock { $0 = true }
+      for await _ in held { break }
+      throw DomainError.server("down for a moment")
+    }
+  }
+
   @Test("a load given up (the screen went away) shows no failure")
   func aCancelledLoadIsNoFailure() async throws {
     _ = try await bobComments(1)
@@ -169,13 +180,7 @@ struct NotificationsFeatureTests {
     _ = try await bobComments(2)
     let (held, release) = AsyncStream<Void>.makeStream()
     let waiting = Locked(false)
-    let inbox = inbox(as: alice) { values in
-      values.notificationRepository.markRead = { _ in
-        waiting.withLock { $0 = true }
-        for await _ in held { break }
-        throw DomainError.server("down for a moment")
-      }
-    }
+    let inbox = inbox(as: alice) { holdMarkRead(&$0, waiting: waiting, until: held) }
     await inbox.task()
     let tap = Task { await inbox.markReadButtonTapped(inbox.notifications[1].id) }
     try await waitUntil("the first tap reaches the repository") { waiting.withLock { $0 } }
@@ -192,11 +197,7 @@ struct NotificationsFeatureTests {
     let (held, release) = AsyncStream<Void>.makeStream()
     let waiting = Locked(false)
     let inbox = inbox(as: alice) { values in
-      values.notificationRepository.markRead = { _ in
-        waiting.withLock { $0 = true }
-        for await _ in held { break }
-        throw DomainError.server("down for a moment")
-      }
+      holdMarkRead(&values, waiting: waiting, until: held)
       values.notificationRepository.markAllRead = { throw DomainError.offline }
     }
     await inbox.task()
