@@ -61,7 +61,12 @@ public final class QappleServer: Sendable {
       configuration: .init(
         storage: configuration.database,
         accessTokenLifetime: configuration.accessTokenLifetime.timeInterval,
-        refreshTokenLifetime: configuration.refreshTokenLifetime.timeInterval),
+        refreshTokenLifetime: configuration.refreshTokenLifetime.timeInterval,
+        // A fixed port is known now; a random one once bound (below), before any client
+        // can learn it.
+        publicURL: configuration.publicURL
+          ?? (configuration.port == 0
+            ? nil : Self.url(host: configuration.host, port: configuration.port))),
       now: { clock.now })
     core = ServerCore(configuration: configuration, engine: engine, logger: logger)
     routes = Routes.table(devMode: configuration.devMode)
@@ -279,13 +284,19 @@ public final class QappleServer: Sendable {
             }
           }
         }
-        let port = channel.localAddress?.port ?? 0
-        let hostPart = host.contains(":") ? "[\(host)]" : host
-        guard let url = URL(string: "http://\(hostPart):\(port)") else { return }
+        guard let url = Self.url(host: host, port: channel.localAddress?.port ?? 0) else { return }
         core.listeningURL.withLock { $0 = url }
+        if self.configuration.publicURL == nil {
+          core.engine.configuration.publicURL = url
+        }
         await onListening(url)
       },
       logger: core.logger)
+  }
+
+  /// `http://<host>:<port>` (an IPv6 host in brackets).
+  private static func url(host: String, port: Int) -> URL? {
+    URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
   }
 
   // MARK: Test and seeding hooks

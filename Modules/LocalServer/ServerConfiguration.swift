@@ -31,6 +31,11 @@ public struct ServerConfiguration: Sendable {
   public var host: String
   /// The port to bind; 0 picks a free port (read it from ``QappleServer/start()``).
   public var port: Int
+  /// The address clients reach the server at, which avatar URLs start with; `nil` (the
+  /// default): the address it listens on, `http://<host>:<bound port>`. Set it when clients
+  /// come through another name (a phone on the LAN, a proxy); a request's `Host` header never
+  /// goes into a URL that others load.
+  public var publicURL: URL?
   /// Where data lives.
   public var database: Database
   /// What an empty database is filled with.
@@ -70,10 +75,12 @@ public struct ServerConfiguration: Sendable {
     faultSeed: UInt64 = 0x5EED,
     clock: ServerClock = ServerClock(),
     realtimeFrameLimit: RateLimit? = RateLimit(count: 200, window: .seconds(10)),
-    socketFaults: SocketFaults = SocketFaults()
+    socketFaults: SocketFaults = SocketFaults(),
+    publicURL: URL? = nil
   ) {
     self.host = host
     self.port = port
+    self.publicURL = publicURL
     self.database = database
     self.seed = seed
     self.devMode = devMode

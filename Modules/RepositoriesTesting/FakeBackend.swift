@@ -59,7 +59,10 @@ public final class FakeBackend: Sendable {
     self.clock = clock
     do {
       engine = try ServiceEngine(
-        configuration: .init(storage: .inMemory, timeZone: timeZone),
+        // Where fake avatar URLs point (nothing serves them).
+        configuration: .init(
+          storage: .inMemory, timeZone: timeZone,
+          publicURL: URL(string: "https://fake.qapple.test")),
         now: { clock.withLock(\.now)() })
     } catch {
       // An in-memory SQLite database only fails to open when the process is out of memory.

@@ -196,9 +196,8 @@ extension RepositorySet {
           return backend.userUpdated(try write { try engine.updateProfile(change, as: $0) }, on: id)
         },
         uploadAvatar: { data, _, _ in
-          let user = try write { viewer in
-            try engine.uploadAvatar(
-              try AvatarImage(validating: data), baseURL: FakeBackend.avatarHost, as: viewer)
+          let user = try write {
+            try engine.uploadAvatar(try AvatarImage(validating: data), as: $0)
           }
           return backend.userUpdated(user, on: id)
         },
@@ -361,7 +360,4 @@ extension FakeBackend {
     logger.logLevel = .error
     return logger
   }()
-
-  /// Where fake avatar URLs point (nothing serves them).
-  static let avatarHost = "https://fake.qapple.test"
 }

@@ -39,18 +39,24 @@ public final class ServiceEngine: Sendable {
     /// minute, enough for the client's own retries, and short, since until then a stolen copy
     /// of the spent token gets the pair too.
     public var refreshRetryWindow: TimeInterval
+    /// The address clients reach the service at. The database keeps only an uploaded
+    /// picture's path (`/avatars/<user id>?v=<time>`); every `User` the engine returns carries
+    /// it behind this address, so changing it moves every avatar URL. `nil`: the path alone,
+    /// a URL relative to the service.
+    public var publicURL: URL?
 
     /// Creates a configuration; the defaults are the service's.
     public init(
       storage: Storage = .inMemory, timeZone: TimeZone = .seoul,
       accessTokenLifetime: TimeInterval = 15 * 60, refreshTokenLifetime: TimeInterval = 30 * 86_400,
-      refreshRetryWindow: TimeInterval = 60
+      refreshRetryWindow: TimeInterval = 60, publicURL: URL? = nil
     ) {
       self.storage = storage
       self.timeZone = timeZone
       self.accessTokenLifetime = accessTokenLifetime
       self.refreshTokenLifetime = refreshTokenLifetime
       self.refreshRetryWindow = refreshRetryWindow
+      self.publicURL = publicURL
     }
   }
 
@@ -125,16 +131,18 @@ public final class ServiceEngine: Sendable {
 
   // MARK: Running rules
 
-  /// What a rule sees of the moment it runs: the time and the service's today.
+  /// What a rule sees of the moment it runs: the time, the service's today and the address
+  /// clients reach it at.
   struct Moment: Sendable {
     var now: Date
     var today: CalendarDay
+    var publicURL: URL?
     var millis: Int64 { Millis.from(now) }
   }
 
   var moment: Moment {
     let date = now
-    return Moment(now: date, today: day(of: date))
+    return Moment(now: date, today: day(of: date), publicURL: configuration.publicURL)
   }
 
   /// Runs `body` in one write transaction (rolled back when it throws); inside

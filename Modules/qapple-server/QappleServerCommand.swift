@@ -26,6 +26,13 @@ struct QappleServerCommand: AsyncParsableCommand {
   var port = 8080
 
   @Option(
+    help: """
+      The address clients reach the server at, which avatar URLs start with (default: \
+      http://HOST:PORT as bound); set it when phones on the LAN or a proxy use another name.
+      """)
+  var publicURL: String?
+
+  @Option(
     name: .customLong("db"),
     help: "The SQLite file (created when missing); in memory when left out.")
   var databasePath: String?
@@ -78,6 +85,7 @@ struct QappleServerCommand: AsyncParsableCommand {
       throw ValidationError("--access-token-lifetime must be positive.")
     }
     guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive.") }
+    _ = try parsedPublicURL()
     guard Logger.Level(rawValue: logLevel) != nil else {
       throw ValidationError(
         "--log-level must be one of trace, debug, info, notice, warning, error, critical.")
@@ -106,7 +114,7 @@ struct QappleServerCommand: AsyncParsableCommand {
       rateLimit: try parsedRateLimit(), maxBodySize: maxBodySize, logLevel: level,
       faults: try parsedFaults(), faultSeed: faultSeed,
       realtimeFrameLimit: try parsedRateLimit(realtimeFrameLimit, option: "--realtime-frame-limit"),
-      socketFaults: try parsedSocketFaults())
+      socketFaults: try parsedSocketFaults(), publicURL: try parsedPublicURL())
     let server = try QappleServer(configuration: configuration)
     let seeded = seed == .demo
     let dev = self.dev
@@ -132,6 +140,19 @@ struct QappleServerCommand: AsyncParsableCommand {
       FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
     FileHandle.standardOutput.write(Data("Stopped; database closed.\n".utf8))
+  }
+
+  /// `--public-url` as a URL: http or https with a host, no query or fragment.
+  private func parsedPublicURL() throws -> URL? {
+    guard let publicURL else { return nil }
+    guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased()),
+      url.host?.isEmpty == false, url.query == nil, url.fragment == nil
+    else {
+      throw ValidationError(
+        "--public-url must be an http or https URL with a host and no query, e.g. http://192.168.0.10:8080."
+      )
+    }
+    return url
   }
 
   private func parsedRateLimit() throws -> ServerConfiguration.RateLimit? {

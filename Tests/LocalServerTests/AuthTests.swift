@@ -317,16 +317,20 @@ struct AuthTests {
     }
   }
 
+  private static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 4])
+
+  /// A `multipart/form-data` body (boundary `b0undary`) with one part `name`.
+  private static func multipart(_ name: String, _ bytes: Data) -> Data {
+    Data(
+      ("--b0undary\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"a.png\"\r\n"
+        + "Content-Type: image/png\r\n\r\n").utf8) + bytes + Data("\r\n--b0undary--\r\n".utf8)
+  }
+
   @Test("avatar upload: multipart part image, JPEG or PNG, served back at avatar_url")
   func avatarUpload() async throws {
     try await withServer { h in
       let token = try await h.member("Pictured")
-      let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 4])
-      func multipart(_ name: String, _ bytes: Data) -> Data {
-        Data(
-          ("--b0undary\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"a.png\"\r\n"
-            + "Content-Type: image/png\r\n\r\n").utf8) + bytes + Data("\r\n--b0undary--\r\n".utf8)
-      }
+      let (png, multipart) = (Self.png, Self.multipart)
       let type = "multipart/form-data; boundary=b0undary"
       let uploaded = try await h.send(
         .put, "/me/avatar", token: token, raw: multipart("image", png), contentType: type)
@@ -334,24 +338,30 @@ struct AuthTests {
       let user = try uploaded.decode(UserDTO.self)
       let avatar = try #require(user.avatarUrl.flatMap(URL.init(string:)))
       #expect(avatar.host == "127.0.0.1")
+      #expect(avatar.port == h.port)
       let query = avatar.query.map { "?\($0)" } ?? ""
       let image = try await h.send(.get, avatar.path + query)
       #expect(image.status == .ok)
       #expect(image.headers[.contentType] == "image/png")
       #expect(image.body == png)
 
-      // Without a Host header the URL names the port the server bound (the configured one is 0).
-      let withoutHost = try await h.client.execute(
+      // The uploader's Host header goes into no URL: the server's own address does, for the
+      // uploader and for everyone who reads the profile.
+      let forged = try await h.client.execute(
         TestClient.Request(
-          "/me/avatar", method: .put,
+          "/me/avatar", method: .put, authority: "evil.example",
           headers: [.authorization: "Bearer \(token)", .contentType: type],
           body: ByteBuffer(bytes: multipart("image", png))))
-      #expect(withoutHost.status == .ok)
-      let bare = try QappleCoding.makeDecoder().decode(
-        UserDTO.self, from: Data(buffer: try #require(withoutHost.body)))
-      let bareAvatar = try #require(bare.avatarUrl.flatMap(URL.init(string:)))
-      #expect(bareAvatar.host == "127.0.0.1")
-      #expect(bareAvatar.port == h.port)
+      #expect(forged.status == .ok)
+      let forgedUser = try QappleCoding.makeDecoder().decode(
+        UserDTO.self, from: Data(buffer: try #require(forged.body)))
+      let reader = try await h.member("Reader")
+      let seen = try await h.send(.get, "/users/\(forgedUser.id)", token: reader)
+      for url in [forgedUser.avatarUrl, try seen.decode(UserDTO.self).avatarUrl] {
+        let avatar = try #require(url.flatMap(URL.init(string:)))
+        #expect(avatar.host == "127.0.0.1")
+        #expect(avatar.port == h.port)
+      }
 
       try await h.expectError(
         .badRequest, "validation_failed", field: "image", .put, "/me/avatar", token: token,
@@ -364,4 +374,18 @@ struct AuthTests {
         contentType: "image/png")
     }
   }
+  @Test("a configured public URL is where avatar URLs point, whatever address the client used")
+  func avatarPublicURL() async throws {
+    var configuration = ServerConfiguration.testing()
+    configuration.publicURL = URL(string: "https://qapple.campus.example/api/")
+    try await withServer(configuration) { h in
+      let token = try await h.member("Pictured")
+      let uploaded = try await h.send(
+        .put, "/me/avatar", token: token, raw: Self.multipart("image", Self.png),
+        contentType: "multipart/form-data; boundary=b0undary")
+      let url = try #require(try uploaded.decode(UserDTO.self).avatarUrl)
+      #expect(url.hasPrefix("https://qapple.campus.example/api/avatars/"))
+    }
+  }
+
 }

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import GRDB
 import Testing
 
 @testable import ServiceEngine
@@ -243,5 +244,54 @@ struct EngineTests {
     #expect(
       ServiceEngine.fingerprint(Data("/posts".utf8), Data("a".utf8))
         != ServiceEngine.fingerprint(Data("/posts".utf8), Data("b".utf8)))
+  }
+
+  @Test(
+    "an avatar URL is the configured public URL plus the stored path, read anew on every answer"
+  )
+  func avatarURLFollowsPublicURL() throws {
+    let engine = try ServiceEngine(
+      configuration: .init(publicURL: URL(string: "http://10.0.0.5:8080")),
+      now: { Date(timeIntervalSince1970: 1_773_622_800) })
+    let mina = try engine.createUser(nickname: "Mina")
+    let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1])
+    let uploaded = try engine.uploadAvatar(try AvatarImage(validating: png), as: mina)
+    let path = "/avatars/\(mina.id.rawValue)?v=1773622800000"
+    #expect(uploaded.avatarURL?.absoluteString == "http://10.0.0.5:8080" + path)
+    // A proxy's prefix stays; a trailing slash does not double.
+    engine.configuration.publicURL = URL(string: "https://campus.example/qapple/")
+    #expect(
+      try engine.me(as: mina).avatarURL?.absoluteString == "https://campus.example/qapple" + path)
+    engine.configuration.publicURL = nil
+    #expect(try engine.user(mina.id).avatarURL?.absoluteString == path)
+  }
+
+  @Test("v5 turns a stored avatar URL, made from an uploader's Host header, into its path")
+  func avatarMigration() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("engine-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("old.sqlite").path
+    // A database as v4 left it, with a picture uploaded under a forged Host header.
+    let old = try DatabaseQueue(path: path)
+    try Schema.migrator.migrate(old, upTo: "v4: refresh retries")
+    try old.write { db in
+      try db.execute(
+        sql: """
+          INSERT INTO "user" (nickname, nickname_key, role, joined_at, avatar_url)
+          VALUES ('Mina', 'mina', 'member', 0, 'http://evil.example/avatars/u_1?v=5'),
+                 ('Joon', 'joon', 'member', 0, NULL)
+          """)
+    }
+    try old.close()
+    let engine = try ServiceEngine(
+      configuration: .init(
+        storage: .file(path: path), publicURL: URL(string: "http://127.0.0.1:8080")))
+    defer { try? engine.close() }
+    let users = try engine.read { db, moment in
+      try UserRecord.fetchAll(db).map { try Users.user(db, $0, moment).avatarURL?.absoluteString }
+    }
+    #expect(users == ["http://127.0.0.1:8080/avatars/u_1?v=5", nil])
   }
 }

@@ -23,4 +23,14 @@ struct ServerCommandTests {
       #expect(help.contains(option), "\(option)\n\(help)")
     }
   }
+
+  @Test(
+    "--public-url must be an http(s) URL with a host",
+    arguments: ["ftp://x.example", "x.example", "http://x.example/?a=1"])
+  func publicURLIsChecked(_ text: String) async throws {
+    let run = try await ToolProcess(home: ToolProcess.temporaryHome())
+      .run("qapple-server", "--public-url", text)
+    #expect(run.status == 64, "\(run)")
+    #expect(run.stderr.contains("--public-url must be an http or https URL"), "\(run)")
+  }
 }

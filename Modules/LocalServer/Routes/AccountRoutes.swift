@@ -59,8 +59,7 @@ extension RouteTable {
     }
     add(.meUploadAvatar) { call in
       let image = try AvatarImage(validating: try Multipart.image(from: call))
-      return try .json(
-        UserDTO(try call.engine.uploadAvatar(image, baseURL: call.baseURL, as: try call.me)))
+      return try .json(UserDTO(try call.engine.uploadAvatar(image, as: try call.me)))
     }
     addNoContent(.meWithdraw) { try $0.engine.withdraw(as: try $0.me) }
     add(.meNicknameAvailability) { call in
@@ -108,18 +107,5 @@ struct ProfilePatch: Decodable, Sendable {
         try container.decodeNil(forKey: .cohort)
           ? nil : container.decode(String.self, forKey: .cohort))
     }
-  }
-}
-
-extension Call {
-  /// `http://<Host header>`: the address the client used, so URLs work from where it is;
-  /// without a Host header, the address the server listens on, with the port it bound (the
-  /// configured port is 0 when it is random).
-  var baseURL: String {
-    if let host = request.head.authority, !host.isEmpty {
-      return "http://\(host)"
-    }
-    // Set when the listener is bound, before `start()` returns the same URL.
-    return core.listeningURL.withLock { $0 }?.absoluteString ?? ""
   }
 }

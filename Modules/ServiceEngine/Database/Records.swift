@@ -40,6 +40,7 @@ struct UserRecord: RowIDRecord, Sendable {
   var role: UserRole
   var cohort: String?
   var joinedAt: Int64
+  /// The uploaded picture's path, `/avatars/<user id>?v=<time>` (`Users.user` makes the URL).
   var avatarUrl: String?
   var providerKey: String?
   var email: String?

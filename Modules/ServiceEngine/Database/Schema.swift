@@ -43,6 +43,16 @@ enum Schema {
         t.add(column: "used_at", .integer)
       }
     }
+    migrator.registerMigration("v5: avatar paths") { db in
+      // `avatar_url` held a whole URL built from the uploading request's Host header, so one
+      // member's header decided where everyone loaded the picture from. It keeps the path now,
+      // and `Users.user` puts the service's public URL in front.
+      try db.execute(
+        sql: """
+          UPDATE "user" SET avatar_url = substr(avatar_url, instr(avatar_url, '/avatars/'))
+          WHERE instr(avatar_url, '/avatars/') > 1
+          """)
+    }
     return migrator
   }
 

@@ -53,14 +53,17 @@ enum Admin {
     return try scheduled(db, question, today: moment.today)
   }
 
-  static func adminUser(_ db: Database, _ user: UserRecord, now: Date) throws -> AdminUser {
+  static func adminUser(
+    _ db: Database, _ user: UserRecord, _ moment: ServiceEngine.Moment
+  ) throws -> AdminUser {
+    let now = moment.now
     let reports =
       try db.count(
         "SELECT COUNT(*) FROM report r JOIN report_case c ON c.id = r.case_id WHERE c.author_id = ?",
         [user.key])
     let banned = user.isBanned(at: now)
     return AdminUser(
-      user: try Users.user(db, user, now: now), reportCount: reports,
+      user: try Users.user(db, user, moment), reportCount: reports,
       bannedUntil: banned ? user.bannedUntil.map(Millis.date) : nil,
       banReason: banned ? user.banReason : nil)
   }
@@ -171,7 +174,7 @@ extension ServiceEngine {
         arguments += [filter]
       }
       return try paging.fetch(db, sql: sql, arguments, column: "joined_at") {
-        try Admin.adminUser(db, UserRecord(row: $0), now: moment.now)
+        try Admin.adminUser(db, UserRecord(row: $0), moment)
       }
     }
   }
@@ -197,7 +200,7 @@ extension ServiceEngine {
       user.bannedUntil = until.map(Millis.from)
       user.banReason = reason
       try user.update(db)
-      return try Admin.adminUser(db, user, now: moment.now)
+      return try Admin.adminUser(db, user, moment)
     }
   }
 
@@ -211,7 +214,7 @@ extension ServiceEngine {
       user.bannedUntil = nil
       user.banReason = nil
       try user.update(db)
-      return try Admin.adminUser(db, user, now: moment.now)
+      return try Admin.adminUser(db, user, moment)
     }
   }
 

@@ -43,12 +43,12 @@ extension AvatarImage {
 extension ServiceEngine {
   /// The viewer's own profile.
   public func me(as viewer: Viewer) throws(DomainError) -> User {
-    try read { db, moment in try Users.user(db, try Users.live(db, viewer.key), now: moment.now) }
+    try read { db, moment in try Users.user(db, try Users.live(db, viewer.key), moment) }
   }
 
   /// Another member's public profile; withdrawn accounts are `notFound`.
   public func user(_ id: User.ID) throws(DomainError) -> User {
-    try read { db, moment in try Users.user(db, try Users.live(db, id), now: moment.now) }
+    try read { db, moment in try Users.user(db, try Users.live(db, id), moment) }
   }
 
   /// The live user who goes by `nickname` (case-insensitively, looked up as
@@ -64,7 +64,7 @@ extension ServiceEngine {
   /// The live user with `nickname` (case-insensitive), if any.
   public func user(named nickname: String) throws(DomainError) -> User? {
     try read { db, moment in
-      try Users.named(db, nickname).map { try Users.user(db, $0, now: moment.now) }
+      try Users.named(db, nickname).map { try Users.user(db, $0, moment) }
     }
   }
 
@@ -88,7 +88,7 @@ extension ServiceEngine {
       }
       if let cohort { user.cohort = cohort }
       try user.update(db)
-      return try Users.user(db, user, now: moment.now)
+      return try Users.user(db, user, moment)
     }
   }
 
@@ -127,11 +127,10 @@ extension ServiceEngine {
       reason: taken ? DomainError.nicknameTaken.description : nil)
   }
 
-  /// Stores the viewer's profile picture; its URL is `<baseURL>/avatars/<user id>?v=<time>`, so
-  /// caches fetch a replaced picture.
-  public func uploadAvatar(
-    _ image: AvatarImage, baseURL: String, as viewer: Viewer
-  ) throws(DomainError) -> User {
+  /// Stores the viewer's profile picture; its URL is `<publicURL>/avatars/<user id>?v=<time>`
+  /// (``Configuration/publicURL``), so caches fetch a replaced picture. Nothing of the request
+  /// that uploads it goes into the URL others load.
+  public func uploadAvatar(_ image: AvatarImage, as viewer: Viewer) throws(DomainError) -> User {
     try viewer.requireNotBanned(at: now)
     return try write { db, moment in
       var user = try Users.live(db, viewer.key)
@@ -142,9 +141,9 @@ extension ServiceEngine {
             data = excluded.data, updated_at = excluded.updated_at
           """,
         arguments: [viewer.key, image.contentType, image.data, moment.millis])
-      user.avatarUrl = "\(baseURL)/avatars/\(PublicID.user(viewer.key))?v=\(moment.millis)"
+      user.avatarUrl = "/avatars/\(PublicID.user(viewer.key))?v=\(moment.millis)"
       try user.update(db)
-      return try Users.user(db, user, now: moment.now)
+      return try Users.user(db, user, moment)
     }
   }
 

@@ -12,8 +12,10 @@ import GRDB
 enum Sessions {
   /// Mints an access + refresh pair for `user` in `family` (a new family when `nil`).
   static func issue(
-    _ db: Database, user: UserRecord, family: String? = nil, engine: ServiceEngine, now: Date
+    _ db: Database, user: UserRecord, family: String? = nil, engine: ServiceEngine,
+    _ moment: ServiceEngine.Moment
   ) throws -> AuthSession {
+    let now = moment.now
     let settings = engine.configuration
     let family = family ?? engine.secrets.token(prefix: "fam_")
     let accessExpiry = Millis.from(now.addingTimeInterval(settings.accessTokenLifetime))
@@ -27,17 +29,17 @@ enum Sessions {
       pairedWith: access.token)
     try access.insert(db)
     try refresh.insert(db)
-    return try session(db, access, refresh, user, now: now)
+    return try session(db, access, refresh, user, moment)
   }
 
   /// The session a client holds with the pair `access` + `refresh` of `user`.
   private static func session(
     _ db: Database, _ access: AuthTokenRecord, _ refresh: AuthTokenRecord, _ user: UserRecord,
-    now: Date
+    _ moment: ServiceEngine.Moment
   ) throws -> AuthSession {
     AuthSession(
       accessToken: access.token, refreshToken: refresh.token,
-      expiresAt: Millis.date(access.expiresAt), user: try Users.user(db, user, now: now))
+      expiresAt: Millis.date(access.expiresAt), user: try Users.user(db, user, moment))
   }
 
   /// The pair that replaced the spent refresh token `spent`, if the client may never have
@@ -45,8 +47,10 @@ enum Sessions {
   /// with neither token of the pair used since (its refresh token unspent, its access token
   /// never presented) and the account still there. `nil` otherwise: then it is a replay.
   static func unclaimedSuccessor(
-    _ db: Database, of spent: AuthTokenRecord, engine: ServiceEngine, now: Date
+    _ db: Database, of spent: AuthTokenRecord, engine: ServiceEngine,
+    _ moment: ServiceEngine.Moment
   ) throws -> AuthSession? {
+    let now = moment.now
     let window = engine.configuration.refreshRetryWindow
     guard let successor = spent.replacedBy, let spentAt = spent.revokedAt,
       Millis.date(spentAt).addingTimeInterval(window) > now,
@@ -56,7 +60,7 @@ enum Sessions {
       access.usedAt == nil,
       let user = try UserRecord.fetchOne(db, key: refresh.userId), !user.isWithdrawn
     else { return nil }
-    return try session(db, access, refresh, user, now: now)
+    return try session(db, access, refresh, user, moment)
   }
 
   /// Revokes the live tokens whose `column` is `value`: one `token` (a spent refresh token),
@@ -136,7 +140,7 @@ extension ServiceEngine {
       else { return nil }
       if record.revokedAt != nil {
         if let retry = try Sessions.unclaimedSuccessor(
-          db, of: record, engine: self, now: moment.now)
+          db, of: record, engine: self, moment)
         {
           return retry
         }
@@ -148,7 +152,7 @@ extension ServiceEngine {
       else { return nil }
       try Sessions.revoke(db, "token", token, now: moment.now)
       let session = try Sessions.issue(
-        db, user: user, family: record.family, engine: self, now: moment.now)
+        db, user: user, family: record.family, engine: self, moment)
       try db.execute(
         sql: "UPDATE auth_token SET replaced_by = ? WHERE token = ?",
         arguments: [session.refreshToken, token])

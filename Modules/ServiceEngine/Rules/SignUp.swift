@@ -73,7 +73,7 @@ extension ServiceEngine {
     let providerKey = SignUpFlow.providerKey(devToken: token)
     return try write { db, moment in
       if let user = try UserRecord.filter(Column("provider_key") == providerKey).fetchOne(db) {
-        return .signedIn(try Sessions.issue(db, user: user, engine: self, now: moment.now))
+        return .signedIn(try Sessions.issue(db, user: user, engine: self, moment))
       }
       var record = SignUpRecord(
         token: secrets.token(prefix: "sut_"), providerKey: providerKey, createdAt: moment.millis,
@@ -171,7 +171,7 @@ extension ServiceEngine {
         providerTaken: .signedOut)
       // Every sign-up of this provider account ends with it.
       try SignUpRecord.filter(Column("provider_key") == record.providerKey).deleteAll(db)
-      return try Sessions.issue(db, user: user, engine: self, now: moment.now)
+      return try Sessions.issue(db, user: user, engine: self, moment)
     }
   }
 
@@ -214,7 +214,7 @@ extension ServiceEngine {
   /// in tests).
   public func startSession(for viewer: Viewer) throws(DomainError) -> AuthSession {
     try write { db, moment in
-      try Sessions.issue(db, user: try Users.live(db, viewer.key), engine: self, now: moment.now)
+      try Sessions.issue(db, user: try Users.live(db, viewer.key), engine: self, moment)
     }
   }
 

@@ -46,8 +46,13 @@ enum Users {
     return owner.id != except
   }
 
-  /// The Domain form of a user (answer count included).
-  static func user(_ db: Database, _ user: UserRecord, now: Date) throws -> User {
+  /// The Domain form of a user (answer count included), its avatar path behind the service's
+  /// public URL.
+  static func user(
+    _ db: Database, _ user: UserRecord, _ moment: ServiceEngine.Moment
+  ) throws
+    -> User
+  {
     let answers =
       try db.count(
         "SELECT COUNT(*) FROM answer WHERE author_id = ? AND deleted_at IS NULL AND NOT hidden",
@@ -55,8 +60,17 @@ enum Users {
     return User(
       id: User.ID(rawValue: PublicID.user(user.key)), nickname: Nickname(trusted: user.displayName),
       role: user.role, cohort: user.cohort, joinedAt: Millis.date(user.joinedAt),
-      answerCount: answers, avatarURL: user.avatarUrl.flatMap(URL.init(string:)),
-      isBanned: user.isBanned(at: now))
+      answerCount: answers, avatarURL: user.avatarUrl.flatMap { avatarURL($0, moment.publicURL) },
+      isBanned: user.isBanned(at: moment.now))
+  }
+
+  /// `path` (`/avatars/...`) behind `publicURL`, keeping any path the public URL has (a
+  /// proxy's prefix); the path alone without one.
+  static func avatarURL(_ path: String, _ publicURL: URL?) -> URL? {
+    guard let publicURL else { return URL(string: path) }
+    var base = publicURL.absoluteString
+    while base.hasSuffix("/") { base.removeLast() }
+    return URL(string: base + path)
   }
 
   /// The summary of the user with `key` (a placeholder when the row is gone).
