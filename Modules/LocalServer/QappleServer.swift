@@ -174,7 +174,8 @@ public final class QappleServer: Sendable {
   }
 
   /// Stops gracefully: no new connections, the chat sockets closed with 1001, requests in
-  /// flight finish, Hummingbird ends (waited for two seconds at most), then the database
+  /// flight finish (waited for five seconds at most: a body that never finishes arriving does
+  /// not hold the stop), Hummingbird ends (waited for two seconds at most), then the database
   /// closes. Safe to call more than once and from several tasks at once: every call returns
   /// once the first one has finished.
   public func stop() async {
@@ -196,13 +197,15 @@ public final class QappleServer: Sendable {
       // A socket still finishing its handshake is closed as soon as it is counted.
       core.sockets.end { close in close(.goingAway, "server shutting down") }
       await core.sockets.waitUntilEmpty(timeout: .seconds(2))
-      await inFlight.waitUntilEmpty()
+      // Bounded: a request whose body never finishes arriving (a half-open connection) is in
+      // flight for as long as its client likes, and Ctrl-C must still stop the server.
+      await inFlight.waitUntilEmpty(timeout: Self.inFlightBound)
       // No request will come to end a connection that never sent one: close those.
       core.silentConnections.end { close in close() }
       task.cancel()
       // Hummingbird ends once every connection is closed. The requests in flight are done
-      // (counted above), so the stop waits two seconds at most; whatever still reaches the
-      // engine afterwards gets a server error, as its database is closed.
+      // (counted above) or given up on, so the stop waits two seconds at most; whatever still
+      // reaches the engine afterwards gets a server error, as its database is closed.
       await Self.first(of: [
         { _ = await task.result }, { try? await Task.sleep(for: .seconds(2)) },
       ])
@@ -293,6 +296,9 @@ public final class QappleServer: Sendable {
       },
       logger: core.logger)
   }
+
+  /// How long a stop waits for the requests in flight before it closes their connections.
+  static let inFlightBound: Duration = .seconds(5)
 
   /// `http://<host>:<port>` (an IPv6 host in brackets).
   private static func url(host: String, port: Int) -> URL? {

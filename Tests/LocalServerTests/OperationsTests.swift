@@ -358,6 +358,36 @@ struct OperationsTests {
     #expect(capture.entries.filter { $0.level >= .error }.map(\.text) == [])
   }
 
+  @Test("a request whose body never finishes arriving does not hold the stop")
+  func stopDoesNotWaitForAStalledBody() async throws {
+    let server = try QappleServer(configuration: .testing())
+    let port = try #require(try await server.start().port)
+    let stalled = try rawConnection(port: port, timeout: 30)
+    defer { close(stalled) }
+    let head = Array(
+      "POST /auth/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"
+        .utf8)
+    #expect(head.withUnsafeBytes { send(stalled, $0.baseAddress, $0.count, 0) } == head.count)
+    // A later request is answered, so the stalled one was read (its head at least) before it.
+    try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+      let response = try await client.get("/nicknames/availability?nickname=Waiting")
+      #expect(response.status == .ok)
+    }
+    // Whichever comes first: the stop returning (true) or 20 s passing (false).
+    let (outcomes, outcome) = AsyncStream.makeStream(of: Bool.self)
+    Task {
+      await server.stop()
+      outcome.yield(true)
+    }
+    let timer = Task {
+      try await Task.sleep(for: .seconds(20))
+      outcome.yield(false)
+    }
+    defer { timer.cancel() }
+    var first = outcomes.makeAsyncIterator()
+    #expect(await first.next() == true, "the stop did not return within 20 s")
+  }
+
   @Test("run() serves until stop() and then returns normally")
   func runUntilStopped() async throws {
     let server = try QappleServer(configuration: .testing())

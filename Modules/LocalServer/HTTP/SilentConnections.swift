@@ -14,8 +14,9 @@ import NIOCore
 /// (most likely a connection it opened for a request that another connection then served,
 /// kept silent in its pool until its 60 s idle timeout). ``QappleServer/stop()`` closes these
 /// connections once the requests in flight are done. A connection that spoke is left to
-/// Hummingbird: it closes an idle one after its current response, but one that sent only part
-/// of a request is still waited for (the stop's 2 s bound ends that wait). A request whose
+/// Hummingbird: it closes an idle one after its current response; one that sent only part of
+/// a request (its head, or its head and part of its body) is waited for until the stop's
+/// bounds end that wait (`QappleServer.inFlightBound`, then 2 s). A request whose
 /// first bytes arrive just as the stop closes the silent connections is cut off.
 struct SilenceTrackingChannel<Base: ServerChildChannel>: ServerChildChannel {
   typealias Value = Base.Value
