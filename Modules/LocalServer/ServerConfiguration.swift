@@ -24,6 +24,11 @@ public struct ServerConfiguration: Sendable {
   /// How many frames one WebSocket connection may send per window before it gets
   /// `too_many_frames` and close code 1008 (`nil`: no limit).
   public var realtimeFrameLimit: RateLimit?
+  /// How many live events one WebSocket connection may have waiting to be written (its client
+  /// reads slower than its rooms talk, or not at all) before it gets `slow_consumer` and close
+  /// 1013; the events still waiting are not written (the client catches up after
+  /// reconnecting), and a client that takes not even the close is dropped 5 s later.
+  public var realtimeBacklog: Int
   /// Faults injected into WebSocket frames (dev mode only).
   public var socketFaults: SocketFaults
 
@@ -76,8 +81,10 @@ public struct ServerConfiguration: Sendable {
     clock: ServerClock = ServerClock(),
     realtimeFrameLimit: RateLimit? = RateLimit(count: 200, window: .seconds(10)),
     socketFaults: SocketFaults = SocketFaults(),
-    publicURL: URL? = nil
+    publicURL: URL? = nil,
+    realtimeBacklog: Int = 10_000
   ) {
+    self.realtimeBacklog = realtimeBacklog
     self.host = host
     self.port = port
     self.publicURL = publicURL

@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import Hummingbird
 import LocalServer
+import ServiceEngine
 import Testing
 
 /// `/realtime` frame by frame (Docs/Realtime.md), against a running server over real sockets.
@@ -341,6 +342,51 @@ struct RealtimeTests {
       }
       #expect(error.code == "too_many_frames")
       #expect(try await probe.next() == .closed(code: 1008))
+    }
+  }
+
+  @Test(
+    "a socket whose client stops reading is cut off: slow_consumer and close 1013 (or a drop), not every event queued"
+  )
+  func slowConsumer() async throws {
+    var configuration = ServerConfiguration.testing()
+    configuration.realtimeBacklog = 100
+    try await withServer(configuration) { h in
+      let r = try await Self.room(h)
+      let probe = try await SocketProbe.open(h.url, token: r.member)
+      _ = try await Self.subscribe(probe, r.room)
+      await probe.pauseReading()
+      // About 12 MB of frames: more than the socket's buffers hold, so the server's writes
+      // wait and its backlog grows past 100.
+      let owner = try h.server.engine.authenticate(accessToken: r.owner)
+      let text = String(repeating: "가", count: 1000)
+      let total = 4000
+      for _ in 0..<(total / 500) {
+        let sends = (0..<500).map { _ in
+          MessageSend(text: text, roomID: ChatRoom.ID(rawValue: r.room), clientMessageID: UUID())
+        }
+        #expect(
+          h.server.engine.sendMessages(sends, as: owner).allSatisfy { (try? $0.get()) != nil })
+      }
+      await probe.resumeReading()
+      var messages = 0
+      var slowConsumer = false
+      while true {
+        switch try await probe.next() {
+        case .text(let text):
+          switch try ServerFrame(text: text) {
+          case .message: messages += 1
+          case .error(let error): slowConsumer = slowConsumer || error.code == "slow_consumer"
+          default: break
+          }
+        case .closed(let code):
+          // The close frame when the client read again within the grace, else a drop.
+          #expect(code == 1013 || code == nil, "closed with \(String(describing: code))")
+          #expect(slowConsumer || code == nil)
+          #expect(messages < total, "all \(messages) events were queued and written")
+          return
+        }
+      }
     }
   }
 

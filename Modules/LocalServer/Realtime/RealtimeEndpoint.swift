@@ -35,6 +35,7 @@ extension QappleServer {
     let session = RealtimeSession(
       engine: core.engine, frames: core.messageFrames, viewer: viewer,
       frameLimit: core.configuration.realtimeFrameLimit,
+      backlogLimit: max(1, core.configuration.realtimeBacklog),
       faults: core.configuration.devMode ? core.socketFaults : nil, logger: core.logger,
       drop: drop)
     // Counted from here, not from when the session starts: a stop that comes while the

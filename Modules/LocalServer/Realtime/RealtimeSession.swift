@@ -31,8 +31,9 @@ struct RealtimeSession: Sendable {
   /// What the writer sends next.
   enum Outgoing: Sendable {
     case frame(ServerFrame)
-    /// A frame encoded already (a chat message's, shared by every subscriber: ``MessageFrames``).
-    case encoded(String)
+    /// A live event's frame, encoded (a chat message's is shared by every subscriber:
+    /// ``MessageFrames``); counted in the socket's backlog until the writer takes it.
+    case event(String)
     /// The wait of the frame the reorder fault held back as the connection's frame `number` is
     /// over (``SocketFaults/longestHold``): if it is still held, it goes out alone.
     case releaseHeld(number: Int)
@@ -41,18 +42,29 @@ struct RealtimeSession: Sendable {
 
   /// How many decoded frames may wait for the handler before the reader stops reading.
   static let inboxCapacity = 256
+  /// How long a socket cut off as a slow consumer may take to write its close before the
+  /// connection is dropped (a client that reads nothing never takes the close frame).
+  static let closeGrace: Duration = .seconds(5)
 
   let engine: ServiceEngine
   /// The encoded `message` frames every session of the server shares.
   let frames: MessageFrames
   let viewer: Viewer
   let frameLimit: ServerConfiguration.RateLimit?
+  /// How many live events may wait to be written before the socket is cut off
+  /// (``ServerConfiguration/realtimeBacklog``).
+  let backlogLimit: Int
   let faults: SocketFaultInjector?
   let logger: Logger
   /// Closes the TCP connection without a close frame (a "dropped" connection).
   let drop: @Sendable () async -> Void
   /// The mailbox, made with the session: a close can be posted before ``run(inbound:outbound:)``.
   private let outgoing = AsyncStream.makeStream(of: Outgoing.self)
+  /// The live events in the mailbox that the writer has not taken yet, and whether the socket
+  /// was cut off for having too many (the writer skips the rest then).
+  private let backlog = Locked((waiting: 0, cutOff: false))
+  /// Set when the writer has ended (closed the socket, dropped it or failed).
+  private let writerEnded = Locked(false)
 
   /// Closes the socket from outside (server shutdown), also before ``run(inbound:outbound:)``
   /// started: the close waits in the mailbox, and nothing after it goes out.
@@ -265,26 +277,41 @@ struct RealtimeSession: Sendable {
     _ listener: ChatListener, post: AsyncStream<Outgoing>.Continuation, turn: Locked<Void>
   ) async {
     do {
+      var cutOff = false
       for await event in listener.events {
-        turn.withLock { _ in
+        let text: String? =
           switch event {
-          case .message(let message):
-            post.yield(.encoded(frames.text(of: message)))
+          case .message(let message): frames.text(of: message)
           case .typing(let room, let user) where user.id != viewer.id:
-            post.yield(.frame(.typing(roomID: room.rawValue, user: UserSummaryDTO(user))))
-          case .typing:
-            break
-          case .membershipEnded(let room, _):
-            post.yield(.frame(.unsubscribed(roomID: room.rawValue)))
+            ServerFrame.typing(roomID: room.rawValue, user: UserSummaryDTO(user)).text
+          case .typing: nil
+          case .membershipEnded(let room, _): ServerFrame.unsubscribed(roomID: room.rawValue).text
           case .messageHidden(let room, let message, let seq):
-            post.yield(
-              .frame(.messageHidden(roomID: room.rawValue, messageID: message.rawValue, seq: seq)))
+            ServerFrame.messageHidden(roomID: room.rawValue, messageID: message.rawValue, seq: seq)
+              .text
           case .messageRestored(let message):
-            post.yield(.frame(.messageRestored(ChatMessageDTO(message))))
+            ServerFrame.messageRestored(ChatMessageDTO(message)).text
           }
+        guard let text else { continue }
+        // Counted before it is posted, so the writer never takes more than was counted.
+        cutOff = backlog.withLock { state in
+          state.waiting += 1
+          if state.waiting > backlogLimit { state.cutOff = true }
+          return state.cutOff
+        }
+        if cutOff { break }
+        turn.withLock { _ in post.yield(.event(text)) }
+      }
+      if cutOff {
+        // The events already behind stay unwritten (the writer skips them): the client
+        // catches up over REST after reconnecting.
+        listener.close()
+        Task { [writerEnded, drop] in
+          try? await Task.sleep(for: Self.closeGrace)
+          if !writerEnded.withLock({ $0 }) { await drop() }
         }
       }
-      switch listener.ending {
+      switch cutOff ? .overflow : listener.ending {
       case .overflow:
         post.yield(
           .frame(
@@ -320,12 +347,19 @@ struct RealtimeSession: Sendable {
     // or alone once its wait is over (a held `pong` on an idle socket must not wait for the
     // client's heartbeat to give up on the connection).
     var held: (number: Int, text: String)?
+    defer { writerEnded.withLock { $0 = true } }
     do {
       for await item in mailbox {
         let text: String
         switch item {
         case .frame(let frame): text = frame.text
-        case .encoded(let encoded): text = encoded
+        case .event(let event):
+          let skip = backlog.withLock { state in
+            state.waiting -= 1
+            return state.cutOff
+          }
+          if skip { continue }
+          text = event
         case .releaseHeld(let number):
           if let frame = held, frame.number == number {
             held = nil

@@ -39,6 +39,7 @@ final class SocketProbe: @unchecked Sendable {
     let (events, post) = AsyncStream.makeStream(of: Event.self)
     let (outbox, send) = AsyncStream.makeStream(of: Outgoing.self)
     let (opened, open) = AsyncStream.makeStream(of: Bool.self)
+    let gate = ReadGate()
     var headers: HTTPFields = [:]
     if let token { headers[.authorization] = "Bearer \(token)" }
     let url = "ws://127.0.0.1:\(base.port ?? 0)\(path)"
@@ -53,6 +54,9 @@ final class SocketProbe: @unchecked Sendable {
           try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
               for try await message in inbound.messages(maxSize: 1 << 20) {
+                // While paused, the message waits here and nothing more is read: the socket's
+                // buffers fill and the server's writes wait, as with a client that stalled.
+                await gate.passed()
                 if case .text(let text) = message { post.yield(.text(text)) }
               }
             }
@@ -83,17 +87,27 @@ final class SocketProbe: @unchecked Sendable {
       task.cancel()
       throw Refused()
     }
-    return SocketProbe(events: events.makeAsyncIterator(), outgoing: send, task: task)
+    return SocketProbe(
+      events: events.makeAsyncIterator(), outgoing: send, task: task, gate: gate)
   }
+
+  private let gate: ReadGate
 
   private init(
     events: AsyncStream<Event>.Iterator, outgoing: AsyncStream<Outgoing>.Continuation,
-    task: Task<Void, Never>
+    task: Task<Void, Never>, gate: ReadGate
   ) {
     self.events = events
     self.outgoing = outgoing
     self.task = task
+    self.gate = gate
   }
+
+  /// Stops reading from the socket (the next message waits) until ``resumeReading()``.
+  func pauseReading() async { await gate.close() }
+
+  /// Reads again after ``pauseReading()``.
+  func resumeReading() async { await gate.open() }
 
   /// Sends a frame of the protocol.
   func send(_ frame: ClientFrame) { outgoing.yield(.text(frame.text)) }
@@ -136,5 +150,24 @@ final class SocketProbe: @unchecked Sendable {
   func close() async {
     outgoing.yield(.close)
     await task.value
+  }
+}
+
+/// Whether the probe's reader may go on; closed, it waits until opened again.
+private actor ReadGate {
+  private var isOpen = true
+  private var waiting: [CheckedContinuation<Void, Never>] = []
+
+  func passed() async {
+    guard !isOpen else { return }
+    await withCheckedContinuation { waiting.append($0) }
+  }
+
+  func close() { isOpen = false }
+
+  func open() {
+    isOpen = true
+    for continuation in waiting { continuation.resume() }
+    waiting.removeAll()
   }
 }
