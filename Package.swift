@@ -254,6 +254,7 @@ let testTargets: [Target] = [
     dependencies: [
       .product(name: "Clocks", package: "swift-clocks"),
       .product(name: "Logging", package: "swift-log"),
+      .product(name: "Yams", package: "Yams"),
     ],
     path: "Tests/TestSupport"
   ),
@@ -285,7 +286,7 @@ let testTargets: [Target] = [
   .testTarget(
     name: "EndpointsTests",
     dependencies: [
-      "Endpoints", "NetworkKit", "DTO", "Domain",
+      "Endpoints", "NetworkKit", "DTO", "Domain", "TestSupport",
       .product(name: "HTTPTypes", package: "swift-http-types"),
       .product(name: "Yams", package: "Yams"),
     ],

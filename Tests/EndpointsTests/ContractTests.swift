@@ -4,6 +4,7 @@ import Endpoints
 import Foundation
 import HTTPTypes
 import NetworkKit
+import TestSupport
 import Testing
 
 /// Compares every router case with `Docs/openapi.yaml`, in both directions.

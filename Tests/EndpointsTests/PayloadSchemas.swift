@@ -1,5 +1,6 @@
 import DTO
 import Foundation
+import TestSupport
 import Yams
 
 /// The message payload schemas of `Docs/asyncapi.yaml`, for comparing encoded frames with them.

@@ -2,6 +2,7 @@ import DTO
 import Domain
 import Endpoints
 import Foundation
+import TestSupport
 import Testing
 
 /// How a sample body is checked: the schema the contract names for the operation, and a

@@ -1,40 +1,17 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LocalServer
 
 @Suite("Contract coverage and parsers")
 struct ContractCoverageTests {
-  /// `(METHOD, /path/{param}, operationId)` of every operation in Docs/openapi.yaml.
-  static func contractOperations() throws -> [String] {
-    let url = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Docs/openapi.yaml")
-    let lines = try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n")
-    var operations: [String] = []
-    var path: String?
-    var method: String?
-    let methods: Set<String> = ["get", "put", "post", "patch", "delete"]
-    for line in lines {
-      if line.hasPrefix("components:") { break }
-      let trimmed = line.trimmingCharacters(in: .whitespaces)
-      if line.hasPrefix("  /"), trimmed.hasSuffix(":") {
-        path = String(trimmed.dropLast())
-      } else if line.hasPrefix("    "), !line.hasPrefix("     "), trimmed.hasSuffix(":"),
-        methods.contains(String(trimmed.dropLast()))
-      {
-        method = String(trimmed.dropLast()).uppercased()
-      } else if trimmed.hasPrefix("operationId:"), let path, let method {
-        let id = trimmed.dropFirst("operationId:".count).trimmingCharacters(in: .whitespaces)
-        operations.append("\(method) \(path) \(id)")
-      }
-    }
-    return operations
-  }
-
   @Test("every operation of openapi.yaml is served with its method and path")
   func allOperationsImplemented() throws {
-    let contract = Set(try Self.contractOperations())
+    let contract = Set(
+      try OpenAPIDocument.load().operations.map {
+        "\($0.method) \($0.pathTemplate) \($0.operationID)"
+      })
     #expect(contract.count == 66)
     let served = Set(
       Routes.table(devMode: false).operations

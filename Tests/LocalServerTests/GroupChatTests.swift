@@ -167,6 +167,16 @@ struct GroupChatTests {
         .ok, PageDTO<ChatRoomDTO>.self, .get, "/chat/rooms", token: guest
       ).items[0]
       #expect(guestRoom.id == room.id)
+
+      // The same client id in another room is a conflict, not a repeat.
+      let me = try await h.expect(.ok, UserDTO.self, .get, "/me", token: guest)
+      let direct = try await h.expect(
+        .ok, ChatRoomDTO.self, .post, "/chat/rooms/direct", token: owner,
+        json: OpenDirectRoomRequest(userId: me.id))
+      try await h.expectError(
+        .conflict, "conflict", .post, "/chat/rooms/\(direct.id)/messages", token: owner,
+        json: SendMessageRequest(clientMessageId: id, text: "Hello"),
+        headers: [.init("Idempotency-Key")!: id.uuidString])
     }
   }
 

@@ -175,6 +175,11 @@ struct ModerationTests {
       try await h.expectError(
         .forbidden, "banned", .post, "/posts", token: session.accessToken,
         json: CreatePostRequest(content: "hi", isAnonymous: true))
+      let adminPost = try await h.post("Rules of the board", token: admin)
+      try await h.expectError(
+        .forbidden, "banned", .post, "/reports", token: session.accessToken,
+        json: CreateReportRequest(
+          target: ReportTargetRefDTO(type: "post", id: adminPost.id), reason: "spam"))
       h.clock.advance(by: .seconds(3601))
       _ = try await h.post("I am back", token: session.accessToken)
 

@@ -1,45 +1,51 @@
 import Foundation
 import Yams
 
-/// The parts of `Docs/openapi.yaml` the contract tests compare the routers with.
-struct OpenAPIDocument: Sendable {
+/// The parts of `Docs/openapi.yaml` the contract tests compare the routers and the server with.
+public struct OpenAPIDocument: Sendable {
   /// One documented operation.
-  struct Operation: Sendable, CustomStringConvertible {
-    var operationID: String
+  public struct Operation: Sendable, CustomStringConvertible {
+    /// The `operationId`, e.g. `BoardAPI.like`.
+    public var operationID: String
     /// Upper-case method, e.g. `PUT`.
-    var method: String
+    public var method: String
     /// The path template, e.g. `/posts/{post_id}/like`.
-    var pathTemplate: String
+    public var pathTemplate: String
     /// Whether `security: []` makes it public.
-    var isPublic: Bool
+    public var isPublic: Bool
     /// Query parameter names and whether each is required.
-    var queryParameters: [String: Bool]
+    public var queryParameters: [String: Bool]
     /// Header parameter names (as written) and whether each is required.
-    var headerParameters: [String: Bool]
+    public var headerParameters: [String: Bool]
     /// Path parameter names.
-    var pathParameters: Set<String>
+    public var pathParameters: Set<String>
     /// The request body's media types; empty when the operation takes no body.
-    var requestMediaTypes: Set<String>
+    public var requestMediaTypes: Set<String>
     /// Success (2xx) status codes and the schema each one answers (`nil`: no body).
-    var successResponses: [Int: String?]
+    public var successResponses: [Int: String?]
+    /// Every status code the operation lists, errors included.
+    public var statuses: Set<Int>
 
-    var description: String { "\(method) \(pathTemplate) (\(operationID))" }
+    /// `METHOD /path (operationId)`.
+    public var description: String { "\(method) \(pathTemplate) (\(operationID))" }
 
     /// The schema of the success responses' bodies, e.g. `PostPage`; `nil` when none has one.
-    var successSchema: String? { successResponses.values.compactMap { $0 }.first }
+    public var successSchema: String? { successResponses.values.compactMap { $0 }.first }
   }
 
-  var operations: [Operation]
+  /// Every operation, in no particular order.
+  public var operations: [Operation]
 
   /// Reads `Docs/openapi.yaml` of this repository.
-  static func load() throws -> OpenAPIDocument {
+  public static func load() throws -> OpenAPIDocument {
     let text = try String(contentsOf: repositoryFile("Docs/openapi.yaml"), encoding: .utf8)
     guard let root = try Yams.compose(yaml: text) else { throw Failure("openapi.yaml is empty") }
     return try OpenAPIDocument(root: root)
   }
 
   struct Failure: Error, CustomStringConvertible {
-    var description: String
+    /// What is wrong with the document.
+    public var description: String
     init(_ description: String) { self.description = description }
   }
 
@@ -90,7 +96,9 @@ struct OpenAPIDocument: Sendable {
           }
         }
         var successes: [Int: String?] = [:]
+        var statuses: Set<Int> = []
         for (statusNode, responseNode) in operation["responses"]?.mapping ?? [:] {
+          if let status = statusNode.string.flatMap(Int.init) { statuses.insert(status) }
           // 101 is the success of the WebSocket operation (`/realtime`).
           guard let status = statusNode.string.flatMap(Int.init),
             status == 101 || (200...299).contains(status)
@@ -106,7 +114,7 @@ struct OpenAPIDocument: Sendable {
             operationID: operationID, method: method.uppercased(), pathTemplate: template,
             isPublic: !security, queryParameters: query, headerParameters: header,
             pathParameters: pathNames, requestMediaTypes: mediaTypes,
-            successResponses: successes))
+            successResponses: successes, statuses: statuses))
       }
     }
     self.operations = operations
@@ -114,9 +122,9 @@ struct OpenAPIDocument: Sendable {
 }
 
 /// A file of this repository, e.g. `Docs/openapi.yaml`.
-func repositoryFile(_ path: String) -> URL {
+public func repositoryFile(_ path: String) -> URL {
   URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent()  // EndpointsTests
+    .deletingLastPathComponent()  // TestSupport
     .deletingLastPathComponent()  // Tests
     .deletingLastPathComponent()  // repository root
     .appendingPathComponent(path)
