@@ -71,6 +71,10 @@ public final class ChatRoomModel: Identifiable {
   @ObservationIgnored private var limitChanged: AsyncStream<Void>.Continuation?
   /// The highest `seq` the server was told the user read.
   @ObservationIgnored private var markedReadSeq: Int64 = 0
+  /// Asks ``followReadCursor()`` to move the read cursor to the newest message shown; the
+  /// message stream never waits for the server's answer (new messages, and the user's own
+  /// pending one, show while a mark-read is on its way).
+  @ObservationIgnored private var readCursorMoved: AsyncStream<Void>.Continuation?
   /// The newest `seq` the message stream has shown, `0` for an empty room, `nil` before its
   /// first list: a message above it arrived while the screen was open.
   @ObservationIgnored private var newestShownSeq: Int64?
@@ -142,12 +146,20 @@ public final class ChatRoomModel: Identifiable {
       isLoading = false
       return
     }
+    let (readCursorMoves, readCursorMoved) = AsyncStream.makeStream(
+      of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    self.readCursorMoved = readCursorMoved
     await withTaskGroup(of: Void.self) { group in
+      group.addTask { await self.followReadCursor(readCursorMoves) }
       group.addTask { await self.followMessages() }
       group.addTask { await self.followRoom() }
       group.addTask { await self.followTyping() }
       group.addTask { await self.followConnection() }
+      // The read cursor is followed until the rest ends (the screen went away, signed out).
+      for _ in 0..<4 { await group.next() }
+      readCursorMoved.finish()
     }
+    self.readCursorMoved = nil
     for expiry in typingExpiries.values { expiry.cancel() }
     typingExpiries = [:]
     typingSince = [:]
@@ -241,6 +253,8 @@ public final class ChatRoomModel: Identifiable {
       } else {
         widen(by: count)
       }
+    } catch is CancellationError {
+      // The screen went away.
     } catch {
       failure = DomainError(error)
     }
@@ -263,20 +277,27 @@ public final class ChatRoomModel: Identifiable {
 
   // MARK: Following the room
 
-  /// Whether the user may read the room (a member); offline, the stored messages are shown.
+  /// Whether the user may read the room: only a refusal (not a member, no such room, signed
+  /// out) says no. When the server cannot answer (offline, slow, failing, busy) the stored
+  /// messages are shown and the room is followed; server trouble shows as the failure too.
   private func mayRead() async -> Bool {
     do {
       _ = try await chat.fetchMessages(roomID, nil, nil, 1)
       return true
+    } catch is CancellationError {
+      return false
     } catch {
-      let refusal = DomainError(error)
-      switch refusal {
+      let error = DomainError(error)
+      switch error {
+      case .forbidden, .notFound, .signedOut:
+        failure = error
+        return false
       case .offline, .timeout:
-        // The connection banner says so; the stored messages are shown.
+        // The connection banner says so.
         return true
       default:
-        failure = refusal
-        return false
+        failure = error
+        return true
       }
     }
   }
@@ -317,7 +338,7 @@ public final class ChatRoomModel: Identifiable {
         messagesArrived(in: messages)
         self.messages = messages
         isLoading = false
-        await markRead()
+        readCursorMoved?.yield()
       }
       // Ended by itself: the engine stopped because the user signed out.
       if !Task.isCancelled, await auth.hasSessionEnded() { failure = .signedOut }
@@ -329,6 +350,12 @@ public final class ChatRoomModel: Identifiable {
     isLoading = false
   }
 
+  /// Moves the read cursor each time the message stream asks, one mark-read at a time; asks
+  /// that come while one is on its way fold into one.
+  private func followReadCursor(_ moves: AsyncStream<Void>) async {
+    for await _ in moves { await markRead() }
+  }
+
   /// Moves the read cursor to the newest message shown. Offline it is moved locally, and on
   /// the server once the link is back.
   private func markRead() async {
@@ -338,6 +365,8 @@ public final class ChatRoomModel: Identifiable {
       markedReadSeq = max(markedReadSeq, newest)
     } catch DomainError.offline {
       // Tried again when the link comes back (followConnection).
+    } catch is CancellationError {
+      // The screen went away.
     } catch {
       failure = DomainError(error)
     }
@@ -366,7 +395,7 @@ public final class ChatRoomModel: Identifiable {
   private func followConnection() async {
     for await state in chat.connectionStates() {
       connection = state
-      if state == .connected { await markRead() }
+      if state == .connected { readCursorMoved?.yield() }
     }
   }
 

@@ -385,6 +385,76 @@ struct ChatFeatureTests {
     #expect(!room.isLoading)
   }
 
+  @Test func serverTroubleShowsTheStoredRoomAndFollowsIt() async throws {
+    _ = try await serverMessage("Welcome!", from: bob)
+    let room = alice.model(
+      clock: clock,
+      { values in
+        values.chatRepository.fetchMessages = { _, _, _, _ in throw DomainError.server("503") }
+      }
+    ) { ChatRoomModel(roomID: roomID) }
+    let running = Task { await room.task() }
+    defer { running.cancel() }
+    #expect(await eventually("the message shows", { room.messages.map(\.text) == ["Welcome!"] }))
+    #expect(room.failure == .server("503"))
+    _ = try await serverMessage("Still here?", from: bob)
+    #expect(await eventually("the room is followed", { room.messages.count == 2 }))
+  }
+
+  @Test func aMarkReadOnItsWayHoldsNoMessageBack() async throws {
+    _ = try await serverMessage("Welcome!", from: bob)
+    let released = Locked(false)
+    let asked = Locked(0)
+    let room = alice.model(
+      clock: clock,
+      { values in
+        let markRead = values.chatRepository.markRead
+        values.chatRepository.markRead = { id, seq in
+          asked.withLock { $0 += 1 }
+          while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+          try await markRead(id, seq)
+        }
+      }
+    ) { ChatRoomModel(roomID: roomID) }
+    let running = Task { await room.task() }
+    defer {
+      released.withLock { $0 = true }
+      running.cancel()
+    }
+    guard await eventually("the first mark-read is on its way", { asked.withLock { $0 } == 1 })
+    else { return }
+    await room.draftChanged("On my way")
+    await room.sendButtonTapped()
+    #expect(
+      await eventually(
+        "my message shows while the mark-read waits",
+        { room.messages.last?.text == "On my way" }))
+    _ = try await serverMessage("Great", from: bob)
+    #expect(await eventually("and so does bob's", { room.messages.last?.text == "Great" }))
+  }
+
+  @Test func aMarkReadGivenUpWithTheScreenIsNoFailure() async throws {
+    _ = try await serverMessage("Welcome!", from: bob)
+    let asked = Locked(false)
+    let room = alice.model(
+      clock: clock,
+      { values in
+        values.chatRepository.markRead = { _, _ in
+          asked.withLock { $0 = true }
+          try await Task.sleep(for: .seconds(60))
+        }
+      }
+    ) { ChatRoomModel(roomID: roomID) }
+    let running = Task { await room.task() }
+    guard await eventually("the mark-read is on its way", { asked.withLock { $0 } }) else {
+      running.cancel()
+      return
+    }
+    running.cancel()
+    await running.value
+    #expect(room.failure == nil)
+  }
+
   @Test func aSignedOutUserIsToldSo() async throws {
     try await bob.auth.signOut()
     let room = bob.model(clock: clock) { ChatRoomModel(roomID: roomID) }
