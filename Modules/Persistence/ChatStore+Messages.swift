@@ -71,10 +71,11 @@ extension ChatStore {
   /// Stores messages the server sent (each with its `seq`) in one transaction. A message the
   /// store already has by `seq` or by client message id is not stored twice; an unsent message
   /// of the same client id becomes sent. Each room's sync cursor then moves over every
-  /// contiguous `seq`.
+  /// contiguous `seq`, and its read cursor up to the owner's newest message among them (the
+  /// sender's own message counts as read, as on the server).
   @discardableResult
   public func save(_ messages: [ChatMessage]) throws(PersistenceError) -> SaveResult {
-    try write { db in try Self.save(messages, db) }
+    try write { db in try Self.save(messages, owner: owner.rawValue, db) }
   }
 
   /// Makes the stored history of `room` agree with `newest`, the server's newest visible
@@ -104,8 +105,10 @@ extension ChatStore {
       for seq in hidden { try Self.delete(seq, in: room, db) }
       // Only a message the server had by `lastSeq` can have been restored; a later one is new.
       let page = newest.filter { $0.roomID == room }
-      let restored = try Self.save(page.filter { ($0.seq ?? 0) <= lastSeq }, db).stored
-      _ = try Self.save(page.filter { ($0.seq ?? 0) > lastSeq }, db)
+      let restored = try Self.save(
+        page.filter { ($0.seq ?? 0) <= lastSeq }, owner: owner.rawValue, db
+      ).stored
+      _ = try Self.save(page.filter { ($0.seq ?? 0) > lastSeq }, owner: owner.rawValue, db)
       return (hidden.count, restored)
     }
   }
@@ -126,7 +129,9 @@ extension ChatStore {
     return db.changesCount > 0
   }
 
-  private static func save(_ messages: [ChatMessage], _ db: Database) throws -> SaveResult {
+  private static func save(
+    _ messages: [ChatMessage], owner: String, _ db: Database
+  ) throws -> SaveResult {
     let room = try db.cachedStatement(
       sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')")
     let upsert = try db.cachedStatement(
@@ -142,10 +147,14 @@ extension ChatStore {
         """)
     var result = SaveResult(stored: 0, duplicates: 0)
     var rooms = Set<String>()
+    var ownNewest: [String: Int64] = [:]
     for message in messages {
       guard let seq = message.seq else { continue }
       let roomID = message.roomID.rawValue
       if rooms.insert(roomID).inserted { try room.execute(arguments: [roomID]) }
+      if message.sender.id.rawValue == owner {
+        ownNewest[roomID] = max(ownNewest[roomID] ?? 0, seq)
+      }
       try upsert.execute(arguments: [
         roomID, message.id.rawValue, seq, message.clientMessageID.uuidString.lowercased(),
         message.sender.id.rawValue, message.sender.nickname, message.text,
@@ -154,7 +163,16 @@ extension ChatStore {
       if db.changesCount > 0 { result.stored += 1 } else { result.duplicates += 1 }
     }
     for roomID in rooms { try Self.advanceSyncCursor(db, room: roomID) }
+    for (roomID, seq) in ownNewest { try Self.moveReadCursor(db, room: roomID, to: seq) }
     return result
+  }
+
+  /// Moves a room's read cursor forward to `seq` (never back); the server's unread count is
+  /// spent then (the stored messages after the cursor are counted instead).
+  private static func moveReadCursor(_ db: Database, room: String, to seq: Int64) throws {
+    try db.cachedStatement(
+      sql: "UPDATE room SET read_seq = ?1, unread_count = 0 WHERE id = ?2 AND read_seq < ?1"
+    ).execute(arguments: [seq, room])
   }
 
   /// Moves a room's sync cursor over every stored `seq` that follows it without a gap.

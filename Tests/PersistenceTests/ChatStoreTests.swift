@@ -96,7 +96,9 @@ struct ChatStoreTests {
     try store.save([sent(1), sent(2), sent(3, by: mina), sent(4)])
     var rooms = try store.rooms()
     #expect(rooms.map(\.title) == ["Study", "Joon"])
-    #expect(rooms[0].unreadCount == 2 && rooms[0].lastMessage?.seq == 4)
+    // Mina's own message at 3 counts as read, with everything before it (as on the server).
+    #expect(rooms[0].unreadCount == 1 && rooms[0].lastMessage?.seq == 4)
+    #expect(rooms[0].lastReadSeq == 3)
     try store.markRead(room, upTo: 4)
     try store.markRead(room, upTo: 2)
     rooms = try store.rooms()
@@ -125,6 +127,23 @@ struct ChatStoreTests {
       ChatRoom(id: "room_2", kind: .direct(joon.id), title: "Joon", unreadCount: 5),
     ])
     #expect(try store.rooms().map(\.unreadCount) == [0, 2])
+  }
+
+  @Test("the owner's own message, from any device, moves the read cursor to it; others' do not")
+  func ownMessageIsRead() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    try store.saveRooms([
+      ChatRoom(id: room, kind: .group("g_1"), title: "Study", unreadCount: 7, lastReadSeq: 0)
+    ])
+    try store.save([sent(1), sent(2)])
+    #expect(try store.rooms().map(\.unreadCount) == [7])
+    try store.save([sent(3, by: mina)])
+    #expect(try store.rooms().map(\.unreadCount) == [0])
+    try store.save([sent(4), sent(5)])
+    #expect(try store.rooms().map(\.unreadCount) == [2])
+    // An older own message arriving late moves nothing back.
+    try store.save([sent(2, by: mina)])
+    #expect(try store.rooms().map(\.lastReadSeq) == [3])
   }
 
   @Test("one room's observation: nil until listed, then the room as the list shows it")
