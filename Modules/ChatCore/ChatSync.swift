@@ -124,7 +124,7 @@ public actor ChatSync {
   /// message), which a typing signal carries (``typing(in:)``); seqs only grow, so it outlives
   /// links.
   private var announcedSeqs: [ChatRoom.ID: Int64] = [:]
-  private var retryTask: Task<Void, Never>?
+  private var retryTimer: RetryTimer?
   private var failedFlushes = 0
   /// Failed catch-ups in a row, per room (the backoff of the next subscribe).
   private var resyncAttempts: [ChatRoom.ID: Int] = [:]
@@ -182,7 +182,7 @@ public actor ChatSync {
     flushTask?.cancel()
     roomsTask?.cancel()
     await channel.close()
-    retryTask?.cancel()
+    retryTimer?.task.cancel()
     for task in tasks { task.cancel() }
     tasks = []
     for work in roomWork.values { work.task.cancel() }
@@ -809,27 +809,42 @@ public actor ChatSync {
   }
 
   /// Flushes again after the backoff of the failures so far (or the ack timeout, after which
-  /// sends still waiting for their acknowledgement go out again).
+  /// sends still waiting for their acknowledgement go out again). An ack timeout already
+  /// running is never pushed later: in a room where the user sends more often than the
+  /// timeout, a message whose ack was lost would otherwise wait for ever.
   private func scheduleRetry() {
     guard !isStopped else { return }
-    retryTask?.cancel()
-    let delay =
-      failedFlushes > 0 ? options.retryDelay(failedFlushes) : options.ackTimeout
+    let isAckTimeout = failedFlushes == 0
+    if isAckTimeout, retryTimer?.isAckTimeout == true { return }
+    retryTimer?.task.cancel()
+    let delay = isAckTimeout ? options.ackTimeout : options.retryDelay(failedFlushes)
     let clock = options.clock
-    retryTask = Task { [weak self] in
+    let id = UUID()
+    let task = Task { [weak self] in
       do {
         try await clock.sleep(for: delay)
       } catch {
         return
       }
-      await self?.resend()
+      await self?.resend(timer: id)
     }
+    retryTimer = RetryTimer(id: id, task: task, isAckTimeout: isAckTimeout)
   }
 }
 
+/// The timer that flushes the outbox again.
+struct RetryTimer {
+  var id: UUID
+  var task: Task<Void, Never>
+  /// Set for the ack timeout; a backoff after failures is not.
+  var isAckTimeout: Bool
+}
+
 extension ChatSync {
-  /// The retry timer fired: whatever still waits for its acknowledgement goes out again.
-  private func resend() {
+  /// The retry timer `timer` fired: whatever still waits for its acknowledgement goes out
+  /// again.
+  private func resend(timer: UUID) {
+    if retryTimer?.id == timer { retryTimer = nil }
     awaitingAck = []
     flush()
   }

@@ -42,6 +42,13 @@ struct ChatSyncEngineTests {
       for await state in sync.connectionStates() where state == .connected { break }
     }
 
+    /// Sends `text` into the room and waits until it went out on the channel.
+    func sendOne(_ text: String) async throws -> ChatMessage {
+      let message = try await sync.send(text, to: ChatSyncEngineTests.room)
+      _ = try await channel.next { $0.send }
+      return message
+    }
+
     /// Connects with 3 messages on the server and subscribes the room, its catch-up's page
     /// held on its way until `server.releaseFetches()`; with `failingReconcile`, the newest
     /// page the catch-up reads after it fails.
@@ -246,8 +253,7 @@ struct ChatSyncEngineTests {
     let clock = TestClock()
     let rig = try Rig(clock: clock, ackTimeout: .seconds(10))
     await rig.connected()
-    let message = try await rig.sync.send("maybe stored", to: Self.room)
-    _ = try await rig.channel.next { $0.send }
+    let message = try await rig.sendOne("maybe stored")
     // No ack in time: it goes out again (the clock moves until the ack timer, set after the
     // send, has fired); that send is still being written when the server refuses it for now.
     rig.channel.holdSends()
@@ -266,6 +272,31 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
+  @Test("a running ack timeout is not pushed later by later sends: a lost ack's message goes again")
+  func ackTimeoutIsNotPushedBack() async throws {
+    let clock = TestClock()
+    let rig = try Rig(clock: clock, ackTimeout: .seconds(10))
+    await rig.connected()
+    let lost = try await rig.sendOne("its ack is lost")
+    // Six seconds later (the ack timer armed) another message goes out and is acknowledged.
+    try await clock.advanceOnceSomethingSleeps(by: .seconds(6))
+    let acked = try await rig.sync.send("acknowledged", to: Self.room)
+    _ = try await rig.channel.next {
+      if case .send(_, _, acked.clientMessageID) = $0 { $0 } else { nil }
+    }
+    let stored = await rig.server.accept("acknowledged", from: Self.me, id: acked.clientMessageID)
+    rig.channel.emit(.messages([stored]))
+    try await waitUntil { try rig.store.outbox().count == 1 }
+    // Ten seconds after the first send, it goes out again (not sixteen).
+    try await clock.advanceOnceSomethingSleeps(by: .seconds(5))
+    try await waitUntil("the lost one went again", timeout: .seconds(5)) {
+      rig.channel.calls.filter {
+        if case .send(_, _, lost.clientMessageID) = $0 { true } else { false }
+      }.count == 2
+    }
+    await rig.sync.stop()
+  }
+
   @Test(
     "a message in doubt whose resend falls back to the server call stays sending through a refusal of an earlier send"
   )
@@ -273,8 +304,7 @@ struct ChatSyncEngineTests {
     let clock = TestClock()
     let rig = try Rig(clock: clock, ackTimeout: .seconds(10))
     await rig.connected()
-    let message = try await rig.sync.send("maybe stored", to: Self.room)
-    _ = try await rig.channel.next { $0.send }
+    let message = try await rig.sendOne("maybe stored")
     // No ack in time: it goes out again, and that frame fails to go out (the link dropped
     // while it was written), so the server call takes over; that call waits.
     rig.channel.holdSends()
@@ -371,8 +401,7 @@ struct ChatSyncEngineTests {
     let clock = CountingClock()
     let rig = try Rig(clock: clock, ackTimeout: .milliseconds(5))
     await rig.connected()
-    let message = try await rig.sync.send("no", to: Self.room)
-    _ = try await rig.channel.next { $0.send }
+    let message = try await rig.sendOne("no")
     rig.channel.emit(.refused(clientMessageID: message.clientMessageID, error: .forbidden))
     try await waitUntil {
       if case .failed = try rig.store.outbox().first?.deliveryState { true } else { false }
@@ -414,8 +443,7 @@ struct ChatSyncEngineTests {
   func refusedSend() async throws {
     let rig = try Rig()
     await rig.connected()
-    let first = try await rig.sync.send("one", to: Self.room)
-    _ = try await rig.channel.next { $0.send }
+    let first = try await rig.sendOne("one")
     rig.channel.emit(.refused(clientMessageID: first.clientMessageID, error: .forbidden))
     try await waitUntil {
       try rig.store.outbox().first?.deliveryState
@@ -437,8 +465,7 @@ struct ChatSyncEngineTests {
   func rateLimitedSend() async throws {
     let rig = try Rig()
     await rig.connected()
-    let message = try await rig.sync.send("soon", to: Self.room)
-    _ = try await rig.channel.next { $0.send }
+    let message = try await rig.sendOne("soon")
     rig.channel.emit(
       .refused(clientMessageID: message.clientMessageID, error: .rateLimited(retryAfter: nil)))
     #expect(
