@@ -16,7 +16,8 @@ struct QappleServerCommand: AsyncParsableCommand {
         qapple-server --dev --fault "path=/posts,latency=300,error-rate=0.2,status=503"
 
       Sign in with provider "dev" and any token; with --seed demo the token "admin" signs in \
-      as the admin and demo-1 ... demo-10 as members. E-mail codes are printed to the log.
+      as the admin and demo-1 ... demo-10 as members. E-mail codes are printed to the log at \
+      notice level (not with --log-level warning or above).
       """)
 
   @Option(help: "The interface to bind.")

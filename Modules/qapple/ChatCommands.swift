@@ -69,9 +69,18 @@ struct Chat: AsyncParsableCommand {
 
     func run() async throws {
       try await server.withConnection(tool: .member) { connection in
+        // Every text is checked before any is queued: a refused one sends none of them.
+        for text in texts { _ = try ChatMessage.validate(text: text) }
         try await ChatSession.run(connection, room: ChatRoom.ID(room)) { session in
-          for text in texts { try await session.sync.send(text, to: session.room) }
-          try await session.drainOutbox(timeout: .seconds(timeout))
+          // Judged: what the outbox still had to send, and this command's texts.
+          var sent = Set(
+            try session.store.outbox().filter {
+              if case .failed = $0.deliveryState { false } else { true }
+            }.map(\.clientMessageID))
+          for text in texts {
+            sent.insert(try await session.sync.send(text, to: session.room).clientMessageID)
+          }
+          try await session.drainOutbox(judging: sent, timeout: .seconds(timeout))
         }
       }
     }
@@ -158,8 +167,10 @@ struct ChatSession: Sendable {
   }
 
   /// Waits until the outbox holds no pending or sending message (or `timeout` passes), then
-  /// reports what is sent, what failed and what is still waiting.
-  func drainOutbox(timeout: Duration) async throws {
+  /// reports what is sent, what failed and what is still waiting of the messages `judging`
+  /// names (this command's): an earlier command's failed message, kept in the cache, does
+  /// not make this one fail.
+  func drainOutbox(judging ids: Set<UUID>, timeout: Duration) async throws {
     let store = store
     // Whichever comes first: an outbox with nothing pending or sending, or the timeout.
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -175,7 +186,7 @@ struct ChatSession: Sendable {
       try await group.next()
       group.cancelAll()
     }
-    let outbox = try store.outbox()
+    let outbox = try store.outbox().filter { ids.contains($0.clientMessageID) }
     let failed = outbox.filter { if case .failed = $0.deliveryState { true } else { false } }
     let waiting = outbox.count - failed.count
     for message in failed { StandardStreams.writeError(Self.line(message, me: me)) }
@@ -205,20 +216,22 @@ struct ChatSession: Sendable {
     }
     show(try store.latestMessages(in: room, limit: 50))
     let input = Task {
+      var sent: Set<UUID> = []
       for await line in StandardInput.lines() where !line.isEmpty {
         do {
-          try await sync.send(line, to: room)
+          sent.insert(try await sync.send(line, to: room).clientMessageID)
         } catch {
           StandardStreams.writeError("not sent: \(error)")
         }
       }
-      try? await drainOutbox(timeout: .seconds(20))
+      try await drainOutbox(judging: sent, timeout: .seconds(20))
     }
     let printer = Task {
       for try await messages in store.observeMessages(in: room, limit: 50) { show(messages) }
     }
-    await input.value
-    printer.cancel()
+    defer { printer.cancel() }
+    // What was typed and not sent (or failed) makes the command fail, as `chat send` does.
+    try await input.value
   }
 
   /// `[#12 09:41] Jisoo: 안녕`, `[pending] me: ...`, `[failed: reason] me: ...`.

@@ -327,6 +327,27 @@ struct ToolsProcessTests {
     #expect(try await tools.run("qapple", "signin", "--token", "demo-1").status == 0)
   }
 
+  @Test func aChatSendIsJudgedByItsOwnMessages() async throws {
+    #expect(try await tools.run("qapple", "signin", "--token", "demo-1").status == 0)
+    // A refused send fails its command and stays in the cache as failed...
+    let refused = try await tools.run("qapple", "chat", "send", "room_999999", "lost")
+    #expect(refused.status != 0, "\(refused)")
+    let rooms = try await tools.run("qapple", "chat", "rooms", "--json")
+    let room = try #require(try rooms.decode(ListOutput<ChatRoomOutput>.self).items.first).id
+    // ...but does not fail the next command, whose own message is sent.
+    let sent = try await tools.run("qapple", "chat", "send", room, "delivered")
+    #expect(sent.status == 0, "\(sent)")
+    // A text the rules refuse sends none of the command's texts.
+    let invalid = try await tools.run("qapple", "chat", "send", room, "not this one", " ")
+    #expect(invalid.status == 2, "\(invalid)")
+    // Nothing of it waits in the outbox either: a flush sends nothing more.
+    let flush = try await tools.run("qapple", "chat", "send", room)
+    #expect(flush.status == 0, "\(flush)")
+    let after = try await tools.run("qapple", "chat", "rooms", "--json")
+    let last = try after.decode(ListOutput<ChatRoomOutput>.self).items.first { $0.id == room }
+    #expect(last?.lastMessage?.text == "delivered")
+  }
+
   @Test func helpExitsZero() async throws {
     let run = try await tools.run("qapple", "--help")
     #expect(run.status == 0, "\(run)")
