@@ -483,9 +483,15 @@ public actor ChatSync {
           sync.rereadRooms()
         }
       case .unsubscribed(let room):
-        // The answer to our own unsubscribe changes nothing; unasked, the server ended the
-        // subscription (the user left the room).
-        if !unsubscribing.countOff(room) { subscriptionEnded(room) }
+        // Unasked, the server ended the subscription (the user left the room). The answer to
+        // our own unsubscribe changes nothing, unless the room was opened again and its new
+        // subscription already answered: the two frames crossed (the subscribe reached the
+        // server first), so the room has none now and subscribes again.
+        if !unsubscribing.countOff(room) {
+          subscriptionEnded(room)
+        } else if openRooms[room] != nil, subscribing[room] == nil {
+          await resubscribe(room)
+        }
       case .refused(let clientMessageID, let room, let frame, let error):
         try refused(clientMessageID, in: room, frame: frame, error)
       }
@@ -574,7 +580,11 @@ public actor ChatSync {
     guard connected else { return }
     // A new link has no subscriptions: subscribe every open room from its cursor, and send
     // what the outbox holds (unacknowledged sends of the last link included).
-    for room in openRooms.keys { await subscribe(room) }
+    for room in openRooms.keys {
+      // A room closed, or a link lost, while an earlier room's subscribe was written.
+      guard isConnected else { break }
+      if openRooms[room] != nil { await subscribe(room) }
+    }
     flush()
   }
 

@@ -272,6 +272,27 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
+  @Test(
+    "a room closed and opened again whose subscribe overtook the unsubscribe subscribes again"
+  )
+  func crossedUnsubscribeSubscribesAgain() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    await rig.sync.open(Self.room)
+    _ = try await rig.channel.next { $0.subscribe }
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
+    await rig.sync.close(Self.room)
+    _ = try await rig.channel.next { $0.unsubscribe }
+    await rig.sync.open(Self.room)
+    // The server got the subscribe first: it answers it, then ends it for the unsubscribe.
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
+    rig.channel.emit(.unsubscribed(room: Self.room))
+    try await waitUntil("the room is subscribed again") {
+      rig.channel.calls.filter { $0.subscribe != nil }.count == 3
+    }
+    await rig.sync.stop()
+  }
+
   @Test("a running ack timeout is not pushed later by later sends: a lost ack's message goes again")
   func ackTimeoutIsNotPushedBack() async throws {
     let clock = TestClock()
