@@ -435,9 +435,10 @@ struct RealtimeTests {
       let probe = try await SocketProbe.open(h.url, token: r.member)
       _ = try await Self.subscribe(probe, r.room)
       let member = try await h.expect(.ok, UserDTO.self, .get, "/me", token: r.member)
+      let until = testEpoch.addingTimeInterval(86_400)
       _ = try await h.expect(
         .ok, AdminUserDTO.self, .put, "/admin/users/\(member.id)/ban", token: try await h.admin(),
-        json: BanUserRequest(reason: "Spam"))
+        json: BanUserRequest(reason: "Spam", until: until))
       let id = UUID()
       probe.send(.send(roomID: r.room, clientMessageID: id, text: "after the ban"))
       guard case .error(let refused) = try await probe.frame() else {
@@ -446,6 +447,8 @@ struct RealtimeTests {
       }
       #expect(refused.code == "banned")
       #expect(refused.clientMessageId == id.uuidString.lowercased())
+      // Worded with the ban's end, as over REST (the socket was opened before the ban).
+      #expect(refused.message.contains(QappleCoding.string(from: until)), "\(refused.message)")
 
       let owner = try await SocketProbe.open(h.url, token: r.owner)
       _ = try await Self.subscribe(owner, r.room)

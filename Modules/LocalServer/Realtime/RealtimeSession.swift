@@ -263,7 +263,10 @@ struct RealtimeSession: Sendable {
   private func refusal(
     _ error: DomainError, of frameType: String, room: String, clientMessageID: UUID? = nil
   ) -> ServerFrame {
-    let envelope = APIError(error, viewer: viewer)
+    // A ban is worded with its end as it is now: the socket's viewer is the one of its
+    // handshake, maybe from before the ban.
+    let current = error == .banned ? (try? engine.viewer(viewer.id)) ?? viewer : viewer
+    let envelope = APIError(error, viewer: current)
     return .error(
       RealtimeErrorDTO(
         code: envelope.code.rawValue, message: envelope.message, field: envelope.field,
