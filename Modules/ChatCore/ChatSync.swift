@@ -113,9 +113,12 @@ public actor ChatSync {
   private var roomsAgain = false
   /// Room-list reads started, and the newest one written to the store.
   private var roomReads = (started: 0, applied: 0)
-  /// Messages sent over the current link whose acknowledgement has not come yet: a flush
-  /// leaves them alone until the ack timeout passes or the link changes.
-  private var awaitingAck: Set<UUID> = []
+  /// Messages sent over the current link whose acknowledgement has not come yet, with when
+  /// they went out (``elapsed``): a flush leaves each alone until its own ack timeout passes
+  /// or the link changes.
+  private var awaitingAck: [UUID: Duration] = [:]
+  /// The time on the options' clock since the engine was made.
+  private let elapsed: @Sendable () -> Duration
   /// Messages sent over the channel while an earlier try may already have reached the server
   /// (they were `sending` when the flush read them): a refusal of this try that would put a
   /// message back in line keeps these `sending`.
@@ -156,6 +159,13 @@ public actor ChatSync {
     self.channel = channel
     self.server = server
     self.options = options
+    elapsed = Self.stopwatch(options.clock)
+  }
+
+  /// The time `clock` measured since this call.
+  private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+    let start = clock.now
+    return { start.duration(to: clock.now) }
   }
 
   // MARK: Lifecycle
@@ -576,7 +586,7 @@ public actor ChatSync {
     // A link that went down answers nothing more.
     unsubscribing = [:]
     subscribing = [:]
-    awaitingAck = []
+    awaitingAck = [:]
     guard connected else { return }
     // A new link has no subscriptions: subscribe every open room from its cursor, and send
     // what the outbox holds (unacknowledged sends of the last link included).
@@ -656,7 +666,7 @@ public actor ChatSync {
       }
       return
     }
-    awaitingAck.remove(clientMessageID)
+    awaitingAck[clientMessageID] = nil
     if error.isWorthRetrying {
       // An earlier try may have reached the server: the message stays sending (not deletable).
       if !sentInDoubt.contains(clientMessageID), !error.mayHaveLanded {
@@ -764,11 +774,12 @@ public actor ChatSync {
       return
     }
     var transientFailure = false
-    awaitingAck.formIntersection(outbox.map(\.clientMessageID))
+    let listed = Set(outbox.map(\.clientMessageID))
+    awaitingAck = awaitingAck.filter { listed.contains($0.key) }
     sentInDoubt.formIntersection(outbox.map(\.clientMessageID))
     for message in outbox {
       if case .failed = message.deliveryState { continue }
-      if awaitingAck.contains(message.clientMessageID) { continue }
+      if awaitingAck[message.clientMessageID] != nil { continue }
       // Stopped, or the message changed since the outbox was read (deleted, or refused while
       // an earlier send was awaited): it must not go out.
       guard !isStopped, !Task.isCancelled else { return }
@@ -783,14 +794,14 @@ public actor ChatSync {
           // (`sentInDoubt` stays as set: a refusal of an earlier send may still come while the
           // server call below runs, and must not make an in-doubt message deletable.)
           let id = message.clientMessageID
-          awaitingAck.insert(id)
+          awaitingAck[id] = elapsed()
           if inDoubt { sentInDoubt.insert(id) } else { sentInDoubt.remove(id) }
           do {
             try await channel.send(message.text, to: message.roomID, clientMessageID: id)
             continue
           } catch {
             // The link went away between the check and the send: use the server call.
-            awaitingAck.remove(id)
+            awaitingAck[id] = nil
           }
         }
         let sent = try await server.sendMessage(
@@ -818,16 +829,20 @@ public actor ChatSync {
     if transientFailure || waiting != false { scheduleRetry() }
   }
 
-  /// Flushes again after the backoff of the failures so far (or the ack timeout, after which
-  /// sends still waiting for their acknowledgement go out again). An ack timeout already
-  /// running is never pushed later: in a room where the user sends more often than the
-  /// timeout, a message whose ack was lost would otherwise wait for ever.
+  /// Flushes again after the backoff of the failures so far, or when the oldest send still
+  /// waiting for its acknowledgement reaches the ack timeout (it goes out again then). A timer
+  /// already due sooner is kept: later sends never push a lost ack's resend back.
   private func scheduleRetry() {
     guard !isStopped else { return }
+    let now = elapsed()
     let isAckTimeout = failedFlushes == 0
-    if isAckTimeout, retryTimer?.isAckTimeout == true { return }
+    let due =
+      isAckTimeout
+      ? (awaitingAck.values.min() ?? now) + options.ackTimeout
+      : now + options.retryDelay(failedFlushes)
+    if isAckTimeout, let armed = retryTimer, armed.isAckTimeout, armed.due <= due { return }
     retryTimer?.task.cancel()
-    let delay = isAckTimeout ? options.ackTimeout : options.retryDelay(failedFlushes)
+    let delay = max(.zero, due - now)
     let clock = options.clock
     let id = UUID()
     let task = Task { [weak self] in
@@ -838,7 +853,7 @@ public actor ChatSync {
       }
       await self?.resend(timer: id)
     }
-    retryTimer = RetryTimer(id: id, task: task, isAckTimeout: isAckTimeout)
+    retryTimer = RetryTimer(id: id, task: task, isAckTimeout: isAckTimeout, due: due)
   }
 }
 
@@ -848,14 +863,17 @@ struct RetryTimer {
   var task: Task<Void, Never>
   /// Set for the ack timeout; a backoff after failures is not.
   var isAckTimeout: Bool
+  /// When it fires, on the engine's stopwatch.
+  var due: Duration
 }
 
 extension ChatSync {
-  /// The retry timer `timer` fired: whatever still waits for its acknowledgement goes out
-  /// again.
+  /// The retry timer `timer` fired: the sends whose ack timeout has passed go out again (those
+  /// sent later keep waiting for theirs), with whatever else the outbox holds.
   private func resend(timer: UUID) {
     if retryTimer?.id == timer { retryTimer = nil }
-    awaitingAck = []
+    let now = elapsed()
+    awaitingAck = awaitingAck.filter { now - $0.value < options.ackTimeout }
     flush()
   }
 }

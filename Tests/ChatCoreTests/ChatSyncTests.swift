@@ -318,6 +318,34 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
+  @Test("a send made just before an earlier send's ack timer fires waits for its own timeout")
+  func aLaterSendWaitsForItsOwnTimeout() async throws {
+    let clock = TestClock()
+    let rig = try Rig(clock: clock, ackTimeout: .seconds(10))
+    await rig.connected()
+    let first = try await rig.sendOne("acknowledged at once")
+    let stored = await rig.server.accept(
+      "acknowledged at once", from: Self.me, id: first.clientMessageID)
+    rig.channel.emit(.messages([stored]))
+    try await waitUntil { try rig.store.outbox().isEmpty }
+    try await clock.advanceOnceSomethingSleeps(by: .seconds(9))
+    let later = try await rig.sync.send("sent at 9 s", to: Self.room)
+    func sends() -> Int {
+      rig.channel.calls.filter {
+        if case .send(_, _, later.clientMessageID) = $0 { true } else { false }
+      }.count
+    }
+    try await waitUntil { sends() == 1 }
+    // At 10.5 s the first timer has fired: the later send is not 10 s old, it stays waiting.
+    await clock.advance(by: .milliseconds(1_500))
+    try await clock.waitForSleeper()
+    #expect(sends() == 1)
+    // At 19 s its own timeout has passed: it goes again.
+    await clock.advance(by: .milliseconds(8_500))
+    try await waitUntil("the later send went again") { sends() == 2 }
+    await rig.sync.stop()
+  }
+
   @Test(
     "a message in doubt whose resend falls back to the server call stays sending through a refusal of an earlier send"
   )
