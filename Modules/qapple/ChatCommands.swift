@@ -73,10 +73,7 @@ struct Chat: AsyncParsableCommand {
         for text in texts { _ = try ChatMessage.validate(text: text) }
         try await ChatSession.run(connection, room: ChatRoom.ID(room)) { session in
           // Judged: what the outbox still had to send, and this command's texts.
-          var sent = Set(
-            try session.store.outbox().filter {
-              if case .failed = $0.deliveryState { false } else { true }
-            }.map(\.clientMessageID))
+          var sent = session.unsentAtStart
           for text in texts {
             sent.insert(try await session.sync.send(text, to: session.room).clientMessageID)
           }
@@ -141,6 +138,9 @@ struct ChatSession: Sendable {
   let store: ChatStore
   let room: ChatRoom.ID
   let me: User.ID
+  /// The messages the outbox still had to send when the command began (not the failed ones):
+  /// the command sends them too and answers for them.
+  let unsentAtStart: Set<UUID>
 
   /// Opens the cache and the engine, runs `body`, then stops the engine (also when `body`
   /// throws).
@@ -153,9 +153,15 @@ struct ChatSession: Sendable {
     let sync = ChatSync(
       backend: connection.backend, store: store,
       me: UserSummary(id: user.id, nickname: user.nickname.rawValue))
+    // Read before the engine starts sending them.
+    let unsent = Set(
+      try store.outbox().filter {
+        if case .failed = $0.deliveryState { false } else { true }
+      }.map(\.clientMessageID))
     await sync.start()
     await sync.open(room)
-    let session = ChatSession(sync: sync, store: store, room: room, me: user.id)
+    let session = ChatSession(
+      sync: sync, store: store, room: room, me: user.id, unsentAtStart: unsent)
     // The store stays open: it is the backend's, for the life of the process.
     do {
       try await body(session)
@@ -216,15 +222,20 @@ struct ChatSession: Sendable {
     }
     show(try store.latestMessages(in: room, limit: 50))
     let input = Task {
-      var sent: Set<UUID> = []
+      var sent = unsentAtStart
+      var refused = 0
       for await line in StandardInput.lines() where !line.isEmpty {
         do {
           sent.insert(try await sync.send(line, to: room).clientMessageID)
         } catch {
+          refused += 1
           StandardStreams.writeError("not sent: \(error)")
         }
       }
       try await drainOutbox(judging: sent, timeout: .seconds(20))
+      if refused > 0 {
+        throw ToolError("\(refused) line(s) refused and not sent (see above).", exitCode: .usage)
+      }
     }
     let printer = Task {
       for try await messages in store.observeMessages(in: room, limit: 50) { show(messages) }

@@ -53,13 +53,19 @@ struct ToolProcess: Sendable {
     try await run(tool, arguments: arguments)
   }
 
-  /// Runs `tool` with `arguments` and waits for it to exit; sends it SIGKILL after `killAfter`
-  /// (three minutes when not given) if it is still running.
+  /// Runs `tool` with `arguments` (and `input` on its stdin, else an empty one) and waits for
+  /// it to exit; sends it SIGKILL after `killAfter` (three minutes when not given) if it is
+  /// still running.
   func run(
-    _ tool: String, arguments: [String], killAfter: Duration? = nil
+    _ tool: String, arguments: [String], input: String? = nil, killAfter: Duration? = nil
   ) async throws -> ToolRun {
     let (process, output) = try Self.prepare(tool, arguments: arguments)
     defer { try? FileManager.default.removeItem(at: output) }
+    if let input {
+      let inputURL = output.appendingPathComponent("stdin")
+      try Data(input.utf8).write(to: inputURL)
+      process.standardInput = try FileHandle(forReadingFrom: inputURL)
+    }
     let stdoutURL = output.appendingPathComponent("stdout")
     let stderrURL = output.appendingPathComponent("stderr")
     var environment = ProcessInfo.processInfo.environment

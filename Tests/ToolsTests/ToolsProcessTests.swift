@@ -346,6 +346,9 @@ struct ToolsProcessTests {
     let after = try await tools.run("qapple", "chat", "rooms", "--json")
     let last = try after.decode(ListOutput<ChatRoomOutput>.self).items.first { $0.id == room }
     #expect(last?.lastMessage?.text == "delivered")
+    // `chat open` fails like `chat send` when a typed line is refused.
+    let typed = try await tools.run("qapple", arguments: ["chat", "open", room], input: " \n")
+    #expect(typed.status == 2, "\(typed)")
   }
 
   @Test func helpExitsZero() async throws {
