@@ -291,6 +291,11 @@ public final class QappleServer: Sendable {
         core.listeningURL.withLock { $0 = url }
         if self.configuration.publicURL == nil {
           core.engine.configuration.publicURL = url
+          if ["0.0.0.0", "::"].contains(host) {
+            core.logger.warning(
+              "Avatar URLs start with \(url.absoluteString), which no client can reach; set the address clients use with --public-url (ServerConfiguration.publicURL)."
+            )
+          }
         }
         await onListening(url)
       },

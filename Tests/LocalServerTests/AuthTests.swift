@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import LocalServer
+import TestSupport
 import Testing
 
 @Suite("Auth: sign-in, e-mail code, sign-up, tokens")
@@ -374,6 +375,21 @@ struct AuthTests {
         contentType: "image/png")
     }
   }
+  @Test(
+    "bound to every interface without a public URL, the server warns that avatar URLs are unreachable"
+  )
+  func wildcardHostWarns() async throws {
+    let capture = LogCapture()
+    var configuration = ServerConfiguration.testing()
+    configuration.host = "0.0.0.0"
+    configuration.logLevel = .warning
+    let server = try QappleServer(configuration: configuration, logger: capture.logger)
+    _ = try await server.start()
+    await server.stop()
+    #expect(
+      capture.entries.contains { $0.level == .warning && $0.message.contains("--public-url") })
+  }
+
   @Test("a configured public URL is where avatar URLs point, whatever address the client used")
   func avatarPublicURL() async throws {
     var configuration = ServerConfiguration.testing()

@@ -356,11 +356,12 @@ struct RealtimeTests {
       let probe = try await SocketProbe.open(h.url, token: r.member)
       _ = try await Self.subscribe(probe, r.room)
       await probe.pauseReading()
-      // About 12 MB of frames: more than the socket's buffers hold, so the server's writes
-      // wait and its backlog grows past 100.
+      // About 18 MB of frames: more than the socket's buffers hold (Linux lets a loopback
+      // socket buffer 4 MB to send and 6 MB to receive), so the server's writes wait and its
+      // backlog grows past 100.
       let owner = try h.server.engine.authenticate(accessToken: r.owner)
       let text = String(repeating: "가", count: 1000)
-      let total = 4000
+      let total = 6000
       for _ in 0..<(total / 500) {
         let sends = (0..<500).map { _ in
           MessageSend(text: text, roomID: ChatRoom.ID(rawValue: r.room), clientMessageID: UUID())

@@ -262,6 +262,9 @@ struct EngineTests {
     engine.configuration.publicURL = URL(string: "https://campus.example/qapple/")
     #expect(
       try engine.me(as: mina).avatarURL?.absoluteString == "https://campus.example/qapple" + path)
+    engine.configuration.publicURL = URL(string: "https://campus.example/qapple?lang=ko#top")
+    #expect(
+      try engine.me(as: mina).avatarURL?.absoluteString == "https://campus.example/qapple" + path)
     engine.configuration.publicURL = nil
     #expect(try engine.user(mina.id).avatarURL?.absoluteString == path)
   }

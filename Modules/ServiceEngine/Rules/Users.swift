@@ -65,10 +65,13 @@ enum Users {
   }
 
   /// `path` (`/avatars/...`) behind `publicURL`, keeping any path the public URL has (a
-  /// proxy's prefix); the path alone without one.
+  /// proxy's prefix) and dropping a query or fragment; the path alone without one.
   static func avatarURL(_ path: String, _ publicURL: URL?) -> URL? {
-    guard let publicURL else { return URL(string: path) }
-    var base = publicURL.absoluteString
+    guard let publicURL,
+      var components = URLComponents(url: publicURL, resolvingAgainstBaseURL: true)
+    else { return URL(string: path) }
+    (components.query, components.fragment) = (nil, nil)
+    var base = components.string ?? ""
     while base.hasSuffix("/") { base.removeLast() }
     return URL(string: base + path)
   }
