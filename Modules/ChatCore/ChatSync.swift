@@ -778,7 +778,7 @@ public actor ChatSync {
     awaitingAck = awaitingAck.filter { listed.contains($0.key) }
     sentInDoubt.formIntersection(outbox.map(\.clientMessageID))
     for message in outbox {
-      if case .failed = message.deliveryState { continue }
+      if message.deliveryState.isFailed { continue }
       if awaitingAck[message.clientMessageID] != nil { continue }
       // Stopped, or the message changed since the outbox was read (deleted, or refused while
       // an earlier send was awaited): it must not go out.
@@ -823,9 +823,7 @@ public actor ChatSync {
     failedFlushes = transientFailure ? failedFlushes + 1 : 0
     // Sends over the channel wait for their acknowledgement; look again after a while anyway
     // (failed messages wait for the user, not for a timer).
-    let waiting = (try? store.outbox())?.contains {
-      if case .failed = $0.deliveryState { false } else { true }
-    }
+    let waiting = (try? store.outbox())?.contains { !$0.deliveryState.isFailed }
     if transientFailure || waiting != false { scheduleRetry() }
   }
 

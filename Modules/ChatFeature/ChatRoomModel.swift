@@ -112,8 +112,7 @@ public final class ChatRoomModel: Identifiable {
 
   /// Whether `message` can be sent again (the server refused it).
   public func canRetry(_ message: ChatMessage) -> Bool {
-    if case .failed = message.deliveryState { return true }
-    return false
+    message.deliveryState.isFailed
   }
 
   /// Whether `message` can be deleted (the user's, waiting or failed; one on its way may
@@ -149,14 +148,15 @@ public final class ChatRoomModel: Identifiable {
     let (readCursorMoves, readCursorMoved) = AsyncStream.makeStream(
       of: Void.self, bufferingPolicy: .bufferingNewest(1))
     self.readCursorMoved = readCursorMoved
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask { await self.followReadCursor(readCursorMoves) }
-      group.addTask { await self.followMessages() }
-      group.addTask { await self.followRoom() }
-      group.addTask { await self.followTyping() }
-      group.addTask { await self.followConnection() }
+    await withTaskGroup(of: Void.self) { outer in
+      outer.addTask { await self.followReadCursor(readCursorMoves) }
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { await self.followMessages() }
+        group.addTask { await self.followRoom() }
+        group.addTask { await self.followTyping() }
+        group.addTask { await self.followConnection() }
+      }
       // The read cursor is followed until the rest ends (the screen went away, signed out).
-      for _ in 0..<4 { await group.next() }
       readCursorMoved.finish()
     }
     self.readCursorMoved = nil

@@ -73,6 +73,11 @@ public struct ChatMessage: Identifiable, Hashable, Sendable {
     case sent
     /// Gave up; the user can retry or delete it.
     case failed(reason: String)
+
+    /// Whether it gave up (``failed(reason:)``): it waits for the user, not for a retry.
+    public var isFailed: Bool {
+      if case .failed = self { true } else { false }
+    }
   }
 
   /// The message's identifier (the client message id until the server assigns one).

@@ -155,9 +155,7 @@ struct ChatSession: Sendable {
       me: UserSummary(id: user.id, nickname: user.nickname.rawValue))
     // Read before the engine starts sending them.
     let unsent = Set(
-      try store.outbox().filter {
-        if case .failed = $0.deliveryState { false } else { true }
-      }.map(\.clientMessageID))
+      try store.outbox().filter { !$0.deliveryState.isFailed }.map(\.clientMessageID))
     await sync.start()
     await sync.open(room)
     let session = ChatSession(
@@ -193,7 +191,7 @@ struct ChatSession: Sendable {
       group.cancelAll()
     }
     let outbox = try store.outbox().filter { ids.contains($0.clientMessageID) }
-    let failed = outbox.filter { if case .failed = $0.deliveryState { true } else { false } }
+    let failed = outbox.filter(\.deliveryState.isFailed)
     let waiting = outbox.count - failed.count
     for message in failed { StandardStreams.writeError(Self.line(message, me: me)) }
     if waiting > 0 {

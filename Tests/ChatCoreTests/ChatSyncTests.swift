@@ -42,6 +42,24 @@ struct ChatSyncEngineTests {
       for await state in sync.connectionStates() where state == .connected { break }
     }
 
+    /// The server stores `message` and its ack arrives on the channel; returns once the
+    /// outbox no longer holds it.
+    func acknowledge(_ message: ChatMessage) async throws {
+      let stored = await server.accept(
+        message.text, from: ChatSyncEngineTests.me, id: message.clientMessageID)
+      channel.emit(.messages([stored]))
+      try await waitUntil {
+        try !store.outbox().contains { $0.clientMessageID == message.clientMessageID }
+      }
+    }
+
+    /// How many times `message` went out on the channel.
+    func sends(of message: ChatMessage) -> Int {
+      channel.calls.filter {
+        if case .send(_, _, message.clientMessageID) = $0 { true } else { false }
+      }.count
+    }
+
     /// Sends `text` into the room and waits until it went out on the channel.
     func sendOne(_ text: String) async throws -> ChatMessage {
       let message = try await sync.send(text, to: ChatSyncEngineTests.room)
@@ -305,15 +323,11 @@ struct ChatSyncEngineTests {
     _ = try await rig.channel.next {
       if case .send(_, _, acked.clientMessageID) = $0 { $0 } else { nil }
     }
-    let stored = await rig.server.accept("acknowledged", from: Self.me, id: acked.clientMessageID)
-    rig.channel.emit(.messages([stored]))
-    try await waitUntil { try rig.store.outbox().count == 1 }
+    try await rig.acknowledge(acked)
     // Ten seconds after the first send, it goes out again (not sixteen).
     try await clock.advanceOnceSomethingSleeps(by: .seconds(5))
     try await waitUntil("the lost one went again", timeout: .seconds(5)) {
-      rig.channel.calls.filter {
-        if case .send(_, _, lost.clientMessageID) = $0 { true } else { false }
-      }.count == 2
+      rig.sends(of: lost) == 2
     }
     await rig.sync.stop()
   }
@@ -324,25 +338,17 @@ struct ChatSyncEngineTests {
     let rig = try Rig(clock: clock, ackTimeout: .seconds(10))
     await rig.connected()
     let first = try await rig.sendOne("acknowledged at once")
-    let stored = await rig.server.accept(
-      "acknowledged at once", from: Self.me, id: first.clientMessageID)
-    rig.channel.emit(.messages([stored]))
-    try await waitUntil { try rig.store.outbox().isEmpty }
+    try await rig.acknowledge(first)
     try await clock.advanceOnceSomethingSleeps(by: .seconds(9))
     let later = try await rig.sync.send("sent at 9 s", to: Self.room)
-    func sends() -> Int {
-      rig.channel.calls.filter {
-        if case .send(_, _, later.clientMessageID) = $0 { true } else { false }
-      }.count
-    }
-    try await waitUntil { sends() == 1 }
+    try await waitUntil { rig.sends(of: later) == 1 }
     // At 10.5 s the first timer has fired: the later send is not 10 s old, it stays waiting.
     await clock.advance(by: .milliseconds(1_500))
     try await clock.waitForSleeper()
-    #expect(sends() == 1)
+    #expect(rig.sends(of: later) == 1)
     // At 19 s its own timeout has passed: it goes again.
     await clock.advance(by: .milliseconds(8_500))
-    try await waitUntil("the later send went again") { sends() == 2 }
+    try await waitUntil("the later send went again") { rig.sends(of: later) == 2 }
     await rig.sync.stop()
   }
 
