@@ -318,6 +318,7 @@ let testTargets: [Target] = [
     dependencies: [
       "ChatCore", "Repositories", "Persistence", "Domain", "TestSupport",
       .product(name: "Clocks", package: "swift-clocks"),
+      .product(name: "GRDB", package: "GRDB.swift"),
       .product(name: "Logging", package: "swift-log"),
     ],
     path: "Tests/ChatCoreTests"

@@ -128,7 +128,17 @@ public actor ChatSync {
   /// links.
   private var announcedSeqs: [ChatRoom.ID: Int64] = [:]
   private var retryTimer: RetryTimer?
+  /// Sends that failed for now in a row (the backoff of the next flush): a server call's
+  /// failure, or a refusal that is worth a later try. Only a delivery ends the run (a send's
+  /// answer or ack), or an outbox with nothing left to send: a flush that only wrote frames
+  /// proves nothing yet.
   private var failedFlushes = 0
+  /// The longest wait a `rate_limited` refusal asked for since the retry timer was last armed:
+  /// the next backoff lasts at least that long.
+  private var askedWait: Duration = .zero
+  /// Whether a refusal counted in ``failedFlushes`` since the last flush started: the refusals
+  /// of one flush's sends lengthen the backoff once.
+  private var refusalCounted = false
   /// Failed catch-ups in a row, per room (the backoff of the next subscribe).
   private var resyncAttempts: [ChatRoom.ID: Int] = [:]
   /// Per room, the last of its queued work (``inTurn(of:_:)``) with its number, and how many
@@ -480,6 +490,8 @@ public actor ChatSync {
         var order: [ChatRoom.ID] = []
         for message in messages {
           if let seq = message.seq { announced(seq, in: message.roomID) }
+          // An own send's ack: the server takes messages again, so the backoff starts over.
+          if awaitingAck[message.clientMessageID] != nil { failedFlushes = 0 }
           if rooms[message.roomID] == nil { order.append(message.roomID) }
           rooms[message.roomID, default: []].append(message)
         }
@@ -630,7 +642,8 @@ public actor ChatSync {
   private func subscribeLater(_ room: ChatRoom.ID, after step: String, failed error: Error) {
     let attempt = resyncAttempts[room, default: 0]
     resyncAttempts[room] = attempt + 1
-    let delay = options.retryDelay(attempt)
+    var delay = options.retryDelay(attempt)
+    if case .rateLimited(let wait?) = error as? DomainError { delay = max(delay, wait) }
     logger.info("\(step) \(room.rawValue) failed (\(error)); again in \(delay)")
     let clock = options.clock
     Task { [weak self] in
@@ -672,8 +685,9 @@ public actor ChatSync {
       if !sentInDoubt.contains(clientMessageID), !error.mayHaveLanded {
         try store.retry(clientMessageID)
       }
-      failedFlushes += 1
-      scheduleRetry()
+      failedForNow(error, counted: !refusalCounted)
+      refusalCounted = true
+      scheduleRetry(backoff: true)
     } else {
       try store.markFailed(clientMessageID, reason: error.description)
     }
@@ -766,14 +780,19 @@ public actor ChatSync {
   }
 
   private func flushOnce() async {
+    refusalCounted = false
     let outbox: [ChatMessage]
     do {
       outbox = try store.outbox()
     } catch {
+      // The store may answer on a later try (busy, short of space): look again after a while.
       logger.error("Reading the outbox failed: \(error)")
+      failedFlushes += 1
+      scheduleRetry(backoff: true)
       return
     }
     var transientFailure = false
+    var delivered = false
     let listed = Set(outbox.map(\.clientMessageID))
     awaitingAck = awaitingAck.filter { listed.contains($0.key) }
     sentInDoubt.formIntersection(outbox.map(\.clientMessageID))
@@ -807,8 +826,10 @@ public actor ChatSync {
         let sent = try await server.sendMessage(
           message.text, message.roomID, message.clientMessageID)
         try store.save([sent])
+        delivered = true
       } catch let error as DomainError where error.isWorthRetrying {
         transientFailure = true
+        failedForNow(error, counted: false)
         // A lost answer may hide a stored message: it stays sending (so it cannot be
         // deleted) until a later try settles it; one that surely never reached the server
         // waits in line again.
@@ -820,25 +841,42 @@ public actor ChatSync {
         transientFailure = true
       }
     }
-    failedFlushes = transientFailure ? failedFlushes + 1 : 0
     // Sends over the channel wait for their acknowledgement; look again after a while anyway
     // (failed messages wait for the user, not for a timer).
     let waiting = (try? store.outbox())?.contains { !$0.deliveryState.isFailed }
-    if transientFailure || waiting != false { scheduleRetry() }
+    if transientFailure {
+      failedFlushes += 1
+    } else if delivered || waiting == false {
+      failedFlushes = 0
+    }
+    if transientFailure || waiting != false { scheduleRetry(backoff: transientFailure) }
   }
 
-  /// Flushes again after the backoff of the failures so far, or when the oldest send still
-  /// waiting for its acknowledgement reaches the ack timeout (it goes out again then). A timer
-  /// already due sooner is kept: later sends never push a lost ack's resend back.
-  private func scheduleRetry() {
+  /// Notes a send that failed for now: a `rate_limited` refusal's wait is kept for the next
+  /// backoff; `counted`, the failure also lengthens the backoff (a flush counts its failures
+  /// once at its end).
+  private func failedForNow(_ error: DomainError, counted: Bool) {
+    if case .rateLimited(let wait?) = error { askedWait = max(askedWait, wait) }
+    if counted { failedFlushes += 1 }
+  }
+
+  /// Flushes again: with `backoff` (a send failed for now), after the backoff of the failures
+  /// in a row (at least as long as a `rate_limited` refusal asked); else when the oldest send
+  /// still waiting for its acknowledgement reaches the ack timeout (it goes out again then). An
+  /// ack timer already due sooner is kept (later sends never push a lost ack's resend back),
+  /// and so is an armed backoff.
+  private func scheduleRetry(backoff: Bool) {
     guard !isStopped else { return }
     let now = elapsed()
-    let isAckTimeout = failedFlushes == 0
+    let isAckTimeout = !backoff
     let due =
       isAckTimeout
       ? (awaitingAck.values.min() ?? now) + options.ackTimeout
-      : now + options.retryDelay(failedFlushes)
-    if isAckTimeout, let armed = retryTimer, armed.isAckTimeout, armed.due <= due { return }
+      : now + max(options.retryDelay(max(0, failedFlushes - 1)), askedWait)
+    askedWait = .zero
+    // An armed backoff is kept too: sends wait it out (its flush also resends what waited past
+    // its ack timeout meanwhile).
+    if isAckTimeout, let armed = retryTimer, !armed.isAckTimeout || armed.due <= due { return }
     retryTimer?.task.cancel()
     let delay = max(.zero, due - now)
     let clock = options.clock

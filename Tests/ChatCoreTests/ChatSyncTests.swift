@@ -2,6 +2,7 @@ import ChatCore
 import Clocks
 import Domain
 import Foundation
+import GRDB
 import Persistence
 import Repositories
 import TestSupport
@@ -21,17 +22,31 @@ struct ChatSyncEngineTests {
     let server = ServerModel()
     let store: ChatStore
     let sync: ChatSync
+    /// The retry numbers the engine asked the backoff for, in order.
+    let retries = Locked<[Int]>([])
 
     init(
       clock: any Clock<Duration> = ContinuousClock(), ackTimeout: Duration = .seconds(10),
-      retryDelay: Duration = .milliseconds(5)
+      retryDelay: Duration = .milliseconds(5), store location: ChatStore.Location = .inMemory
     ) throws {
-      store = try ChatStore(at: .inMemory, owner: ChatSyncEngineTests.me.id)
+      store = try ChatStore(at: location, owner: ChatSyncEngineTests.me.id)
+      let retries = retries
       sync = ChatSync(
         store: store, me: ChatSyncEngineTests.me, channel: channel, server: server.repository,
         options: ChatSyncOptions(
-          clock: clock, retryDelay: { _ in retryDelay }, ackTimeout: ackTimeout,
-          pageSize: 100))
+          clock: clock,
+          retryDelay: { retry in
+            retries.withLock { $0.append(retry) }
+            return retryDelay
+          }, ackTimeout: ackTimeout, pageSize: 100))
+    }
+
+    /// Returns once the engine has handled every event emitted before this call (events are
+    /// handled in order: a typing signal emitted now comes out after them).
+    func handledEvents() async {
+      let typing = sync.typing(in: ChatSyncEngineTests.room)
+      channel.emit(.typing(room: ChatSyncEngineTests.room, user: ChatSyncEngineTests.peer))
+      for await _ in typing { break }
     }
 
     /// Starts the engine and brings the channel up; returns once the engine has seen it up
@@ -280,10 +295,7 @@ struct ChatSyncEngineTests {
     }
     rig.channel.emit(
       .refused(clientMessageID: message.clientMessageID, error: .rateLimited(retryAfter: nil)))
-    // Events are handled in order: once the typing after it is out, the refusal was handled.
-    let typing = rig.sync.typing(in: Self.room)
-    rig.channel.emit(.typing(room: Self.room, user: Self.peer))
-    for await _ in typing { break }
+    await rig.handledEvents()
     rig.channel.releaseHeldSend()
     #expect(try rig.store.outbox().map(\.deliveryState) == [.sending])
     await #expect(throws: DomainError.self) { try await rig.sync.delete(message.clientMessageID) }
@@ -525,6 +537,71 @@ struct ChatSyncEngineTests {
       .refused(clientMessageID: message.clientMessageID, error: .rateLimited(retryAfter: nil)))
     #expect(
       try await rig.channel.next { $0.send } == .send(Self.room, "soon", message.clientMessageID))
+  }
+
+  @Test("while the server keeps refusing a send for now, each try waits longer than the last")
+  func backoffGrowsUnderRefusals() async throws {
+    let clock = TestClock()
+    let rig = try Rig(clock: clock, retryDelay: .seconds(1))
+    await rig.connected()
+    let message = try await rig.sendOne("soon")
+    for round in 1...3 {
+      rig.channel.emit(
+        .refused(clientMessageID: message.clientMessageID, error: .rateLimited(retryAfter: nil)))
+      try await waitUntil(step: { await clock.advance(by: .seconds(1)) }) {
+        rig.sends(of: message) > round
+      }
+    }
+    // The resends in between went out over the channel without failing: they end no run.
+    #expect(rig.retries.withLock { $0 } == [0, 1, 2])
+    try await rig.acknowledge(message)
+    await rig.sync.stop()
+  }
+
+  @Test("a send refused as rate limited goes out again no sooner than the server asked")
+  func retryAfterIsWaitedOut() async throws {
+    let clock = TestClock()
+    let rig = try Rig(clock: clock, retryDelay: .seconds(1))
+    await rig.connected()
+    let message = try await rig.sendOne("soon")
+    rig.channel.emit(
+      .refused(
+        clientMessageID: message.clientMessageID, error: .rateLimited(retryAfter: .seconds(30))))
+    await rig.handledEvents()
+    await clock.advance(by: .seconds(29))
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(rig.sends(of: message) == 1)
+    await clock.advance(by: .seconds(1))
+    try await waitUntil { rig.sends(of: message) == 2 }
+    await rig.sync.stop()
+  }
+
+  @Test("a flush that cannot read the outbox looks again after a backoff")
+  func unreadableOutboxIsReadAgain() async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("outbox-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("chat.sqlite").path
+    let clock = TestClock()
+    let rig = try Rig(clock: clock, retryDelay: .seconds(1), store: .file(path: path))
+    let message = try rig.store.enqueue(
+      "left from the last run", to: Self.room, clientMessageID: UUID(), sender: Self.me,
+      at: Date())
+    // Another connection takes the messages' table away for a while: reads of it fail.
+    let other = try DatabaseQueue(path: path)
+    try await other.write { try $0.execute(sql: "ALTER TABLE message RENAME TO message_away") }
+    await rig.sync.start()
+    try await waitUntil { rig.retries.withLock { !$0.isEmpty } }
+    try await other.write { try $0.execute(sql: "ALTER TABLE message_away RENAME TO message") }
+    try await waitUntil(step: { await clock.advance(by: .seconds(1)) }) {
+      try rig.store.outbox().isEmpty
+    }
+    #expect(await rig.server.restSends == 1)
+    #expect(
+      try rig.store.latestMessages(in: Self.room).map(\.clientMessageID) == [
+        message.clientMessageID
+      ])
+    await rig.sync.stop()
   }
 
   @Test("invalid text is refused before anything is stored")
