@@ -29,6 +29,11 @@ public struct ServerConfiguration: Sendable {
   /// 1013; the events still waiting are not written (the client catches up after
   /// reconnecting), and a client that takes not even the close is dropped 5 s later.
   public var realtimeBacklog: Int
+  /// How long a WebSocket connection may send nothing before the server closes it with 1001
+  /// (`nil`: never). A live client sends at least its heartbeat's `ping` (every 25 s); a
+  /// client gone without closing (a phone that lost its network) is found this way, and its
+  /// connection dropped 5 s after the close if it takes not even that. 60 s by default.
+  public var realtimeIdleTimeout: Duration?
   /// Faults injected into WebSocket frames (dev mode only).
   public var socketFaults: SocketFaults
 
@@ -82,9 +87,11 @@ public struct ServerConfiguration: Sendable {
     realtimeFrameLimit: RateLimit? = RateLimit(count: 200, window: .seconds(10)),
     socketFaults: SocketFaults = SocketFaults(),
     publicURL: URL? = nil,
-    realtimeBacklog: Int = 10_000
+    realtimeBacklog: Int = 10_000,
+    realtimeIdleTimeout: Duration? = .seconds(60)
   ) {
     self.realtimeBacklog = realtimeBacklog
+    self.realtimeIdleTimeout = realtimeIdleTimeout
     self.host = host
     self.port = port
     self.publicURL = publicURL

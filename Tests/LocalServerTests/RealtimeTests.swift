@@ -391,6 +391,60 @@ struct RealtimeTests {
     }
   }
 
+  @Test(
+    "a socket that sends nothing for the idle timeout is closed with 1001; one that pings stays")
+  func idleSocketIsClosed() async throws {
+    var configuration = ServerConfiguration.testing()
+    // Long enough that a loaded machine (the whole suite runs at once) never stalls a ping
+    // that long.
+    configuration.realtimeIdleTimeout = .seconds(3)
+    try await withServer(configuration) { h in
+      let token = try await h.member("Quiet")
+      let talker = try await SocketProbe.open(h.url, token: token)
+      let quiet = try await SocketProbe.open(h.url, token: token)
+      // Past the idle timeout, the talker's pings come well inside it (a thirtieth).
+      for _ in 0..<40 {
+        talker.send(.ping)
+        #expect(try await talker.frame() == .pong)
+        try await Task.sleep(for: .milliseconds(100))
+      }
+      #expect(try await quiet.next() == .closed(code: 1001))
+      talker.send(.ping)
+      #expect(try await talker.frame() == .pong)
+      await talker.close()
+    }
+  }
+
+  @Test("a client that vanished without a word (it never answers the close) loses its connection")
+  func vanishedClientIsDropped() async throws {
+    var configuration = ServerConfiguration.testing()
+    configuration.realtimeIdleTimeout = .milliseconds(200)
+    try await withServer(configuration) { h in
+      let token = try await h.member("Gone")
+      // A raw connection that upgrades, then neither reads a frame nor answers the close.
+      let socket = try rawConnection(port: h.url.port ?? 0, timeout: 15)
+      defer { close(socket) }
+      let handshake = [
+        "GET \(RealtimeLimits.path) HTTP/1.1", "Host: 127.0.0.1", "Upgrade: websocket",
+        "Connection: Upgrade", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version: 13", "Authorization: Bearer \(token)", "", "",
+      ].joined(separator: "\r\n")
+      try sendAll(Array(handshake.utf8), to: socket)
+      // The 101 and the close frame arrive; then the server ends the connection itself
+      // (before, it stayed open until TCP gave up: the read timed out after 15 s).
+      let (received, ended) = readUntilClosed(socket)
+      #expect(ended, "the server left the connection open")
+      let text = String(decoding: received, as: UTF8.self)
+      #expect(text.hasPrefix("HTTP/1.1 101"))
+      // After the head, the close frame: FIN and opcode 8, then the code 1001 (0x03E9).
+      let head =
+        text.utf8.count
+        - (text.range(of: "\r\n\r\n").map { text[$0.upperBound...] }?.utf8.count ?? 0)
+      let frame = Array(received[head...])
+      #expect(frame.count >= 4 && frame[0] == 0x88 && frame[2] == 0x03 && frame[3] == 0xE9)
+    }
+  }
+
   @Test("typing reaches the other subscribers, not the typer")
   func typing() async throws {
     try await withServer { h in

@@ -36,6 +36,7 @@ extension QappleServer {
       engine: core.engine, frames: core.messageFrames, viewer: viewer,
       frameLimit: core.configuration.realtimeFrameLimit,
       backlogLimit: max(1, core.configuration.realtimeBacklog),
+      idleTimeout: core.configuration.realtimeIdleTimeout,
       faults: core.configuration.devMode ? core.socketFaults : nil, logger: core.logger,
       drop: drop)
     // Counted from here, not from when the session starts: a stop that comes while the

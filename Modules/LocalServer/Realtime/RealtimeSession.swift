@@ -7,7 +7,7 @@ import ServiceEngine
 
 /// How a socket ends; the raw value is its WebSocket close code.
 enum SocketClose: UInt16, Sendable, Equatable {
-  /// The server is shutting down.
+  /// The server is shutting down, or the client sent nothing for too long.
   case goingAway = 1001
   /// The client broke a rule of the protocol (too many frames).
   case policyViolation = 1008
@@ -54,6 +54,9 @@ struct RealtimeSession: Sendable {
   /// How many live events may wait to be written before the socket is cut off
   /// (``ServerConfiguration/realtimeBacklog``).
   let backlogLimit: Int
+  /// How long the client may send nothing before the socket is closed
+  /// (``ServerConfiguration/realtimeIdleTimeout``).
+  let idleTimeout: Duration?
   let faults: SocketFaultInjector?
   let logger: Logger
   /// Closes the TCP connection without a close frame (a "dropped" connection).
@@ -65,6 +68,8 @@ struct RealtimeSession: Sendable {
   private let backlog = Locked((waiting: 0, cutOff: false))
   /// Set when the writer has ended (closed the socket, dropped it or failed).
   private let writerEnded = Locked(false)
+  /// When the reader last took a frame from the client (the handshake, at first).
+  private let lastHeard = Locked(ContinuousClock.now)
 
   /// Closes the socket from outside (server shutdown), also before ``run(inbound:outbound:)``
   /// started: the close waits in the mailbox, and nothing after it goes out.
@@ -84,7 +89,9 @@ struct RealtimeSession: Sendable {
       group.addTask { await write(mailbox, to: outbound, post: post) }
       group.addTask { await forward(listener, post: post, turn: turn) }
       async let handled: Void = handle(inbox, listener: listener, post: post, turn: turn)
+      let watchdog = Task { await closeWhenIdle(post: post) }
       await read(inbound, into: inbox)
+      watchdog.cancel()
       inbox.finish()
       await handled
       listener.close()
@@ -111,6 +118,7 @@ struct RealtimeSession: Sendable {
     var isText = true
     do {
       for try await frame in inbound {
+        lastHeard.withLock { $0 = .now }
         switch frame.opcode {
         case .text, .binary:
           message.removeAll(keepingCapacity: true)
@@ -164,6 +172,26 @@ struct RealtimeSession: Sendable {
     } catch {
       // The socket failed (reset, protocol error): nothing to answer, the session ends.
       logger.debug("Realtime socket ended: \(error)")
+    }
+  }
+
+  /// Closes the socket with 1001 once the client has sent nothing for ``idleTimeout``, and
+  /// drops the connection if it has not ended ``closeGrace`` later (a client gone without a
+  /// word never answers the close). Ends when cancelled (the reader is done).
+  private func closeWhenIdle(post: AsyncStream<Outgoing>.Continuation) async {
+    guard let idleTimeout else { return }
+    do {
+      while true {
+        let due = lastHeard.withLock { $0 } + idleTimeout
+        if ContinuousClock.now >= due { break }
+        try await Task.sleep(until: due)
+      }
+      logger.info("Closing a realtime socket that sent nothing for \(idleTimeout)")
+      post.yield(.close(.goingAway, reason: "idle"))
+      try await Task.sleep(for: Self.closeGrace)
+      await drop()
+    } catch {
+      // Cancelled: the client closed, or the connection ended, first.
     }
   }
 

@@ -38,6 +38,31 @@ func rawHTTP(_ request: [UInt8], port: Int, timeout: Int = 5) throws -> String {
   return String(decoding: answer, as: UTF8.self)
 }
 
+/// Sends all of `bytes` over the connection `descriptor`.
+func sendAll(_ bytes: [UInt8], to descriptor: Int32) throws {
+  var sent = 0
+  while sent < bytes.count {
+    let count = bytes[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+    guard count > 0 else { throw SocketFailure(step: "send") }
+    sent += count
+  }
+}
+
+/// Reads the connection `descriptor` until the server ends it or is silent for its read
+/// timeout: what arrived, and whether the server ended it (its end, or a reset).
+func readUntilClosed(_ descriptor: Int32) -> (bytes: [UInt8], ended: Bool) {
+  var received: [UInt8] = []
+  var buffer = [UInt8](repeating: 0, count: 4096)
+  while true {
+    let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+    if count > 0 {
+      received += buffer[..<count]
+    } else {
+      return (received, count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+    }
+  }
+}
+
 /// A failed step of a raw connection.
 struct SocketFailure: Error { var step: String }
 
