@@ -169,9 +169,16 @@ public struct SessionDTO: Codable, Hashable, Sendable, DomainConvertible {
   public func toDomain() throws(MappingError) -> AuthSession {
     let user: User
     do { user = try self.user.toDomain() } catch { throw error.nested(in: "user") }
+    let tokens = try tokens()
     return AuthSession(
-      accessToken: try accessToken.nonEmpty("access_token"),
-      refreshToken: try refreshToken.nonEmpty("refresh_token"), expiresAt: expiresAt, user: user)
+      accessToken: tokens.access, refreshToken: tokens.refresh, expiresAt: expiresAt, user: user)
+  }
+
+  /// The two tokens, empty ones refused, without mapping ``user``: a token refresh keeps only
+  /// these, so a user this client cannot map (a newer server's value) must not cost it the
+  /// pair the server has already rotated.
+  public func tokens() throws(MappingError) -> (access: String, refresh: String) {
+    (try accessToken.nonEmpty("access_token"), try refreshToken.nonEmpty("refresh_token"))
   }
 
   enum CodingKeys: String, CodingKey {

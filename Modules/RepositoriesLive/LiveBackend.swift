@@ -69,12 +69,13 @@ public final class LiveBackend: Sendable {
     ) { refreshToken in
       let route = AuthAPI.refresh(RefreshRequest(refreshToken: refreshToken))
       let response = try await refreshProvider.response(route)
-      let session = try LiveErrorMapping.decodingFailure(as: SessionDTO.self) {
-        try DTODecoding.decode(SessionDTO.self, from: response.body).toDomain()
+      // Only the tokens are kept, so only they are mapped (the server has rotated the pair).
+      let (session, tokens) = try LiveErrorMapping.decodingFailure(as: SessionDTO.self) {
+        let session = try DTODecoding.decode(SessionDTO.self, from: response.body)
+        return (session, try session.tokens())
       }
       return Credentials(
-        accessToken: session.accessToken, refreshToken: session.refreshToken,
-        expiresAt: session.expiresAt)
+        accessToken: tokens.access, refreshToken: tokens.refresh, expiresAt: session.expiresAt)
     }
 
     let provider = makeProvider(

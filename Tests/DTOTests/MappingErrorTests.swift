@@ -80,7 +80,7 @@ struct MappingErrorTests {
   }
 
   @Test("a page names the index of the broken item; a nested object names its key")
-  func nestedPaths() {
+  func nestedPaths() throws {
     var broken = Sample.post
     broken.authorName = ""
     let page = PageDTO(items: [Sample.post, Sample.post, Sample.post, broken], nextCursor: nil)
@@ -91,6 +91,10 @@ struct MappingErrorTests {
     let session = SessionDTO(
       accessToken: "a", refreshToken: "r", expiresAt: Sample.date, user: user)
     #expect(mappingError(try session.toDomain())?.path == "user.nickname")
+    // The tokens alone map without the user; empty ones are refused.
+    #expect(try session.tokens() == ("a", "r"))
+    let empty = SessionDTO(accessToken: "a", refreshToken: "", expiresAt: Sample.date, user: user)
+    #expect(mappingError(try empty.tokens())?.path == "refresh_token")
     let response = SignInResponseDTO(status: .signedIn, session: session)
     #expect(mappingError(try response.toDomain())?.path == "session.user.nickname")
     #expect(

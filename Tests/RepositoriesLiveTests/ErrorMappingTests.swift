@@ -232,6 +232,21 @@ struct ServerValidationMessageTests {
     #expect(error.description == "detail must be a value the server accepts (Tell us more).")
   }
 
+  @Test(
+    "wordings that only look like Domain's are kept as they are (one crashed the app)",
+    arguments: [
+      "limit must be between (got 500).", "limit must be between ).",
+      "limit must be between 1 and 100 (got many).", "limit must be between 9 and 1 (got 5).",
+    ])
+  func nearMissesKeepTheMessage(_ message: String) {
+    let error = ValidationError(serverField: "limit", message: message)
+    guard case .invalidFormat(let field, _) = error else {
+      Issue.record("read as \(error)")
+      return
+    }
+    #expect(field == "limit")
+  }
+
   @Test func aMissingFieldIsNamedRequest() {
     #expect(ValidationError(serverField: nil, message: "").field == "request")
     #expect(ValidationError(serverField: "", message: "x").field == "request")

@@ -209,6 +209,32 @@ struct SessionTests {
     #expect(await harness.repositories.auth.currentState() == .signedIn(user))
   }
 
+  @Test("a refresh keeps the rotated pair even when the answer's user does not map")
+  func aRefreshKeepsTheTokensOfAnAnswerWhoseUserDoesNotMap() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = FileCredentialStore(fileURL: directory.url.appendingPathComponent("s.json"))
+    let harness = Harness(store: store)
+    _ = try await harness.signIn(accessToken: "old", refreshToken: "r-old")
+    harness.transport.stub(.get, "/notifications/unread-count") { request, _ in
+      request.headerFields[.authorization] == "Bearer new"
+        ? .response(status: .ok, body: Data(#"{"count": 2}"#.utf8))
+        : .response(
+          status: .unauthorized,
+          body: Data(Fixtures.error(code: "token_expired", message: "expired").utf8))
+    }
+    // A relative avatar URL: the user does not map (`UserDTO.toDomain` wants an absolute one).
+    let user = Fixtures.user().replacingOccurrences(
+      of: #""avatar_url": null"#, with: #""avatar_url": "/avatars/u_01?v=1""#)
+    harness.stub(
+      .post, "/auth/refresh",
+      json: Fixtures.session(accessToken: "new", refreshToken: "r-new", user: user))
+
+    #expect(try await harness.repositories.notifications.fetchUnreadCount() == 2)
+    let stored = try #require(try await store.storedSession())
+    #expect(stored.credentials.refreshToken == "r-new")
+  }
+
   @Test func aRefreshAnswerThatDoesNotDecodeIsAServerProblemNotOffline() async throws {
     let harness = Harness()
     let user = try await harness.signIn(accessToken: "expired", refreshToken: "r-1")

@@ -30,6 +30,19 @@ struct SocketChatChannelTests {
     }
   }
 
+  @Test(
+    "the socket's URL keeps the base URL's path and port, and is wss for https in any case",
+    arguments: [
+      ("http://127.0.0.1:8080", "ws://127.0.0.1:8080/realtime"),
+      ("http://127.0.0.1:8080/", "ws://127.0.0.1:8080/realtime"),
+      ("https://api.qapple.test/api/v1", "wss://api.qapple.test/api/v1/realtime"),
+      ("https://api.qapple.test/api/v1/", "wss://api.qapple.test/api/v1/realtime"),
+      ("HTTPS://api.qapple.test", "wss://api.qapple.test/realtime"),
+    ])
+  func socketURL(_ base: String, _ expected: String) throws {
+    #expect(SocketChatChannel.socketURL(try #require(URL(string: base))).absoluteString == expected)
+  }
+
   @Test func aRefusedFrameNamesItsRoomAndSend() throws {
     let id = UUID()
     #expect(

@@ -66,13 +66,17 @@ public final class SocketChatChannel: ChatChannel {
       })
   }
 
-  /// `ws://host:port/realtime` for `http://host:port` (`wss` for `https`), from the route
-  /// table's `ChatAPI.realtime`.
+  /// `ws://host:port/<base path>/realtime` for `http://host:port/<base path>` (`wss` for
+  /// `https`, in any case): the route table's `ChatAPI.realtime`, joined to the base URL as
+  /// every REST request is (`TargetType.encodedRequest(baseURL:)`).
   static func socketURL(_ base: URL) -> URL {
-    var components = URLComponents(url: base, resolvingAgainstBaseURL: false) ?? URLComponents()
-    components.scheme = components.scheme == "https" ? "wss" : "ws"
-    components.path = ChatAPI.realtime.path
-    return components.url ?? base
+    guard let head = try? ChatAPI.realtime.encodedRequest(baseURL: base).request,
+      let scheme = head.scheme?.lowercased(), let authority = head.authority,
+      let path = head.path,
+      let url = URL(
+        string: "\(scheme == "https" || scheme == "wss" ? "wss" : "ws")://\(authority)\(path)")
+    else { return base }
+    return url
   }
 
   /// Starts connecting (and reconnecting until ``close()``).

@@ -182,14 +182,10 @@ extension ValidationError {
       let value = rest.dropFirst().dropLast("\" is reserved; choose another.".count)
       return .reserved(field: field, value: String(value))
     }
-    if rest.hasPrefix("must be between "), rest.hasSuffix(")."),
-      let range = rest.range(of: " (got ")
-    {
-      let bounds = rest[rest.index(rest.startIndex, offsetBy: 16)..<range.lowerBound]
-        .components(separatedBy: " and ")
-      let actual = rest[range.upperBound..<rest.index(rest.endIndex, offsetBy: -2)]
+    if let parts = match(rest, "must be between ", " (got ", ").") {
+      let bounds = parts.0.components(separatedBy: " and ")
       if bounds.count == 2, let lower = Int(bounds[0]), let upper = Int(bounds[1]),
-        lower <= upper, let actual = Int(actual)
+        lower <= upper, let actual = Int(parts.1)
       {
         return .outOfRange(field: field, range: lower...upper, actual: actual)
       }
