@@ -231,6 +231,9 @@ public actor Authenticator {
       throw .sessionRevoked
     } catch .sessionEnded {
       throw .sessionEnded
+    } catch .cancelled {
+      // The caller gave up waiting for the shared refresh: it sends nothing.
+      throw .cancelled
     } catch {
       // A token that has not expired yet is still worth sending when the refresh failed for a
       // transient reason or the rate limit (as long as its session is still the current one).

@@ -127,6 +127,8 @@ public final class NetworkProvider: Sendable {
       if Task.isCancelled { throw .cancelled }
       var request = encoded.request
       let token = try await accessToken(for: target, in: &session)
+      // Cancelled while the token was read or refreshed: nothing goes out.
+      if Task.isCancelled { throw .cancelled }
       if let token { request.headerFields[.authorization] = "Bearer \(token)" }
       for plugin in plugins {
         request = try await plugin.prepare(request, body: encoded.body, target: target)

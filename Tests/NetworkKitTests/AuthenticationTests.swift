@@ -337,6 +337,31 @@ struct AuthenticationTests {
     try await provider.send(TestTarget(.get, "/me", authorization: .bearer))
   }
 
+  @Test("a request cancelled while its token is refreshed early (not yet expired) is not sent")
+  func cancellingDuringAnEarlyRefreshSendsNothing() async throws {
+    let (refreshStarted, startedContinuation) = AsyncStream<Void>.makeStream()
+    let (gate, gateContinuation) = AsyncStream<Void>.makeStream()
+    // Inside the refresh leeway (60 s) but not expired: a failed refresh would still send it.
+    let store = InMemoryCredentialStore(
+      Credentials(accessToken: "stale", refreshToken: "r", expiresAt: Date() + 30))
+    let authenticator = Authenticator(store: store) { refreshToken in
+      startedContinuation.yield()
+      for await _ in gate {}
+      return Credentials(accessToken: "fresh", refreshToken: refreshToken)
+    }
+    let stubs = StubTransport()
+    stubs.stub(.get, "/me") { _, _ throws(NetworkError) in .response(status: .ok, body: Data()) }
+    let provider = NetworkProvider(transport: stubs, authenticator: authenticator)
+
+    let call = Task { try await provider.send(TestTarget(.get, "/me", authorization: .bearer)) }
+    var started = refreshStarted.makeAsyncIterator()
+    await started.next()
+    call.cancel()
+    await #expect(throws: NetworkError.cancelled) { try await call.value }
+    #expect(stubs.receivedRequests.isEmpty)
+    gateContinuation.finish()
+  }
+
   @Test func aRequestOfAnEndedSessionIsNeverSentWithTheNextUsersToken() async throws {
     // A's POST is slow; A signs out and B signs in; then the server refuses A's token.
     let refreshes = Counter()

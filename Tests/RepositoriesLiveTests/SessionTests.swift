@@ -12,6 +12,17 @@ import Testing
 
 @Suite("Session state")
 struct SessionTests {
+  /// The unread count answers 2 to the access token `token` and `token_expired` to any other.
+  static func stubUnreadCount(_ harness: Harness, acceptingOnly token: String) {
+    harness.transport.stub(.get, "/notifications/unread-count") { request, _ in
+      request.headerFields[.authorization] == "Bearer \(token)"
+        ? .response(status: .ok, body: Data(#"{"count": 2}"#.utf8))
+        : .response(
+          status: .unauthorized,
+          body: Data(Fixtures.error(code: "token_expired", message: "expired").utf8))
+    }
+  }
+
   @Test func startsSignedOutWithAnEmptyStore() async {
     let harness = Harness()
     var states = harness.repositories.auth.sessionStates().makeAsyncIterator()
@@ -189,13 +200,7 @@ struct SessionTests {
     let store = FileCredentialStore(fileURL: directory.url.appendingPathComponent("s.json"))
     let harness = Harness(store: store)
     let user = try await harness.signIn(accessToken: "old", refreshToken: "r-old")
-    harness.transport.stub(.get, "/notifications/unread-count") { request, _ in
-      request.headerFields[.authorization] == "Bearer new"
-        ? .response(status: .ok, body: Data(#"{"count": 2}"#.utf8))
-        : .response(
-          status: .unauthorized,
-          body: Data(Fixtures.error(code: "token_expired", message: "expired").utf8))
-    }
+    Self.stubUnreadCount(harness, acceptingOnly: "new")
     harness.stub(
       .post, "/auth/refresh",
       json: Fixtures.session(accessToken: "new", refreshToken: "r-new"))
@@ -216,13 +221,7 @@ struct SessionTests {
     let store = FileCredentialStore(fileURL: directory.url.appendingPathComponent("s.json"))
     let harness = Harness(store: store)
     _ = try await harness.signIn(accessToken: "old", refreshToken: "r-old")
-    harness.transport.stub(.get, "/notifications/unread-count") { request, _ in
-      request.headerFields[.authorization] == "Bearer new"
-        ? .response(status: .ok, body: Data(#"{"count": 2}"#.utf8))
-        : .response(
-          status: .unauthorized,
-          body: Data(Fixtures.error(code: "token_expired", message: "expired").utf8))
-    }
+    Self.stubUnreadCount(harness, acceptingOnly: "new")
     // A relative avatar URL: the user does not map (`UserDTO.toDomain` wants an absolute one).
     let user = Fixtures.user().replacingOccurrences(
       of: #""avatar_url": null"#, with: #""avatar_url": "/avatars/u_01?v=1""#)
