@@ -34,6 +34,9 @@ public final class SearchableList<Item: Identifiable & Sendable> {
   @ObservationIgnored public let searches = LatestSearch()
   @ObservationIgnored private let pageSize: Int
   @ObservationIgnored private let fetch: Fetch
+  /// Loads started so far, and the one that set ``incoming``: two loads of the same list (the
+  /// whole list, searched again by a refresh) must not take each other's place.
+  @ObservationIgnored private var loads = (started: 0, incoming: 0)
 
   /// A list whose pages of `pageSize` items, and those of each search, come from `fetch`.
   public init(pageSize: Int = PageRequest.defaultLimit, fetch: @escaping Fetch) {
@@ -52,9 +55,10 @@ public final class SearchableList<Item: Identifiable & Sendable> {
     (results == nil ? nil : resultsQuery) == query
   }
 
-  /// The item `id` as the list, or else the results shown, hold it.
+  /// The item `id` as the rows shown hold it (what the user sees and acts on), or else as the
+  /// list holds it.
   public func item(_ id: Item.ID) -> Item? {
-    list.item(id) ?? results?.item(id)
+    shown.item(id) ?? list.item(id)
   }
 
   /// Changes the item `id` in every list that holds or may soon show it (``PagedList/update(_:_:)``).
@@ -105,12 +109,16 @@ public final class SearchableList<Item: Identifiable & Sendable> {
   private func load(
     _ target: PagedList<Item>, of query: String?, run: Int
   ) async throws(DomainError) -> Bool {
-    if target !== shown { incoming = target }
-    defer { if incoming === target { incoming = nil } }
+    loads.started += 1
+    let number = loads.started
+    if target !== shown { (incoming, loads.incoming) = (target, number) }
+    // Whether this load still owns `incoming` (a newer load of the same list may hold it).
+    func ownsIncoming() -> Bool { incoming === target && loads.incoming == number }
+    defer { if ownsIncoming() { incoming = nil } }
     // Whether `target` is still the load to show: a newer text change, or a newer load of the
     // same text (a refresh that started another search while this one ran), came first.
     func isLatest() -> Bool {
-      searches.isCurrent(run) && (target === shown || target === incoming)
+      searches.isCurrent(run) && (target === shown || ownsIncoming())
     }
     do {
       guard try await target.reload(), isLatest() else { return false }

@@ -414,6 +414,26 @@ struct BoardModelTests {
 
   // MARK: - Likes
 
+  /// The list was read before the post was liked elsewhere, the search after: the search's
+  /// row shows it liked, so its tap unlikes.
+  @Test func aTapOnASearchRowFlipsWhatThatRowShows() async throws {
+    let post = try await alice.board.createPost(PostDraft(content: "swift tips"))
+    let gate = Gate()
+    let sent = CallLog<Bool>()
+    let board = board(as: bob) { $0.holdPostLikes(at: gate, loggingIn: sent) }
+    await board.task()
+    _ = try await bob.board.setPostLike(post.id, true)
+    let search = Task { await board.searchTextChanged("swift") }
+    try await clock.waitForSleeper()
+    await clock.advance(by: .milliseconds(300))
+    await search.value
+    #expect(board.searchResults.map(\.likeState) == [LikeState(isLiked: true, likeCount: 1)])
+    await gate.open()
+    await board.likeButtonTapped(post.id)
+    #expect(await sent.calls == [false])
+    #expect(board.searchResults.map(\.likeState) == [LikeState(isLiked: false, likeCount: 0)])
+  }
+
   @Test func aLikeFlipsAtOnceAndTheServersCountWins() async throws {
     let post = try await alice.board.createPost(PostDraft(content: "like me"))
     let carol = try backend.signedUpClient(nickname: "carol")

@@ -223,6 +223,35 @@ struct GroupsFeatureTests {
     #expect(groups.failure == nil)
   }
 
+  /// The field is cleared and, while the whole list loads, the list is pulled: the refresh
+  /// loads the whole list again, and the load it cancelled must not take its place.
+  @Test func aRefreshWhileTheClearedFieldLoadsTheListShowsTheList() async throws {
+    for name in ["Swift Study", "Algorithms", "Design"] {
+      _ = try await createGroup(name, by: alice)
+    }
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let holding = Locked(false)
+    let groups = tabHoldingReads(until: released) { query, _ in
+      query == nil && holding.withLock { $0 }
+    }
+    await groups.task()
+    let search = started { await groups.searchTextChanged("Swift") }
+    try await clock.waitForSleeper()
+    await clock.advance(by: GroupsModel.searchDebounce + .milliseconds(1))
+    try await waitUntil("Swift answers") { search.hasReturned.value }
+    #expect(groups.groups.map(\.name) == ["Swift Study"])
+    holding.withLock { $0 = true }
+    let cleared = started { await groups.searchTextChanged("") }
+    try await clock.waitForSleeper()
+    await clock.advance(by: GroupsModel.searchDebounce + .milliseconds(1))
+    try await waitUntil("the whole list is loading") { groups.isLoading }
+    let refresh = started { await groups.refreshPulled() }
+    release.finish()
+    try await waitUntil("both returned") { cleared.hasReturned.value && refresh.hasReturned.value }
+    #expect(groups.groups.count == 3)
+    #expect(!groups.isLoading && groups.failure == nil)
+  }
+
   @Test func aGroupJoinedWhileARefreshLoadsShowsJoinedWhenItLands() async throws {
     let group = try await createGroup("Swift Study", by: alice)
     // The refresh's page is read before the join and arrives after it.
