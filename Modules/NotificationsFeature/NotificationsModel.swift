@@ -37,6 +37,15 @@ public final class NotificationsModel {
   /// failed one undoes nothing once one that began after it succeeded.
   @ObservationIgnored private var markAllsBegun = 0
   @ObservationIgnored private var newestMarkAllSucceeded = 0
+  /// Single read marks on their way, by notification, and the read marks that succeeded while
+  /// a first page was on its way, numbered, with what each made read (a mark-all: what was
+  /// listed when it began): a page read before one of them reached the service must not show
+  /// those notifications unread again. (A mark-all on its way is not applied: the page shows
+  /// what the service says until it succeeds.)
+  @ObservationIgnored private var marksOnTheirWay: [AppNotification.ID: Int] = [:]
+  @ObservationIgnored private var marksSucceeded: [(number: Int, ids: Set<AppNotification.ID>)] =
+    []
+  @ObservationIgnored private var marksSucceededCount = 0
   @ObservationIgnored @Dependency(\.notificationRepository) private var repository
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -122,6 +131,7 @@ public final class NotificationsModel {
     unreadCount = 0
     do {
       try await repository.markAllRead()
+      succeeded(listed)
       markAllSuccesses += 1
       newestMarkAllSucceeded = max(newestMarkAllSucceeded, number)
       setRead(true, listed)
@@ -148,6 +158,7 @@ public final class NotificationsModel {
   private func reload() async {
     generation += 1
     let current = generation
+    let marksBefore = marksSucceededCount
     isReloading = true
     defer { if current == generation { isReloading = false } }
     do {
@@ -155,6 +166,10 @@ public final class NotificationsModel {
       let count = await currentUnreadCount()
       guard current == generation else { return }
       notifications = page.items
+      // What the user marked read while the page was on its way stays read.
+      let later = marksSucceeded.filter { $0.number > marksBefore }.map(\.ids)
+      marksSucceeded.removeAll { $0.number <= marksBefore }
+      setRead(true, later.reduce(Set(marksOnTheirWay.keys)) { $0.union($1) })
       nextCursor = page.nextCursor
       if let count { unreadCount = count }
       hasLoaded = true
@@ -178,8 +193,14 @@ public final class NotificationsModel {
     let markAllsBefore = markAllSuccesses
     setRead(true, [notification])
     unreadCount = max(0, unreadCount - 1)
+    marksOnTheirWay[notification, default: 0] += 1
+    defer {
+      marksOnTheirWay[notification, default: 1] -= 1
+      if marksOnTheirWay[notification] == 0 { marksOnTheirWay[notification] = nil }
+    }
     do {
       try await repository.markRead(notification)
+      succeeded([notification])
     } catch {
       failure = DomainError(error)
       // A "mark all read" that succeeded meanwhile made this notification read; else it is
@@ -190,6 +211,14 @@ public final class NotificationsModel {
       if undone { setRead(false, [notification]) }
       unreadCount = await currentUnreadCount() ?? unreadCount + (undone ? 1 : 0)
     }
+  }
+
+  /// Notes a read mark that succeeded, making `ids` read, for the first page on its way, if
+  /// any (a reload that starts later reads it from the service).
+  private func succeeded(_ ids: Set<AppNotification.ID>) {
+    guard isReloading else { return }
+    marksSucceededCount += 1
+    marksSucceeded.append((marksSucceededCount, ids))
   }
 
   private func setRead(_ isRead: Bool, _ ids: Set<AppNotification.ID>) {

@@ -91,6 +91,55 @@ struct NotificationsFeatureTests {
     return comments
   }
 
+  /// Alice's inbox whose first pages are read, then held until `released` while `holding`;
+  /// `read` is set once a held page was read.
+  func inbox(
+    holdingPagesWhile holding: Locked<Bool>, read: Locked<Bool>, until released: AsyncStream<Void>
+  ) -> NotificationsModel {
+    inbox(as: alice) { values in
+      let fetch = values.notificationRepository.fetchNotifications
+      values.notificationRepository.fetchNotifications = { request in
+        let page = try await fetch(request)
+        if holding.withLock({ $0 }) {
+          read.withLock { $0 = true }
+          for await _ in released { break }
+        }
+        return page
+      }
+    }
+  }
+
+  @Test(
+    "a notification read (one, or all) while a page read before it was on its way stays read, and the badge matches the service",
+    arguments: [false, true])
+  func aReadMarkOutlivesAReloadReadBeforeIt(markAll: Bool) async throws {
+    _ = try await bobComments(2)
+    let holding = Locked(false)
+    let read = Locked(false)
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let inbox = inbox(holdingPagesWhile: holding, read: read, until: released)
+    await inbox.task()
+    #expect(inbox.unreadCount == 2)
+    holding.withLock { $0 = true }
+    let refresh = Task { await inbox.refreshPulled() }
+    try await waitUntil("the page is read") { read.withLock { $0 } }
+    if markAll {
+      await inbox.markAllReadButtonTapped()
+    } else {
+      await inbox.notificationTapped(inbox.notifications[0].id)
+    }
+    holding.withLock { $0 = false }
+    release.finish()
+    await refresh.value
+    let service = try await alice.notifications.fetchUnreadCount()
+    #expect(service == (markAll ? 0 : 1))
+    #expect(inbox.unreadCount == service)
+    #expect(inbox.notifications.filter { !$0.isRead }.count == service)
+    // A second tap on the row read changes nothing.
+    await inbox.notificationTapped(inbox.notifications[0].id)
+    #expect(inbox.unreadCount == service)
+  }
+
   @Test func bobsCommentReachesAlicesInboxAndOpensTheComment() async throws {
     let comment = try await bobComments(1)[0]
     let inbox = inbox(as: alice)
