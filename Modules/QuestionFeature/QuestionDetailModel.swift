@@ -52,6 +52,9 @@ public final class QuestionDetailModel {
   @ObservationIgnored private let isShownByToday: Bool
   /// The write sheet kept while this model lives, with its draft.
   @ObservationIgnored private var draft: WriteAnswerModel?
+  /// How many times the user's answer changed on this screen (submitted, deleted): a question
+  /// read before a change must not put back the answer state from before it.
+  @ObservationIgnored private(set) var answerChanges = 0
   @ObservationIgnored @Dependency(\.questionRepository) private var questions
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -124,16 +127,22 @@ public final class QuestionDetailModel {
   }
 
   /// Shows `question` as loaded again (a refresh of the Today screen) and reloads the answers.
-  func refreshed(with question: Question) async {
+  /// `question`, read when ``answerChanges`` was `changes`, lands; read before the user's
+  /// answer changed, it is dropped (the change already showed its state).
+  func refreshed(with question: Question, readAt changes: Int) async {
+    guard changes == answerChanges else { return }
     phase = .loaded(question)
     await answers.load()
   }
 
   private func load() async {
     failure = nil
+    let changes = answerChanges
     do {
       let question = try await questions.fetchQuestion(questionID)
       isToday = try await isTodays(question)
+      // Read before the user's answer changed: the change already showed its state.
+      guard changes == answerChanges else { return }
       phase = .loaded(question)
     } catch is CancellationError {
       return  // The screen went away; its next appearance loads again.
@@ -158,6 +167,7 @@ public final class QuestionDetailModel {
   }
 
   private func answerSubmitted(_ answer: Answer) async {
+    answerChanges += 1
     draft = nil
     destination = nil
     guard var question else { return }
@@ -168,6 +178,7 @@ public final class QuestionDetailModel {
   }
 
   private func myAnswerDeleted() {
+    answerChanges += 1
     guard var question else { return }
     question.myAnswer = nil
     question.answerCount = max(0, question.answerCount - 1)

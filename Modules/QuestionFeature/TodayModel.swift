@@ -92,6 +92,8 @@ public final class TodayModel {
 
   private func load() async {
     failure = nil
+    let shown = today
+    let changes = shown?.answerChanges ?? 0
     let question: Question
     do {
       question = try await questions.fetchToday()
@@ -105,7 +107,7 @@ public final class TodayModel {
       return
     }
     if let today, today.questionID == question.id {
-      await today.refreshed(with: question)
+      await today.refreshed(with: question, readAt: today === shown ? changes : -1)
       return
     }
     let today = withDependencies(from: self) { QuestionDetailModel(today: question) }

@@ -5,6 +5,7 @@ import QuestionFeature
 import ReportFeature
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// The Today tab on the community seed: 코딩곰 has not answered today's question, 하늘 and Jisoo
@@ -326,6 +327,39 @@ struct TodayModelTests {
     await refresh.value
     #expect(answers.isLocked)
     #expect(answers.answers.isEmpty)
+  }
+
+  /// The refresh read today's question before the deletion; it lands after it.
+  @Test func aQuestionReadBeforeTheDeletionDoesNotBringTheAnswerBack() async throws {
+    let holding = LockIsolated(false)
+    let read = LockIsolated(false)
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let today = haneul.model({ dependencies in
+      let fetch = dependencies.questionRepository.fetchToday
+      dependencies.questionRepository.fetchToday = {
+        let question = try await fetch()
+        if holding.value {
+          read.setValue(true)
+          for await _ in released { break }
+        }
+        return question
+      }
+    }) { TodayModel() }
+    await today.task()
+    let detail = try #require(today.today)
+    let mine = try #require(detail.answers.answers.first { $0.isMine })
+    holding.setValue(true)
+    let refresh = Task { await today.refreshPulled() }
+    try await waitUntil("the question is read") { read.value }
+    let sheet = try seeMore(on: mine, in: detail.answers)
+    sheet.deleteButtonTapped()
+    await sheet.deletionConfirmed()
+    #expect(detail.question?.myAnswer == nil && detail.canWriteAnswer)
+    release.yield()
+    await refresh.value
+    #expect(detail.question?.myAnswer == nil)
+    #expect(detail.canWriteAnswer)
+    #expect(detail.answers.isLocked)
   }
 
   @Test func aFailedDeletionIsShownAndTheAnswerStays() async throws {
