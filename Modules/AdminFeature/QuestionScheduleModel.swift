@@ -115,9 +115,11 @@ public final class QuestionScheduleModel {
 
   private func present(_ editor: QuestionEditorModel) {
     failure = nil
-    editor.onFinish = { [weak self] outcome in
+    editor.onFinish = { [weak self, weak editor] outcome in
       guard let self else { return }
-      destination = nil
+      // Closed only if it is still the sheet shown (it may have been swiped away and another
+      // opened while its request ran); what it did still lands.
+      if case .editor(let shown) = destination, shown === editor { destination = nil }
       if case .saved(let question) = outcome { show(question) }
     }
     destination = .editor(editor)

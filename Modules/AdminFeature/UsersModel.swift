@@ -88,9 +88,11 @@ public final class UsersModel {
   public func banButtonTapped(_ user: AdminUser) {
     failure = nil
     let form = withDependencies(from: self) { BanModel(user: user) }
-    form.onFinish = { [weak self] outcome in
+    form.onFinish = { [weak self, weak form] outcome in
       guard let self else { return }
-      destination = nil
+      // Closed only if it is still the sheet shown (it may have been swiped away and another
+      // opened while its request ran); what it did still lands.
+      if case .ban(let shown) = destination, shown === form { destination = nil }
       if case .banned(let banned) = outcome { replace(banned) }
     }
     destination = .ban(form)

@@ -171,9 +171,11 @@ public final class BoardModel {
   /// The user tapped "write": the "new post" sheet opens.
   public func composeButtonTapped() {
     let compose = withDependencies(from: self) { ComposePostModel() }
-    compose.onFinish = { [weak self] outcome in
+    compose.onFinish = { [weak self, weak compose] outcome in
       guard let self else { return }
-      self.destination = nil
+      // Closed only if it is still the sheet shown (it may have been swiped away and another
+      // opened while its request ran); what it did still lands.
+      if case .compose(let shown) = destination, shown === compose { destination = nil }
       if case .posted(let post) = outcome {
         self.lists.list.prepend(post)
       }

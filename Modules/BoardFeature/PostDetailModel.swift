@@ -271,8 +271,10 @@ public final class PostDetailModel {
     let sheet = withDependencies(from: self) {
       SeeMoreModel(target: target, isMine: isMine, delete: isMine ? delete : nil)
     }
-    sheet.onFinish = { [weak self] outcome in
-      self?.destination = nil
+    sheet.onFinish = { [weak self, weak sheet] outcome in
+      // Closed only if it is still the sheet shown (it may have been swiped away and another
+      // opened while its request ran); what it did still lands.
+      if case .seeMore(let shown) = self?.destination, shown === sheet { self?.destination = nil }
       if outcome == .deleted { deleted() }
     }
     destination = .seeMore(sheet)

@@ -266,7 +266,11 @@ public final class ChatRoomModel: Identifiable {
     let sheet = withDependencies(from: self) {
       SeeMoreModel(target: .chatMessage(message.id), isMine: false)
     }
-    sheet.onFinish = { [weak self] _ in self?.destination = nil }
+    sheet.onFinish = { [weak self, weak sheet] _ in
+      // Closed only if it is still the sheet shown (it may have been swiped away and another
+      // opened while its request ran); what it did still lands.
+      if case .seeMore(let shown) = self?.destination, shown === sheet { self?.destination = nil }
+    }
     destination = .seeMore(sheet)
   }
 

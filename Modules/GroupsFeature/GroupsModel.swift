@@ -107,9 +107,11 @@ public final class GroupsModel {
   /// "New group" was tapped: the sheet opens; once created, the group is listed and opened.
   public func createGroupButtonTapped() {
     let sheet = withDependencies(from: self) { CreateGroupModel() }
-    sheet.onCreated = { [weak self] group in
+    sheet.onCreated = { [weak self, weak sheet] group in
       guard let self else { return }
-      destination = nil
+      // Closed only if it is still the sheet shown (it may have been swiped away and another
+      // opened while its request ran); what it did still lands.
+      if case .createGroup(let shown) = destination, shown === sheet { destination = nil }
       // Listed first; search results keep what the server matched.
       lists.list.prepend(group)
       onNavigate(.group(group.id))

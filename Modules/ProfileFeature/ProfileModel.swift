@@ -78,9 +78,11 @@ public final class ProfileModel {
   public func editNicknameButtonTapped() {
     guard let user else { return }
     let editor = withDependencies(from: self) { NicknameEditModel(current: user.nickname) }
-    editor.onFinish = { [weak self] outcome in
+    editor.onFinish = { [weak self, weak editor] outcome in
       guard let self else { return }
-      destination = nil
+      // Closed only if it is still the sheet shown (it may have been swiped away and another
+      // opened while its request ran); what it did still lands.
+      if case .editNickname(let shown) = destination, shown === editor { destination = nil }
       if case .saved(let user) = outcome { phase = .loaded(user) }
     }
     destination = .editNickname(editor)

@@ -71,9 +71,11 @@ public final class AnswerListModel {
         try await questions.deleteAnswer(answer.id)
       }
     }
-    sheet.onFinish = { [weak self] outcome in
+    sheet.onFinish = { [weak self, weak sheet] outcome in
       guard let self else { return }
-      destination = nil
+      // Closed only if it is still the sheet shown (it may have been swiped away and another
+      // opened while its request ran); what it did still lands.
+      if case .seeMore(let shown) = destination, shown === sheet { destination = nil }
       if case .deleted = outcome { answerDeleted(answer) }
     }
     destination = .seeMore(sheet)

@@ -48,7 +48,8 @@ public final class SeeMoreModel: Identifiable {
   /// The last failure (of a deletion), shown until ``failureDismissed()``.
   public private(set) var failure: DomainError?
 
-  /// Called once when the sheet ends.
+  /// Called once when the sheet ends (a close while the deletion runs waits for it: the sheet
+  /// ends with its outcome).
   @ObservationIgnored public var onFinish: @MainActor (Outcome) -> Void = { _ in }
   @ObservationIgnored private let delete: (@Sendable () async throws -> Void)?
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
@@ -114,8 +115,9 @@ public final class SeeMoreModel: Identifiable {
     destination = nil
   }
 
-  /// The sheet was closed.
+  /// The sheet was closed; ignored while the deletion runs (it ends the sheet).
   public func closeButtonTapped() {
+    guard !isDeleting else { return }
     onFinish(.dismissed)
   }
 

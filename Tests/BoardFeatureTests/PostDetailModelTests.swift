@@ -5,6 +5,7 @@ import Foundation
 import ReportFeature
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// A post's screen on the fakes: comments, the focused comment of a link, optimistic likes,
@@ -493,6 +494,35 @@ struct PostDetailModelTests {
     #expect(detail.comments.map(\.id) == [bobs[1].id])
     #expect(detail.post?.commentCount == 1)
     #expect(try await alice.board.fetchComments(post.id, .first).items.map(\.id) == [bobs[1].id])
+  }
+
+  @Test("a deletion that ends after its sheet was swiped away leaves the next sheet open")
+  func aLateDeletionClosesOnlyItsOwnSheet() async throws {
+    let bobs = try await bob.comment(2, on: post.id)
+    let gate = Gate()
+    let detail = detail(as: bob) { values in
+      let delete = values.boardRepository.deleteComment
+      values.boardRepository.deleteComment = { id in
+        await gate.wait()
+        try await delete(id)
+      }
+    }
+    await detail.task()
+    detail.commentSeeMoreButtonTapped(bobs[0].id)
+    let first = try #require(detail.seeMoreSheet)
+    first.deleteButtonTapped()
+    let deletion = Task { await first.deletionConfirmed() }
+    try await waitUntil("the deletion runs") { first.isDeleting }
+    // The close button waits for the deletion; a swipe closes the sheet at once.
+    first.closeButtonTapped()
+    #expect(detail.seeMoreSheet === first)
+    detail.destinationDismissed()
+    detail.commentSeeMoreButtonTapped(bobs[1].id)
+    let second = try #require(detail.seeMoreSheet)
+    await gate.open()
+    await deletion.value
+    #expect(detail.seeMoreSheet === second)
+    #expect(detail.comments.map(\.id) == [bobs[1].id])
   }
 
   @Test func aFailedDeletionStaysOnTheSheet() async throws {
