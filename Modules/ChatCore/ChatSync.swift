@@ -244,28 +244,34 @@ public actor ChatSync {
     in room: ChatRoom.ID, limit: Int
   ) -> AsyncThrowingStream<[ChatMessage], any Error> {
     let values = store.observeMessages(in: room, limit: max(1, limit))
-    return whileRunning(values) {
+    return whileRunning({ values }) {
       await self.open(room)
     } ending: {
       await self.close(room)
     }
   }
 
-  /// The room list now and after every change, after refreshing it from the server (when that
-  /// fails the stored list is shown and the error logged: the list works offline).
+  /// The room list now and after every change: a stored list at once (the list works offline
+  /// and shows without waiting for a slow server), then the list refreshed from the server
+  /// beside it; an empty store waits for the server's answer first (a new device must not show
+  /// "no rooms" for a moment). A failed refresh is logged; the stored list stays.
   ///
   /// While the stream is read, the rooms it lists first (up to ``liveListLimit``) are kept in
   /// sync like open rooms, so their newest message and unread count stay live, not only those
   /// of rooms a screen shows; rows further down show what the server listed.
   public nonisolated func rooms() -> AsyncThrowingStream<[ChatRoom], any Error> {
-    let values = store.observeRooms()
     let reader = UUID()
-    return whileRunning(values) {
-      do {
-        try await self.refreshRooms()
-      } catch {
-        self.options.logger.info("Refreshing the room list failed: \(error)")
+    // Observed once `starting` is over: after the refresh of an empty store.
+    return whileRunning({ self.store.observeRooms() }) {
+      let refresh = Task {
+        do {
+          try await self.refreshRooms()
+        } catch {
+          self.options.logger.info("Refreshing the room list failed: \(error)")
+        }
       }
+      // Beside a stored list, not before it: a slow server must not hold back the list.
+      if (try? self.store.rooms().isEmpty) != false { await refresh.value }
     } each: { rooms in
       await self.keepListed(rooms.map(\.id), for: reader)
     } ending: {
@@ -279,7 +285,7 @@ public actor ChatSync {
   /// keeps that one room live.
   public nonisolated func room(_ id: ChatRoom.ID) -> AsyncThrowingStream<ChatRoom?, any Error> {
     let values = store.observeRoom(id)
-    return whileRunning(values) {
+    return whileRunning({ values }) {
       guard (try? self.store.rooms().contains { $0.id == id }) != true else { return }
       do {
         try await self.refreshRooms()
@@ -289,11 +295,11 @@ public actor ChatSync {
     }
   }
 
-  /// Forwards `values` after `starting` has run, handing each one to `each` once it is
-  /// forwarded, until the reader stops or the engine stops (the user signed out); then
-  /// `ending` runs, after `starting` and the last `each` are over.
+  /// Forwards `values` (made when it is called) after `starting` has run, handing each one to
+  /// `each` once it is forwarded, until the reader stops or the engine stops (the user signed
+  /// out); then `ending` runs, after `starting` and the last `each` are over.
   private nonisolated func whileRunning<Element: Sendable>(
-    _ values: AsyncThrowingStream<Element, any Error>,
+    _ values: @escaping @Sendable () -> AsyncThrowingStream<Element, any Error>,
     starting: @escaping @Sendable () async -> Void,
     each: @escaping @Sendable (Element) async -> Void = { _ in },
     ending: @escaping @Sendable () async -> Void = {}
@@ -303,7 +309,7 @@ public actor ChatSync {
       let forwarding = Task {
         await starting()
         do {
-          for try await value in values {
+          for try await value in values() {
             continuation.yield(value)
             await each(value)
           }

@@ -604,6 +604,49 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
+  @Test("the room list shows the stored rooms at once, then the server's once its read returns")
+  func storedRoomsShowBeforeTheRefresh() async throws {
+    let store = try ChatStore(at: .inMemory, owner: Self.me.id)
+    let stored = ChatRoom(id: "r_a", kind: .group("g_a"), title: "A")
+    let joined = ChatRoom(id: "r_b", kind: .group("g_b"), title: "B")
+    try store.saveRooms([stored])
+    let (gate, open) = AsyncStream<Void>.makeStream()
+    var server = ChatRepository()
+    server.fetchRooms = { _ in
+      for await _ in gate {}
+      return Page(items: [joined, stored])
+    }
+    let sync = ChatSync(
+      store: store, me: Self.me, channel: ScriptedChannel(), server: server,
+      options: ChatSyncOptions(retryDelay: { _ in .milliseconds(5) }))
+    let seen = Locked<[[ChatRoom.ID]]>([])
+    let reading = Task {
+      for try await rooms in sync.rooms() {
+        seen.withLock { $0.append(rooms.map(\.id)) }
+      }
+    }
+    // Before, nothing came until the server answered.
+    try await waitUntil("the stored list shows") { seen.withLock { $0.first } == ["r_a"] }
+    open.finish()
+    try await waitUntil("the server's list shows") {
+      seen.withLock { $0.last.map(Set.init) } == ["r_a", "r_b"]
+    }
+    reading.cancel()
+    await sync.stop()
+
+    // An empty store waits for the server: no empty list first.
+    let empty = try ChatStore(at: .inMemory, owner: Self.me.id)
+    server.fetchRooms = { _ in Page(items: [joined]) }
+    let fresh = ChatSync(
+      store: empty, me: Self.me, channel: ScriptedChannel(), server: server,
+      options: ChatSyncOptions(retryDelay: { _ in .milliseconds(5) }))
+    for try await rooms in fresh.rooms() {
+      #expect(rooms.map(\.id) == ["r_b"])
+      break
+    }
+    await fresh.stop()
+  }
+
   @Test("invalid text is refused before anything is stored")
   func invalidText() async throws {
     let rig = try Rig()
