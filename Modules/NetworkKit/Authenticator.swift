@@ -17,6 +17,9 @@ public enum SignOutReason: Sendable, Hashable {
   case requested
   /// The server rejected the refresh token (revoked, expired or unknown).
   case refreshTokenRejected
+  /// The server refused the access token even after a refresh (the account was deleted, or
+  /// its sessions ended): ``Authenticator/signOut(ifCurrent:reason:)`` with this reason.
+  case accessTokenRejected
 }
 
 /// One signed-in session of an ``Authenticator``: every sign-in and sign-out starts a new one,
@@ -179,11 +182,13 @@ public actor Authenticator {
 
   /// Signs out like ``signOut()``, but only while `session` is still the current session: a
   /// failure of a request sent in an earlier session must not sign out whoever is signed in
-  /// now. Returns whether it signed out.
+  /// now. Publishes `.signedOut(reason)`. Returns whether it signed out.
   @discardableResult
-  public func signOut(ifCurrent session: SessionGeneration) async throws(NetworkError) -> Bool {
+  public func signOut(
+    ifCurrent session: SessionGeneration, reason: SignOutReason = .requested
+  ) async throws(NetworkError) -> Bool {
     guard session.rawValue == generation else { return false }
-    try await clear(reason: .requested)
+    try await clear(reason: reason)
     return true
   }
 

@@ -257,10 +257,14 @@ struct SessionTests {
     try await harness.signIn()
     harness.stubError(.get, "/me", status: 401, code: "unauthorized", message: "account gone")
     harness.stub(.post, "/auth/refresh", json: Fixtures.session(accessToken: "a-2"))
+    var events = harness.backend.authenticator.events().makeAsyncIterator()
 
     let error = await domainError { try await harness.repositories.profile.fetchMe() }
 
     #expect(error == .signedOut)
+    // Told apart from a sign-out the user asked for.
+    #expect(await events.next() == .refreshed)
+    #expect(await events.next() == .signedOut(.accessTokenRejected))
     #expect(await harness.repositories.auth.currentState() == .signedOut)
     #expect(try await harness.store.credentials() == nil)
   }

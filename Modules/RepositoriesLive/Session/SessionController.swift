@@ -186,7 +186,7 @@ public actor SessionController {
     if error == .unauthorized, let session {
       // The server refuses even fresh tokens (e.g. the account was deleted): forget them.
       do {
-        try await authenticator.signOut(ifCurrent: session)
+        try await authenticator.signOut(ifCurrent: session, reason: .accessTokenRejected)
       } catch {
         noteStorageProblem("clearing the refused credentials failed", error)
       }
