@@ -352,6 +352,7 @@ let testTargets: [Target] = [
       "NetworkKitTesting", "Endpoints", "DTO", "Domain", "TestSupport",
       .product(name: "Dependencies", package: "swift-dependencies"),
       .product(name: "HTTPTypes", package: "swift-http-types"),
+      .product(name: "GRDB", package: "GRDB.swift"),
       .product(name: "Logging", package: "swift-log"),
     ],
     path: "Tests/RepositoriesLiveTests"

@@ -1,11 +1,13 @@
 import ChatCore
 import Domain
 import Foundation
+import GRDB
 import HTTPTypes
 import Logging
 import NetworkKit
 import NetworkKitTesting
 import Persistence
+import TestSupport
 import Testing
 
 @testable import RepositoriesLive
@@ -255,6 +257,31 @@ final class UploadLog: @unchecked Sendable {
 
 @Suite("Analytics queue: a store that refuses events")
 struct AnalyticsStoreFailureTests {
+  @Test("a store that fails during a flush throws a DomainError, as every endpoint does")
+  func aStoreFailureDuringAFlushIsADomainError() async throws {
+    let harness = Harness()
+    try await harness.signIn(as: "u_a", accessToken: "access-a", refreshToken: "refresh-a")
+    let session = await harness.backend.authenticator.currentSession
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.url.appendingPathComponent("u_a.sqlite").path
+    let uploader = AnalyticsUploader(
+      options: AnalyticsOptions(flushPolicy: .manual),
+      logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+      currentAccount: { ("u_a", session) },
+      openStore: { user throws(Persistence.PersistenceError) in
+        try ChatStore(at: .file(path: path), owner: user)
+      }
+    ) { events, _, _ in events.count }
+    await uploader.track(try AnalyticsEvent(name: "kept", occurredAt: Date()))
+    // Another connection takes the queue's table away: the store's reads fail.
+    let other = try DatabaseQueue(path: path)
+    try await other.write {
+      try $0.execute(sql: "ALTER TABLE analytics_event RENAME TO analytics_event_away")
+    }
+    await #expect(throws: DomainError.self) { try await uploader.flush() }
+  }
+
   @Test func eventsAUsersStoreRefusedNeverJoinTheNextUsersQueue() async throws {
     let harness = Harness()
     try await harness.signIn(as: "u_a", accessToken: "access-a", refreshToken: "refresh-a")
@@ -270,7 +297,7 @@ struct AnalyticsStoreFailureTests {
       options: AnalyticsOptions(flushPolicy: .manual),
       logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
       currentAccount: { account.withLock { $0 } },
-      openStore: { user throws(PersistenceError) in
+      openStore: { user throws(Persistence.PersistenceError) in
         let store = try ChatStore(at: .inMemory, owner: user)
         if user == "u_a", aRefuses.withLock({ $0 }) { try store.close() }
         return store

@@ -117,8 +117,18 @@ actor AnalyticsUploader {
   }
 
   /// Uploads everything the signed-in user's store holds (events it refused wait in memory for
-  /// a later flush), failed batches first; returns the accepted count. Throws `DomainError.signedOut` when events wait and nobody is signed in.
+  /// a later flush), failed batches first; returns the accepted count. Throws `DomainError.signedOut` when events wait and nobody is signed in,
+  /// and `DomainError.server` when the store on this device fails (a batch the server accepted
+  /// but the store could not remove goes again with its key, which the server knows).
   func flush() async throws -> Int {
+    do {
+      return try await flushStored()
+    } catch let error as PersistenceError {
+      throw DomainError.server("The analytics queue on this device failed: \(error)")
+    }
+  }
+
+  private func flushStored() async throws -> Int {
     guard let account = await currentAccount() else {
       if unstored[nil, default: []].isEmpty { return 0 }
       throw DomainError.signedOut
