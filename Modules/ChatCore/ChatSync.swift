@@ -261,6 +261,8 @@ public actor ChatSync {
   /// of rooms a screen shows; rows further down show what the server listed.
   public nonisolated func rooms() -> AsyncThrowingStream<[ChatRoom], any Error> {
     let reader = UUID()
+    // Given up with the reader, as a refresh run inside the stream's task would be.
+    let refreshing = Locked<Task<Void, Never>?>(nil)
     // Observed once `starting` is over: after the refresh of an empty store.
     return whileRunning({ self.store.observeRooms() }) {
       let refresh = Task {
@@ -270,11 +272,19 @@ public actor ChatSync {
           self.options.logger.info("Refreshing the room list failed: \(error)")
         }
       }
+      refreshing.withLock { $0 = refresh }
       // Beside a stored list, not before it: a slow server must not hold back the list.
-      if (try? self.store.rooms().isEmpty) != false { await refresh.value }
+      if (try? self.store.rooms().isEmpty) != false {
+        await withTaskCancellationHandler {
+          await refresh.value
+        } onCancel: {
+          refresh.cancel()
+        }
+      }
     } each: { rooms in
       await self.keepListed(rooms.map(\.id), for: reader)
     } ending: {
+      refreshing.withLock { $0?.cancel() }
       await self.stopKeepingListed(for: reader)
     }
   }
@@ -880,8 +890,8 @@ public actor ChatSync {
       ? (awaitingAck.values.min() ?? now) + options.ackTimeout
       : now + max(options.retryDelay(max(0, failedFlushes - 1)), askedWait)
     askedWait = .zero
-    // An armed backoff is kept too: sends wait it out (its flush also resends what waited past
-    // its ack timeout meanwhile).
+    // An armed backoff is kept too: its flush also resends what waited past its ack timeout
+    // meanwhile. (A new send, a retry or a new link still flushes at once.)
     if isAckTimeout, let armed = retryTimer, !armed.isAckTimeout || armed.due <= due { return }
     retryTimer?.task.cancel()
     let delay = max(.zero, due - now)

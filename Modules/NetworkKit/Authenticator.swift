@@ -236,8 +236,9 @@ public actor Authenticator {
       throw .sessionRevoked
     } catch .sessionEnded {
       throw .sessionEnded
-    } catch .cancelled {
-      // The caller gave up waiting for the shared refresh: it sends nothing.
+    } catch .cancelled where Task.isCancelled {
+      // The caller gave up waiting for the shared refresh: it sends nothing. (A refresh whose
+      // own request was cancelled is a failure like any other, below.)
       throw .cancelled
     } catch {
       // A token that has not expired yet is still worth sending when the refresh failed for a

@@ -46,6 +46,9 @@ public final class NotificationsModel {
   @ObservationIgnored private var marksSucceeded: [(number: Int, ids: Set<AppNotification.ID>)] =
     []
   @ObservationIgnored private var marksSucceededCount = 0
+  /// How many first pages landed: a mark that succeeds after one landed re-reads the badge (the
+  /// page's count may have been read before the mark reached the service).
+  @ObservationIgnored private var reloadsLanded = 0
   @ObservationIgnored @Dependency(\.notificationRepository) private var repository
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -166,6 +169,7 @@ public final class NotificationsModel {
       let count = await currentUnreadCount()
       guard current == generation else { return }
       notifications = page.items
+      reloadsLanded += 1
       // What the user marked read while the page was on its way stays read.
       let later = marksSucceeded.filter { $0.number > marksBefore }.map(\.ids)
       marksSucceeded.removeAll { $0.number <= marksBefore }
@@ -198,9 +202,12 @@ public final class NotificationsModel {
       marksOnTheirWay[notification, default: 1] -= 1
       if marksOnTheirWay[notification] == 0 { marksOnTheirWay[notification] = nil }
     }
+    let landedBefore = reloadsLanded
     do {
       try await repository.markRead(notification)
       succeeded([notification])
+      // A page that landed meanwhile took a count that may not have known this mark yet.
+      if reloadsLanded != landedBefore { unreadCount = await currentUnreadCount() ?? unreadCount }
     } catch {
       failure = DomainError(error)
       // A "mark all read" that succeeded meanwhile made this notification read; else it is

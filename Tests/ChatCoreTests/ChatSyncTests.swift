@@ -558,21 +558,21 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
-  @Test("a send refused as rate limited goes out again no sooner than the server asked")
+  @Test("the retry of a server call refused as rate limited waits as long as the server asked")
   func retryAfterIsWaitedOut() async throws {
     let clock = TestClock()
     let rig = try Rig(clock: clock, retryDelay: .seconds(1))
-    await rig.connected()
-    let message = try await rig.sendOne("soon")
-    rig.channel.emit(
-      .refused(
-        clientMessageID: message.clientMessageID, error: .rateLimited(retryAfter: .seconds(30))))
-    await rig.handledEvents()
-    await clock.advance(by: .seconds(29))
+    await rig.sync.start()
+    // The link is down: the message goes by the server call, which answers 429, Retry-After 30.
+    await rig.server.failSends(with: .rateLimited(retryAfter: .seconds(30)))
+    _ = try await rig.sync.send("soon", to: Self.room)
+    try await waitUntil("the server call failed") { await rig.server.restCalls == 1 }
+    try await clock.advanceOnceSomethingSleeps(by: .seconds(29))
     try await Task.sleep(for: .milliseconds(50))
-    #expect(rig.sends(of: message) == 1)
+    #expect(await rig.server.restCalls == 1)
     await clock.advance(by: .seconds(1))
-    try await waitUntil { rig.sends(of: message) == 2 }
+    try await waitUntil { try rig.store.outbox().isEmpty }
+    #expect(await rig.server.restCalls == 2)
     await rig.sync.stop()
   }
 
@@ -645,6 +645,29 @@ struct ChatSyncEngineTests {
       break
     }
     await fresh.stop()
+  }
+
+  @Test("a room-list refresh is given up with its reader")
+  func roomRefreshEndsWithItsReader() async throws {
+    let started = Locked(false)
+    let cancelled = Locked(false)
+    var server = ChatRepository()
+    server.fetchRooms = { _ in
+      started.withLock { $0 = true }
+      let (never, _) = AsyncStream<Void>.makeStream()
+      for await _ in never {}
+      cancelled.withLock { $0 = Task.isCancelled }
+      throw CancellationError()
+    }
+    let sync = ChatSync(
+      store: try ChatStore(at: .inMemory, owner: Self.me.id), me: Self.me,
+      channel: ScriptedChannel(), server: server,
+      options: ChatSyncOptions(retryDelay: { _ in .milliseconds(5) }))
+    let reading = Task { for try await _ in sync.rooms() {} }
+    try await waitUntil("the refresh runs") { started.withLock { $0 } }
+    reading.cancel()
+    try await waitUntil("the refresh was cancelled") { cancelled.withLock { $0 } }
+    await sync.stop()
   }
 
   @Test("invalid text is refused before anything is stored")

@@ -92,11 +92,13 @@ struct NotificationsFeatureTests {
   }
 
   /// Alice's inbox whose first pages are read, then held until `released` while `holding`;
-  /// `read` is set once a held page was read.
+  /// `read` is set once a held page was read. `override` replaces more endpoints.
   func inbox(
-    holdingPagesWhile holding: Locked<Bool>, read: Locked<Bool>, until released: AsyncStream<Void>
+    holdingPagesWhile holding: Locked<Bool>, read: Locked<Bool>, until released: AsyncStream<Void>,
+    _ override: @escaping (inout DependencyValues) -> Void = { _ in }
   ) -> NotificationsModel {
     inbox(as: alice) { values in
+      override(&values)
       let fetch = values.notificationRepository.fetchNotifications
       values.notificationRepository.fetchNotifications = { request in
         let page = try await fetch(request)
@@ -137,6 +139,40 @@ struct NotificationsFeatureTests {
     #expect(inbox.notifications.filter { !$0.isRead }.count == service)
     // A second tap on the row read changes nothing.
     await inbox.notificationTapped(inbox.notifications[0].id)
+    #expect(inbox.unreadCount == service)
+  }
+
+  @Test("a mark still on its way when a reload lands keeps its row read and the badge right")
+  func aMarkOnItsWayOutlivesAReloadAndItsCount() async throws {
+    _ = try await bobComments(2)
+    let holding = Locked(false)
+    let read = Locked(false)
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let (markGate, openMark) = AsyncStream<Void>.makeStream()
+    let marking = Locked(false)
+    let inbox = inbox(holdingPagesWhile: holding, read: read, until: released) { values in
+      let mark = values.notificationRepository.markRead
+      values.notificationRepository.markRead = { id in
+        marking.withLock { $0 = true }
+        for await _ in markGate { break }
+        try await mark(id)
+      }
+    }
+    await inbox.task()
+    holding.withLock { $0 = true }
+    let refresh = Task { await inbox.refreshPulled() }
+    try await waitUntil("the page is read") { read.withLock { $0 } }
+    let tap = Task { await inbox.notificationTapped(inbox.notifications[0].id) }
+    try await waitUntil("the mark is on its way") { marking.withLock { $0 } }
+    holding.withLock { $0 = false }
+    release.finish()
+    await refresh.value
+    // The page and its count were read before the mark reached the service.
+    #expect(inbox.notifications.filter { !$0.isRead }.count == 1)
+    openMark.finish()
+    await tap.value
+    let service = try await alice.notifications.fetchUnreadCount()
+    #expect(service == 1)
     #expect(inbox.unreadCount == service)
   }
 
