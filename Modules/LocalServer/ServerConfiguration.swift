@@ -30,7 +30,7 @@ public struct ServerConfiguration: Sendable {
   /// reconnecting), and a client that takes not even the close is dropped 5 s later.
   public var realtimeBacklog: Int
   /// How long a WebSocket connection may send nothing before the server closes it with 1001
-  /// (`nil`: never). A live client sends at least its heartbeat's `ping` (every 25 s); a
+  /// (`nil`: never), on ``clock`` (looked at every second). A live client sends at least its heartbeat's `ping` (every 25 s); a
   /// client gone without closing (a phone that lost its network) is found this way, and its
   /// connection dropped 5 s after the close if it takes not even that. 60 s by default.
   public var realtimeIdleTimeout: Duration?

@@ -46,6 +46,8 @@ public final class ProfileModel {
 
   /// Asks the app to open a place outside this screen (one of my answers: its question).
   @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
+  /// How many nickname saves landed: a profile read before one must not put the old name back.
+  @ObservationIgnored private var saves = 0
 
   @ObservationIgnored @Dependency(\.profileRepository) private var profiles
   @ObservationIgnored @Dependency(\.authRepository) private var auth
@@ -83,7 +85,10 @@ public final class ProfileModel {
       // Closed only if it is still the sheet shown (it may have been swiped away and another
       // opened while its request ran); what it did still lands.
       if case .editNickname(let shown) = destination, shown === editor { destination = nil }
-      if case .saved(let user) = outcome { phase = .loaded(user) }
+      if case .saved(let user) = outcome {
+        saves += 1
+        phase = .loaded(user)
+      }
     }
     destination = .editNickname(editor)
   }
@@ -138,8 +143,11 @@ public final class ProfileModel {
 
   private func load() async {
     failure = nil
+    let savesBefore = saves
     do {
-      phase = .loaded(try await profiles.fetchMe())
+      let me = try await profiles.fetchMe()
+      // Read before a nickname save landed: the save's answer is newer.
+      if saves == savesBefore { phase = .loaded(me) }
     } catch is CancellationError {
       // Given up (the screen went away): no failure; the next appearance loads again.
       return

@@ -394,20 +394,19 @@ struct RealtimeTests {
   @Test(
     "a socket that sends nothing for the idle timeout is closed with 1001; one that pings stays")
   func idleSocketIsClosed() async throws {
-    var configuration = ServerConfiguration.testing()
-    // Long enough that a loaded machine (the whole suite runs at once) never stalls a ping
-    // that long.
-    configuration.realtimeIdleTimeout = .seconds(3)
+    // On the server's clock, moved by hand: a loaded machine's stalls change nothing.
+    let clock = ServerClock(fixed: testEpoch)
+    var configuration = ServerConfiguration.testing(clock: clock)
+    configuration.realtimeIdleTimeout = .seconds(60)
     try await withServer(configuration) { h in
       let token = try await h.member("Quiet")
       let talker = try await SocketProbe.open(h.url, token: token)
       let quiet = try await SocketProbe.open(h.url, token: token)
-      // Past the idle timeout, the talker's pings come well inside it (a thirtieth).
-      for _ in 0..<40 {
-        talker.send(.ping)
-        #expect(try await talker.frame() == .pong)
-        try await Task.sleep(for: .milliseconds(100))
-      }
+      clock.advance(by: .seconds(40))
+      talker.send(.ping)
+      #expect(try await talker.frame() == .pong)
+      // 61 s since the quiet one was heard from, 21 s since the talker was.
+      clock.advance(by: .seconds(21))
       #expect(try await quiet.next() == .closed(code: 1001))
       talker.send(.ping)
       #expect(try await talker.frame() == .pong)
@@ -417,8 +416,9 @@ struct RealtimeTests {
 
   @Test("a client that vanished without a word (it never answers the close) loses its connection")
   func vanishedClientIsDropped() async throws {
-    var configuration = ServerConfiguration.testing()
-    configuration.realtimeIdleTimeout = .milliseconds(200)
+    let clock = ServerClock(fixed: testEpoch)
+    var configuration = ServerConfiguration.testing(clock: clock)
+    configuration.realtimeIdleTimeout = .seconds(60)
     try await withServer(configuration) { h in
       let token = try await h.member("Gone")
       // A raw connection that upgrades, then neither reads a frame nor answers the close.
@@ -430,17 +430,15 @@ struct RealtimeTests {
         "Sec-WebSocket-Version: 13", "Authorization: Bearer \(token)", "", "",
       ].joined(separator: "\r\n")
       try sendAll(Array(handshake.utf8), to: socket)
-      // The 101 and the close frame arrive; then the server ends the connection itself
-      // (before, it stayed open until TCP gave up: the read timed out after 15 s).
-      let (received, ended) = readUntilClosed(socket)
+      let head = try readUntil(Array("\r\n\r\n".utf8), from: socket)
+      clock.advance(by: .seconds(61))
+      // The close frame arrives; then the server ends the connection itself (before, it stayed
+      // open until TCP gave up: the read timed out after 15 s).
+      let (rest, ended) = readUntilClosed(socket)
       #expect(ended, "the server left the connection open")
-      let text = String(decoding: received, as: UTF8.self)
-      #expect(text.hasPrefix("HTTP/1.1 101"))
+      #expect(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101"))
       // After the head, the close frame: FIN and opcode 8, then the code 1001 (0x03E9).
-      let head =
-        text.utf8.count
-        - (text.range(of: "\r\n\r\n").map { text[$0.upperBound...] }?.utf8.count ?? 0)
-      let frame = Array(received[head...])
+      let frame = rest
       #expect(frame.count >= 4 && frame[0] == 0x88 && frame[2] == 0x03 && frame[3] == 0xE9)
     }
   }

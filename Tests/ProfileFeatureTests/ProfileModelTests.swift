@@ -125,6 +125,40 @@ struct ProfileModelTests {
     #expect(events.map { $0.properties["screen"] } == ["profile", "profile_reports"])
   }
 
+  @Test("a profile read before a nickname save does not put the old name back")
+  func aStaleReloadKeepsTheSavedNickname() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let holding = Locked(false)
+    let read = Locked(false)
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let profile = alice.model { values in
+      let fetch = values.profileRepository.fetchMe
+      values.profileRepository.fetchMe = {
+        let me = try await fetch()
+        if holding.withLock({ $0 }) {
+          read.withLock { $0 = true }
+          for await _ in released { break }
+        }
+        return me
+      }
+    } _: {
+      ProfileModel()
+    }
+    await profile.task()
+    holding.withLock { $0 = true }
+    let refresh = Task { await profile.refreshPulled() }
+    try await waitUntil("the profile is read") { read.withLock { $0 } }
+    profile.editNicknameButtonTapped()
+    let editor = try #require(profile.destination?.editNickname)
+    // Only the case changes: no availability check to wait for.
+    editor.nicknameChanged("Alice")
+    await editor.saveButtonTapped()
+    #expect(profile.user?.nickname.rawValue == "Alice")
+    release.finish()
+    await refresh.value
+    #expect(profile.user?.nickname.rawValue == "Alice")
+  }
+
   @Test func theNicknameEditorSavesIntoTheProfile() async throws {
     let alice = try backend.signedUpClient(nickname: "alice")
     _ = try backend.signedUpClient(nickname: "bob")

@@ -39,6 +39,7 @@ extension QappleServer {
       idleTimeout: core.configuration.realtimeIdleTimeout,
       faults: core.configuration.devMode ? core.socketFaults : nil, logger: core.logger,
       drop: drop)
+    session.heard()
     // Counted from here, not from when the session starts: a stop that comes while the
     // handshake finishes still closes this socket with 1001 (and waits for it) before the
     // process ends. A session that runs is forgotten when it is done (it may still answer

@@ -68,8 +68,11 @@ struct RealtimeSession: Sendable {
   private let backlog = Locked((waiting: 0, cutOff: false))
   /// Set when the writer has ended (closed the socket, dropped it or failed).
   private let writerEnded = Locked(false)
-  /// When the reader last took a frame from the client (the handshake, at first).
-  private let lastHeard = Locked(ContinuousClock.now)
+  /// When the reader last took a frame from the client, on the server's clock (``heard()``;
+  /// the handshake, at first).
+  private let lastHeard = Locked<Date?>(nil)
+  /// How often the idle watchdog looks at the server's clock (which tests move by hand).
+  static let idleCheckInterval: Duration = .seconds(1)
 
   /// Closes the socket from outside (server shutdown), also before ``run(inbound:outbound:)``
   /// started: the close waits in the mailbox, and nothing after it goes out.
@@ -118,7 +121,7 @@ struct RealtimeSession: Sendable {
     var isText = true
     do {
       for try await frame in inbound {
-        lastHeard.withLock { $0 = .now }
+        heard()
         switch frame.opcode {
         case .text, .binary:
           message.removeAll(keepingCapacity: true)
@@ -175,16 +178,25 @@ struct RealtimeSession: Sendable {
     }
   }
 
-  /// Closes the socket with 1001 once the client has sent nothing for ``idleTimeout``, and
+  /// Notes that the client was heard from now (the server's clock): at the handshake
+  /// (``QappleServer/realtimeUpgrade``), then at every frame.
+  func heard() {
+    let now = engine.now
+    lastHeard.withLock { $0 = now }
+  }
+
+  /// Closes the socket with 1001 once the client has sent nothing for ``idleTimeout`` on the
+  /// server's clock (looked at every ``idleCheckInterval``, or sooner when due sooner), and
   /// drops the connection if it has not ended ``closeGrace`` later (a client gone without a
   /// word never answers the close). Ends when cancelled (the reader is done).
   private func closeWhenIdle(post: AsyncStream<Outgoing>.Continuation) async {
     guard let idleTimeout else { return }
     do {
       while true {
-        let due = lastHeard.withLock { $0 } + idleTimeout
-        if ContinuousClock.now >= due { break }
-        try await Task.sleep(until: due)
+        let silent = engine.now.timeIntervalSince(lastHeard.withLock { $0 } ?? engine.now)
+        let left = idleTimeout - .seconds(silent)
+        if left <= .zero { break }
+        try await Task.sleep(for: min(left, Self.idleCheckInterval))
       }
       logger.info("Closing a realtime socket that sent nothing for \(idleTimeout)")
       post.yield(.close(.goingAway, reason: "idle"))

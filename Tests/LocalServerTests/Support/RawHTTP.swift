@@ -48,6 +48,18 @@ func sendAll(_ bytes: [UInt8], to descriptor: Int32) throws {
   }
 }
 
+/// Reads the connection `descriptor` until what arrived ends with `marker` (one byte at a
+/// time, so nothing after it is taken); throws when the server ends it or is silent first.
+func readUntil(_ marker: [UInt8], from descriptor: Int32) throws -> [UInt8] {
+  var received: [UInt8] = []
+  var byte: UInt8 = 0
+  while !received.reversed().starts(with: marker.reversed()) {
+    guard recv(descriptor, &byte, 1, 0) == 1 else { throw SocketFailure(step: "read") }
+    received.append(byte)
+  }
+  return received
+}
+
 /// Reads the connection `descriptor` until the server ends it or is silent for its read
 /// timeout: what arrived, and whether the server ended it (its end, or a reset).
 func readUntilClosed(_ descriptor: Int32) -> (bytes: [UInt8], ended: Bool) {
