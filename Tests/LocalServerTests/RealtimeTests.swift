@@ -391,14 +391,21 @@ struct RealtimeTests {
     }
   }
 
-  @Test(
-    "a socket that sends nothing for the idle timeout is closed with 1001; one that pings stays")
-  func idleSocketIsClosed() async throws {
-    // On the server's clock, moved by hand: a loaded machine's stalls change nothing.
+  /// Runs `body` against a server whose 60 s idle timeout runs on a clock the test moves by
+  /// hand: a loaded machine's stalls change nothing.
+  static func withIdleTimeout(
+    _ body: @Sendable (Harness, ServerClock) async throws -> Void
+  ) async throws {
     let clock = ServerClock(fixed: testEpoch)
     var configuration = ServerConfiguration.testing(clock: clock)
     configuration.realtimeIdleTimeout = .seconds(60)
-    try await withServer(configuration) { h in
+    try await withServer(configuration) { try await body($0, clock) }
+  }
+
+  @Test(
+    "a socket that sends nothing for the idle timeout is closed with 1001; one that pings stays")
+  func idleSocketIsClosed() async throws {
+    try await Self.withIdleTimeout { h, clock in
       let token = try await h.member("Quiet")
       let talker = try await SocketProbe.open(h.url, token: token)
       let quiet = try await SocketProbe.open(h.url, token: token)
@@ -416,10 +423,7 @@ struct RealtimeTests {
 
   @Test("a client that vanished without a word (it never answers the close) loses its connection")
   func vanishedClientIsDropped() async throws {
-    let clock = ServerClock(fixed: testEpoch)
-    var configuration = ServerConfiguration.testing(clock: clock)
-    configuration.realtimeIdleTimeout = .seconds(60)
-    try await withServer(configuration) { h in
+    try await Self.withIdleTimeout { h, clock in
       let token = try await h.member("Gone")
       // A raw connection that upgrades, then neither reads a frame nor answers the close.
       let socket = try rawConnection(port: h.url.port ?? 0, timeout: 15)
