@@ -26,25 +26,6 @@ actor CallLog<Call: Sendable> {
   }
 }
 
-/// Holds back repository answers until the test opens it: a request "in flight".
-actor Gate {
-  private var isOpen = false
-  private var waiters: [CheckedContinuation<Void, Never>] = []
-
-  /// Suspends until ``open()``.
-  func wait() async {
-    guard !isOpen else { return }
-    await withCheckedContinuation { waiters.append($0) }
-  }
-
-  /// Lets every waiting and future call through.
-  func open() {
-    isOpen = true
-    for waiter in waiters { waiter.resume() }
-    waiters = []
-  }
-}
-
 extension FakeClient {
   /// Publishes `count` posts ("post 1" ... oldest first), returned oldest first.
   func publishPosts(_ count: Int, prefix: String = "post") async throws -> [BoardPost] {

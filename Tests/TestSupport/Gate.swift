@@ -1,0 +1,63 @@
+import Testing
+
+/// Holds back faked repository answers until the test opens it: a request "in flight".
+///
+/// A faked endpoint calls ``wait()`` where its answer should pause; the test waits for
+/// ``waitForArrivals(_:)`` (the model reached the endpoint), acts while the request runs, then
+/// calls ``open()``.
+public actor Gate {
+  private var isOpen = false
+  private var waiters: [CheckedContinuation<Void, Never>] = []
+  /// How many calls reached ``wait()`` so far.
+  public private(set) var arrivals = 0
+
+  /// A closed gate.
+  public init() {}
+
+  /// Counts the call, then suspends until ``open()`` (at once if it is open).
+  public func wait() async {
+    arrivals += 1
+    guard !isOpen else { return }
+    await withCheckedContinuation { waiters.append($0) }
+  }
+
+  /// Lets every waiting and future call through.
+  public func open() {
+    isOpen = true
+    for waiter in waiters { waiter.resume() }
+    waiters = []
+  }
+
+  /// Waits (at most `timeout` of real time) until `count` calls reached the gate. Records an
+  /// issue and throws when they did not, so the test stops instead of acting on a model that
+  /// is not there yet.
+  public func waitForArrivals(
+    _ count: Int = 1, timeout: Duration = defaultWaitTimeout,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws {
+    try await waitUntil(
+      "\(count) calls reach the gate", timeout: timeout, sourceLocation: sourceLocation
+    ) { arrivals >= count }
+  }
+
+  /// Starts `action`, waits until its call reached the gate, runs `meanwhile` (what the user
+  /// does while the request runs), then opens the gate and waits for `action` to end.
+  @MainActor
+  public func whileHeld(
+    _ action: @escaping @MainActor () async -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    meanwhile: @MainActor () async throws -> Void
+  ) async throws {
+    let running = Task { await action() }
+    do {
+      try await waitForArrivals(sourceLocation: sourceLocation)
+      try await meanwhile()
+    } catch {
+      await open()
+      await running.value
+      throw error
+    }
+    await open()
+    await running.value
+  }
+}

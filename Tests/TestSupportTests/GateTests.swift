@@ -1,0 +1,50 @@
+import Synchronization
+import TestSupport
+import Testing
+
+@Suite("Gate", .timeLimit(.minutes(1)))
+struct GateTests {
+  @Test("a call at the gate is counted and waits until the gate opens; later calls pass")
+  func holdsUntilOpened() async throws {
+    let gate = Gate()
+    let passed = Mutex(0)
+    let first = Task {
+      await gate.wait()
+      passed.withLock { $0 += 1 }
+    }
+    try await gate.waitForArrivals(1)
+    // Still held: give the waiting task turns to run, then look.
+    for _ in 0..<100 { await Task.yield() }
+    #expect(passed.withLock { $0 } == 0)
+    await gate.open()
+    await first.value
+    await gate.wait()
+    #expect(passed.withLock { $0 } == 1)
+    #expect(await gate.arrivals == 2)
+  }
+
+  @Test("whileHeld runs what happens meanwhile while the call is held, then lets it finish")
+  @MainActor
+  func whileHeldOrdersTheSteps() async throws {
+    let gate = Gate()
+    var steps: [String] = []
+    try await gate.whileHeld({
+      steps.append("called")
+      await gate.wait()
+      steps.append("answered")
+    }) {
+      steps.append("meanwhile")
+    }
+    #expect(steps == ["called", "meanwhile", "answered"])
+  }
+
+  @Test("waiting for arrivals that never come records an issue and throws")
+  func missingArrivalsThrow() async throws {
+    let gate = Gate()
+    try await withKnownIssue {
+      try await gate.waitForArrivals(1, timeout: .milliseconds(20))
+    } matching: { issue in
+      issue.comments.contains { $0.rawValue.contains("1 calls reach the gate") }
+    }
+  }
+}
