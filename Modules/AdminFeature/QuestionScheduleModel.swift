@@ -241,8 +241,9 @@ public final class QuestionEditorModel: Identifiable {
     }
   }
 
-  /// "Cancel" was tapped.
+  /// "Cancel" was tapped. Ignored while the question is being saved (it may be saved).
   public func cancelButtonTapped() {
+    guard !isSaving else { return }
     onFinish(.cancelled)
   }
 

@@ -148,6 +148,9 @@ public final class ReportCaseModel: Identifiable {
 
   /// Called with the case once it is resolved here.
   @ObservationIgnored public var onResolved: @MainActor (ReportCase) -> Void = { _ in }
+  /// The case as the decision made here answered it: a case read before that decision landed
+  /// must not offer the decisions again.
+  @ObservationIgnored private var resolvedHere: ReportCase?
   @ObservationIgnored @Dependency(\.adminRepository) private var admin
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -191,6 +194,7 @@ public final class ReportCaseModel: Identifiable {
     defer { isResolving = false }
     do {
       let resolved = try await admin.resolveReportCase(caseID, resolution, note.trimmedOrNil)
+      resolvedHere = resolved
       detail?.reportCase = resolved
       await analytics.track(
         "report_case_resolved",
@@ -214,8 +218,12 @@ public final class ReportCaseModel: Identifiable {
 
   private func load() async {
     if detail == nil { state = .loading }
+    let resolvedBefore = resolvedHere
     do {
-      detail = try await admin.fetchReportCase(caseID)
+      var read = try await admin.fetchReportCase(caseID)
+      // Read before the decision here landed: the decision's answer is newer.
+      if let resolved = resolvedHere, resolved != resolvedBefore { read.reportCase = resolved }
+      detail = read
       state = .loaded
     } catch is CancellationError {
       // Given up (the screen went away): what is shown stays, and no failure.

@@ -212,8 +212,9 @@ public final class BanModel: Identifiable {
     }
   }
 
-  /// "Cancel" was tapped.
+  /// "Cancel" was tapped. Ignored while the ban is being sent (it may land).
   public func cancelButtonTapped() {
+    guard !isSubmitting else { return }
     onFinish(.cancelled)
   }
 

@@ -80,6 +80,9 @@ public final class PostDetailModel {
 
   private let list = PagedList<Comment>()
   @ObservationIgnored private var isLoadingPost = false
+  /// How many changes to the post landed here (a like, a comment written or deleted): a post
+  /// read before one must not put the old counts back.
+  @ObservationIgnored private var changesHere = 0
   @ObservationIgnored private let postLikes = LikeRequests<BoardPost.ID>()
   @ObservationIgnored private let commentLikes = LikeRequests<Comment.ID>()
 
@@ -134,9 +137,11 @@ public final class PostDetailModel {
     guard phase == .loaded, !isRefreshing else { return }
     isRefreshing = true
     defer { isRefreshing = false }
+    let changes = changesHere
     do {
-      post = try await board.fetchPost(postID)
-      postChangedHere()
+      let read = try await board.fetchPost(postID)
+      // Read before a change here landed: that change's answer is newer.
+      if changes == changesHere { postRead(read) }
     } catch is CancellationError {
       return  // Given up (the screen went away): nothing failed.
     } catch {
@@ -284,8 +289,7 @@ public final class PostDetailModel {
     isLoadingPost = true
     defer { isLoadingPost = false }
     do {
-      post = try await board.fetchPost(postID)
-      postChangedHere()
+      postRead(try await board.fetchPost(postID))
       // A comments load given up (cancelled) keeps the screen loading, for its next appearance.
       guard
         try await list.reload({ [board, postID] in try await board.fetchComments(postID, $0) })
@@ -301,8 +305,16 @@ public final class PostDetailModel {
     await revealFocusedComment()
   }
 
+  /// The post changed here (a like, a comment written or deleted): the lists follow.
   private func postChangedHere() {
+    changesHere += 1
     if let post { onPostChanged(post) }
+  }
+
+  /// The post as the server read it is shown, and the lists follow.
+  private func postRead(_ read: BoardPost) {
+    post = read
+    onPostChanged(read)
   }
 
   private func postIsGone() {

@@ -138,8 +138,10 @@ public final class NicknameEditModel: Identifiable {
     }
   }
 
-  /// The sheet was closed without saving.
+  /// The sheet was closed without saving. Ignored while the nickname is being saved (it may be
+  /// saved).
   public func cancelButtonTapped() {
+    guard !isSaving else { return }
     check?.cancel()
     check = nil
     onFinish(.cancelled)

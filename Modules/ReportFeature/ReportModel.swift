@@ -110,8 +110,10 @@ public final class ReportModel: Identifiable {
     }
   }
 
-  /// The user closed the sheet: ends the flow with what happened.
+  /// The user closed the sheet: ends the flow with what happened. Ignored while a report is
+  /// being filed (its outcome is not known yet).
   public func closeButtonTapped() {
+    guard !isSubmitting else { return }
     switch step {
     case .reported(let report): onFinish(.reported(report))
     case .alreadyReported: onFinish(.alreadyReported)

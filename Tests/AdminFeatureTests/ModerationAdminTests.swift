@@ -5,6 +5,7 @@ import Domain
 import Foundation
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// The report inbox, case detail and resolve, users and bans, and the dashboard on the fakes:
@@ -131,6 +132,37 @@ struct ModerationAdminTests {
     #expect(theirs.failure == nil)
   }
 
+  @Test("a case read before its decision landed does not offer the decisions again")
+  func aStaleCaseReadKeepsTheDecisionMadeHere() async throws {
+    try await fileReports()
+    let caseID = try #require(
+      try await cast.admin.admin.fetchReportCases(.open, .first).items.first?.id)
+    let holding = LockIsolated(false)
+    let gate = Gate()
+    let detail = cast.admin.model { values in
+      // Once holding, the case is read at once and answers when the gate opens.
+      let fetch = values.adminRepository.fetchReportCase
+      values.adminRepository.fetchReportCase = { id in
+        let detail = try await fetch(id)
+        if holding.value { await gate.wait() }
+        return detail
+      }
+    } _: {
+      ReportCaseModel(caseID: caseID)
+    }
+    await detail.task()
+    holding.setValue(true)
+    try await gate.whileHeld(detail.refreshPulled) {
+      detail.resolveButtonTapped(.hideContent)
+      await detail.resolutionConfirmed()
+      #expect(detail.resolutions.isEmpty)
+    }
+    #expect(detail.detail?.reportCase.status == .resolved)
+    #expect(detail.detail?.reportCase.resolution == .hideContent)
+    #expect(detail.resolutions.isEmpty)
+    #expect(detail.state == .loaded)
+  }
+
   @Test func banningTheAuthorFromACaseUsesTheNoteAsReason() async throws {
     try await fileReports()
     let caseID = try #require(
@@ -255,6 +287,36 @@ struct ModerationAdminTests {
       events.map(\.name) == ["screen_viewed", "screen_viewed", "user_banned", "user_unbanned"])
     #expect(events[1].properties == ["screen": "admin_ban"])
     #expect(events[2].properties == ["duration": "until_date"])
+  }
+
+  @Test("cancelling while the ban is sent is ignored: the form ends once, banned")
+  func cancellingWhileBanningEndsOnceBanned() async throws {
+    let alice = try #require(
+      try await cast.admin.admin.fetchUsers("alice", .first).items.first {
+        $0.user.nickname.rawValue == "alice"
+      })
+    let gate = Gate()
+    let form = cast.admin.model { values in
+      let ban = values.adminRepository.banUser
+      values.adminRepository.banUser = { id, reason, until in
+        await gate.wait()
+        return try await ban(id, reason, until)
+      }
+    } _: {
+      BanModel(user: alice)
+    }
+    var outcomes: [BanModel.Outcome] = []
+    form.onFinish = { outcomes.append($0) }
+    form.reason = "Spam"
+    try await gate.whileHeld(form.banButtonTapped) {
+      form.cancelButtonTapped()
+      #expect(outcomes.isEmpty)
+    }
+    guard case .banned(let banned) = outcomes.first, outcomes.count == 1 else {
+      Issue.record("ended \(outcomes), not once banned")
+      return
+    }
+    #expect(banned.user.isBanned)
   }
 
   @Test func adminsCannotBeBannedAndFailuresStay() async throws {

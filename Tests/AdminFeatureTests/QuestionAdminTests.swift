@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// The question schedule, the editor and the CSV import on the fakes, as an admin and as a
@@ -88,6 +89,32 @@ struct QuestionAdminTests {
     #expect(events.map(\.name) == ["screen_viewed", "screen_viewed", "admin_question_saved"])
     #expect(events[1].properties == ["screen": "admin_question_editor", "mode": "create"])
     #expect(events[2].properties == ["mode": "create", "status": "scheduled"])
+  }
+
+  @Test("cancelling while the question is saved is ignored: the editor ends once, saved")
+  func cancellingWhileSavingEndsOnceSaved() async throws {
+    let gate = Gate()
+    let editor = cast.admin.model { values in
+      let create = values.adminRepository.createQuestion
+      values.adminRepository.createQuestion = { draft in
+        await gate.wait()
+        return try await create(draft)
+      }
+    } _: {
+      QuestionEditorModel(mode: .create(cast.backend.today.next))
+    }
+    var outcomes: [QuestionEditorModel.Outcome] = []
+    editor.onFinish = { outcomes.append($0) }
+    editor.content = "What made you smile today?"
+    try await gate.whileHeld(editor.saveButtonTapped) {
+      editor.cancelButtonTapped()
+      #expect(outcomes.isEmpty)
+    }
+    guard case .saved(let saved) = outcomes.first, outcomes.count == 1 else {
+      Issue.record("ended \(outcomes), not once saved")
+      return
+    }
+    #expect(saved.content == "What made you smile today?")
   }
 
   @Test func editingMovesTheQuestionAndHistoryCannotChange() async throws {

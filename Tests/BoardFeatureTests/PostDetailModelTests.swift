@@ -237,6 +237,37 @@ struct PostDetailModelTests {
     #expect(detail.post?.commentCount == 3)
   }
 
+  @Test("a post read before a comment and a like landed does not put the old counts back")
+  func aStaleRefreshKeepsTheChangesMadeHere() async throws {
+    let gate = Gate()
+    let holding = Locked(false)
+    var changed: [BoardPost] = []
+    let detail = detail(as: bob) { values in
+      // Once holding, a read of the post is made at once and answers when the gate opens.
+      let fetch = values.boardRepository.fetchPost
+      values.boardRepository.fetchPost = { id in
+        let read = try await fetch(id)
+        if holding.withLock({ $0 }) { await gate.wait() }
+        return read
+      }
+    }
+    detail.onPostChanged = { changed.append($0) }
+    await detail.task()
+    holding.withLock { $0 = true }
+    try await gate.whileHeld(detail.refreshPulled) {
+      detail.commentText = "written while the post was read"
+      await detail.commentSubmitButtonTapped()
+      await detail.likeButtonTapped()
+      #expect(detail.post?.commentCount == 1)
+      #expect(detail.post?.likeState == LikeState(isLiked: true, likeCount: 1))
+    }
+    #expect(detail.post?.commentCount == 1)
+    #expect(detail.post?.likeState == LikeState(isLiked: true, likeCount: 1))
+    #expect(changed.last?.commentCount == 1)
+    #expect(changed.last?.likeState.isLiked == true)
+    #expect(detail.comments.map(\.content) == ["written while the post was read"])
+  }
+
   @Test func refreshingAPostThatWasDeletedMeanwhileSaysItIsGone() async throws {
     let detail = detail(as: bob)
     await detail.task()

@@ -168,6 +168,33 @@ struct NicknameEditModelTests {
     #expect(try await alice.profile.fetchMe().nickname.rawValue == "alice")
   }
 
+  @Test("cancelling while the nickname is saved is ignored: the editor ends once, saved")
+  func cancellingWhileSavingEndsOnceSaved() async throws {
+    let gate = Gate()
+    let editor = alice.model(clock: clock) { values in
+      let update = values.profileRepository.updateProfile
+      values.profileRepository.updateProfile = { change in
+        await gate.wait()
+        return try await update(change)
+      }
+    } _: {
+      NicknameEditModel(current: Nickname(trusted: "alice"))
+    }
+    var outcomes: [NicknameEditModel.Outcome] = []
+    editor.onFinish = { outcomes.append($0) }
+    // Only the case changes: no availability check to wait for.
+    editor.nicknameChanged("Alice")
+    try await gate.whileHeld(editor.saveButtonTapped) {
+      editor.cancelButtonTapped()
+      #expect(outcomes.isEmpty)
+    }
+    guard case .saved(let user) = outcomes.first, outcomes.count == 1 else {
+      Issue.record("ended \(outcomes), not once saved")
+      return
+    }
+    #expect(user.nickname.rawValue == "Alice")
+  }
+
   @Test func offlineChecksAndSavesAreShown() async throws {
     let editor = editor()
     backend.isOffline = true

@@ -4,6 +4,7 @@ import Foundation
 import ReportFeature
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// The report flow and the see-more sheet on the fakes: two members on shared data, the
@@ -123,6 +124,33 @@ struct ReportFeatureTests {
     report.closeButtonTapped()
     #expect(outcome == .cancelled)
     #expect(try await bob.reports.fetchMyReports(.first).items.isEmpty)
+  }
+
+  @Test("closing while the report is filed is ignored: the flow ends once, with the report")
+  func closingWhileFilingEndsOnceWithTheReport() async throws {
+    let gate = Gate()
+    let report = bob.model { values in
+      let file = values.reportRepository.report
+      values.reportRepository.report = { target, reason in
+        await gate.wait()
+        return try await file(target, reason)
+      }
+    } _: {
+      ReportModel(target: .post(post.id))
+    }
+    var outcomes: [ReportModel.Outcome] = []
+    report.onFinish = { outcomes.append($0) }
+    report.reasonTapped(.spam)
+    try await gate.whileHeld(report.confirmButtonTapped) {
+      report.closeButtonTapped()
+      #expect(outcomes.isEmpty)
+    }
+    report.closeButtonTapped()
+    guard case .reported(let filed) = outcomes.first, outcomes.count == 1 else {
+      Issue.record("ended \(outcomes), not once with the report")
+      return
+    }
+    #expect(try await bob.reports.fetchMyReports(.first).items.map(\.id) == [filed.id])
   }
 
   @Test func seeMoreOnSomeoneElsesPostReportsThroughTheSameFlow() async throws {
