@@ -184,11 +184,14 @@ public final class SignUpModel {
     }
   }
 
-  /// The user gave up: signs out, and the app returns to sign-in.
+  /// The user gave up: signs out, and the app returns to sign-in. A sign-out that fails keeps
+  /// the step as it was ("send again" still comes after its delay).
   public func cancelButtonTapped() async {
     guard !isWorking else { return }
-    resendTimer?.cancel()
-    await perform { try await auth.signOut() }
+    await perform {
+      try await auth.signOut()
+      resendTimer?.cancel()
+    }
   }
 
   /// The failure was read.

@@ -15,13 +15,16 @@ struct AuthFeatureTests {
   let backend = FakeBackend(now: { Fixtures.now })
   let clock = TestClock()
 
-  /// A signed-out client whose dev sign-in with `token` found no account, and its sign-up flow.
-  func newcomer(_ token: String) async throws -> (FakeClient, SignUpModel) {
+  /// A signed-out client whose dev sign-in with `token` found no account, and its sign-up flow;
+  /// `override` replaces repository endpoints.
+  func newcomer(
+    _ token: String, _ override: (inout DependencyValues) -> Void = { _ in }
+  ) async throws -> (FakeClient, SignUpModel) {
     let client = backend.makeClient()
     guard case .needsSignUp(let signUpToken) = try await client.auth.signIn(.dev, token) else {
       throw DomainError.conflict("\(token) has an account")
     }
-    let signUp = client.model(clock: clock) {
+    let signUp = client.model(clock: clock, override) {
       SignUpModel(signUpToken: signUpToken, termsVersion: "2026-01")
     }
     return (client, signUp)
@@ -250,6 +253,21 @@ struct AuthFeatureTests {
     await signUp.cancelButtonTapped()
     #expect(signUp.failure == nil)
     #expect(client.sessionState == .signedOut)
+  }
+
+  @Test("a cancel whose sign-out fails keeps the code step: 'send again' still comes")
+  func aFailedCancelKeepsTheResendTimer() async throws {
+    let (_, signUp) = try await newcomer("stays") {
+      $0.authRepository.signOut = { throw DomainError.offline }
+    }
+    signUp.emailText = "stays@academy.example"
+    await signUp.sendCodeButtonTapped()
+    #expect(signUp.step == .code)
+    await signUp.cancelButtonTapped()
+    #expect(signUp.failure == .offline)
+    await clock.advance(by: SignUpModel.resendDelay)
+    await yieldUntil { signUp.canResendCode }
+    #expect(signUp.canResendCode)
   }
 
   @Test func offlineRequestsKeepTheStepAndSayWhy() async throws {
