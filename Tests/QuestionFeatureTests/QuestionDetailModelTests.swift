@@ -4,6 +4,7 @@ import Foundation
 import QuestionFeature
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// What `qapple://questions/ID` opens, on the community seed (questions in seed order: today,
@@ -79,6 +80,35 @@ struct QuestionDetailModelTests {
     #expect(!detail.canWriteAnswer)
     #expect(!detail.answers.isLocked)
     #expect(detail.answers.answers.count == 3)
+  }
+
+  @Test("a question read before the answer was submitted does not take the answer back")
+  func aStaleReadKeepsTheAnswerSubmittedHere() async throws {
+    let holding = LockIsolated(false)
+    let gate = Gate()
+    let detail = bear.model { values in
+      // Once holding, the question is read at once and answers when the gate opens.
+      let fetch = values.questionRepository.fetchQuestion
+      values.questionRepository.fetchQuestion = { id in
+        let question = try await fetch(id)
+        if holding.value { await gate.wait() }
+        return question
+      }
+    } _: {
+      QuestionDetailModel(questionID: seeded.questions[0])
+    }
+    await detail.task()
+    holding.setValue(true)
+    try await gate.whileHeld(detail.refreshPulled) {
+      detail.writeAnswerButtonTapped()
+      let sheet = try #require(detail.destination?.writeAnswer)
+      sheet.textChanged("새로고침 중에 쓴 답")
+      await sheet.submitButtonTapped()
+      #expect(detail.question?.myAnswer?.content == "새로고침 중에 쓴 답")
+    }
+    #expect(detail.question?.myAnswer?.content == "새로고침 중에 쓴 답")
+    #expect(!detail.canWriteAnswer)
+    #expect(!detail.answers.isLocked)
   }
 
   @Test func aConflictingAnswerReloadsTheQuestionFromItsLink() async throws {
