@@ -325,13 +325,17 @@ let testTargets: [Target] = [
   ),
   .testTarget(
     name: "PersistenceTests",
-    dependencies: ["Persistence", "Domain", .product(name: "GRDB", package: "GRDB.swift")],
+    dependencies: [
+      "Persistence", "Domain", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+    ],
     path: "Tests/PersistenceTests",
     resources: [.copy("Fixtures")]
   ),
   .testTarget(
     name: "ServiceEngineTests",
-    dependencies: ["ServiceEngine", "Domain", .product(name: "GRDB", package: "GRDB.swift")],
+    dependencies: [
+      "ServiceEngine", "Domain", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+    ],
     path: "Tests/ServiceEngineTests"
   ),
   .testTarget(

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Persistence
 import Repositories
+import TestSupport
 import Testing
 
 /// `ChatHost`: one engine per signed-in user, whatever the timing of the calls that ask for it.
@@ -53,10 +54,9 @@ struct ChatHostTests {
 
   @Test("a directory storage opens each file once per process, again after it was closed")
   func oneStorePerFile() throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("storage-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let storage = ChatStorage.directory(folder)
+    let folder = try TemporaryDirectory("storage")
+    defer { folder.remove() }
+    let storage = ChatStorage.directory(folder.url)
     let logger = Logger(label: "test")
     let first = try storage.open(for: "u_a", logger: logger)
     #expect(try storage.open(for: "u_a", logger: logger) === first)
@@ -71,11 +71,10 @@ struct ChatHostTests {
 
   @Test("a store found damaged after opening is started over by the next engine")
   func damagedStoreStartsOver() async throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("host-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try TemporaryDirectory("host")
+    defer { folder.remove() }
     // A cache whose schema pages are whole but whose table pages are overwritten.
-    let path = folder.appendingPathComponent("u_a.sqlite").path
+    let path = folder.path("u_a.sqlite")
     let written = try ChatStore(at: .file(path: path), owner: "u_a")
     try written.saveRooms([ChatRoom(id: "room_1", kind: .group("g_1"), title: "Study")])
     try written.close()
@@ -92,7 +91,7 @@ struct ChatHostTests {
           Broadcaster<SessionState>(replaysLatest: true, initial: .signedIn(Self.user("u_a")))
             .subscribe()
         },
-        storage: .directory(folder), makeChannel: { _ in channel }, server: ChatRepository(),
+        storage: .directory(folder.url), makeChannel: { _ in channel }, server: ChatRepository(),
         options: ChatSyncOptions(retryDelay: { _ in .seconds(1) })))
     let first = try await host.engine()
     #expect(throws: PersistenceError.self) { try first.store.rooms() }

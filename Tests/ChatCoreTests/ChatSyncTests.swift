@@ -578,10 +578,9 @@ struct ChatSyncEngineTests {
 
   @Test("a flush that cannot read the outbox looks again after a backoff")
   func unreadableOutboxIsReadAgain() async throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("outbox-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let path = folder.appendingPathComponent("chat.sqlite").path
+    let folder = try TemporaryDirectory("outbox")
+    defer { folder.remove() }
+    let path = folder.path("chat.sqlite")
     let clock = TestClock()
     let rig = try Rig(clock: clock, retryDelay: .seconds(1), store: .file(path: path))
     let message = try rig.store.enqueue(

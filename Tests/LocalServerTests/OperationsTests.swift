@@ -59,10 +59,9 @@ struct OperationsTests {
 
   @Test("a write whose answer cannot be stored for its Idempotency-Key still answers its result")
   func unstoredReplyKeepsTheWrite() async throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("qapple-idempotency-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let path = folder.appendingPathComponent("qapple.sqlite").path
+    let folder = try TemporaryDirectory("qapple-idempotency")
+    defer { folder.remove() }
+    let path = folder.path("qapple.sqlite")
     // The database, migrated; storing answers then fails, as a full disk would make it.
     try ServiceEngine(configuration: .init(storage: .file(path: path))).close()
     let side = try DatabaseQueue(path: path)
@@ -228,10 +227,9 @@ struct OperationsTests {
 
   @Test("data survives a restart on a file database; the demo seed loads once")
   func persistenceAndSeed() async throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("qapple-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let path = directory.appendingPathComponent("qapple.sqlite").path
+    let directory = try TemporaryDirectory("qapple")
+    defer { directory.remove() }
+    let path = directory.path("qapple.sqlite")
     let configuration = ServerConfiguration.testing(seed: .demo, database: .file(path: path))
 
     let (postID, counts) = try await withServer(configuration) { h in

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Persistence
@@ -28,11 +29,6 @@ func screenViews(_ count: Int) throws -> [AnalyticsEvent] {
       name: "screen_viewed", properties: ["index": "\($0)"],
       occurredAt: epoch.addingTimeInterval(Double($0)), sessionID: "s_1")
   }
-}
-
-func temporaryPath() -> String {
-  FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
-    .appendingPathComponent("cache.sqlite").path
 }
 
 @Suite("ChatStore: messages, cursors, outbox, rooms, analytics, files")
@@ -199,10 +195,9 @@ struct ChatStoreTests {
 
   @Test("a file store keeps the outbox, cursors and analytics queue across a restart")
   func restart() throws {
-    let path = temporaryPath()
-    defer {
-      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
-    }
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let path = folder.path("cache.sqlite")
     let id = UUID()
     do {
       let store = try ChatStore(at: .file(path: path), owner: mina.id)
@@ -331,12 +326,9 @@ struct ChatStoreTests {
 
   @Test("a damaged file is a typed error, and the app can start over with an empty store")
   func corruptFile() throws {
-    let path = temporaryPath()
-    defer {
-      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
-    }
-    try FileManager.default.createDirectory(
-      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let path = folder.path("cache.sqlite")
     try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
     #expect {
       _ = try ChatStore(at: .file(path: path), owner: mina.id)
@@ -384,9 +376,9 @@ struct ChatStoreTests {
 
   @Test("starting over carries the unsent messages and queued events over from a damaged file")
   func startOverSalvages() throws {
-    let path = temporaryPath()
-    let folder = (path as NSString).deletingLastPathComponent
-    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let path = folder.path("cache.sqlite")
     let store = try ChatStore(at: .file(path: path), owner: mina.id)
     try store.saveRooms([ChatRoom(id: room, kind: .group("g_1"), title: "Study")])
     try store.save((1...3).map { sent($0) })
@@ -432,10 +424,9 @@ struct ChatStoreTests {
     "damage inside the message table and its outbox index loses only the messages on the damaged page; a mistyped row is skipped"
   )
   func startOverSalvagesAroundDamage() throws {
-    let path = temporaryPath()
-    defer {
-      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
-    }
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let path = folder.path("cache.sqlite")
     let store = try ChatStore(at: .file(path: path), owner: mina.id)
     let ids = (0..<400).map { _ in UUID() }
     for (index, id) in ids.enumerated() {
@@ -460,10 +451,9 @@ struct ChatStoreTests {
 
   @Test("a file from a newer app version is refused by name")
   func newerSchema() throws {
-    let path = temporaryPath()
-    defer {
-      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
-    }
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let path = folder.path("cache.sqlite")
     let store = try ChatStore(at: .file(path: path), owner: mina.id)
     try store.write { db in
       try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: the future')")
@@ -481,16 +471,12 @@ struct MigrationTests {
 
   /// A copy of the committed file of schema `version`, opened.
   static func open(_ version: Int) throws -> (ChatStore, cleanUp: () -> Void) {
-    let copy = temporaryPath()
-    let folder = (copy as NSString).deletingLastPathComponent
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try TemporaryDirectory("store")
+    let copy = folder.path("cache.sqlite")
     try FileManager.default.copyItem(
       at: Self.fixtures.appendingPathComponent("v\(version).qapple-cache"),
       to: URL(fileURLWithPath: copy))
-    return (
-      try ChatStore(at: .file(path: copy), owner: mina.id),
-      { try? FileManager.default.removeItem(atPath: folder) }
-    )
+    return (try ChatStore(at: .file(path: copy), owner: mina.id), folder.remove)
   }
 
   /// What the fixtures of every version hold.

@@ -181,13 +181,12 @@ struct AnalyticsTests {
   }
 
   @Test func queuedEventsAndAFailedBatchSurviveARelaunch() async throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("analytics-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try TemporaryDirectory("analytics")
+    defer { folder.remove() }
     let credentials = FileCredentialStore(
-      fileURL: folder.appendingPathComponent("session.json"),
+      fileURL: folder.url.appendingPathComponent("session.json"),
       logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-    let stores = ChatStorage.directory(folder.appendingPathComponent("stores"))
+    let stores = ChatStorage.directory(folder.url.appendingPathComponent("stores"))
     var firstBody: Data?
     var firstKey: String?
     do {

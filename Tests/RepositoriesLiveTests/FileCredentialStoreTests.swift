@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import NetworkKit
+import TestSupport
 import Testing
 
 @testable import RepositoriesLive

@@ -128,20 +128,19 @@ struct SessionTests {
   }
 
   @Test func withdrawalDeletesTheAccountsLocalStore() async throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("withdraw-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let harness = Harness(storage: .directory(folder))
+    let folder = try TemporaryDirectory("withdraw")
+    defer { folder.remove() }
+    let harness = Harness(storage: .directory(folder.url))
     try await harness.signIn(as: "u_gone")
     await harness.repositories.analytics.track(
       try AnalyticsEvent(name: "screen_viewed", occurredAt: Date()))
-    let file = folder.appendingPathComponent("u_gone.sqlite").path
+    let file = folder.path("u_gone.sqlite")
     #expect(FileManager.default.fileExists(atPath: file))
     #expect(await harness.backend.analytics.pendingCount() == 1)
 
     harness.stub(.delete, "/me", status: .noContent, json: "")
     try await harness.repositories.auth.withdraw()
-    let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
     #expect(left.filter { $0.hasPrefix("u_gone") }.isEmpty)
     // A later sign-in on this device starts with nothing of the withdrawn account.
     try await harness.signIn(as: "u_next")
@@ -149,18 +148,16 @@ struct SessionTests {
   }
 
   @Test func aWithdrawalWhoseCredentialsCannotBeClearedStillDeletesTheLocalStore() async throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("withdraw-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let harness = Harness(store: UnclearableCredentialStore(), storage: .directory(folder))
+    let folder = try TemporaryDirectory("withdraw")
+    defer { folder.remove() }
+    let harness = Harness(store: UnclearableCredentialStore(), storage: .directory(folder.url))
     try await harness.signIn(as: "u_gone")
     await harness.repositories.analytics.track(
       try AnalyticsEvent(name: "screen_viewed", occurredAt: Date()))
-    #expect(
-      FileManager.default.fileExists(atPath: folder.appendingPathComponent("u_gone.sqlite").path))
+    #expect(FileManager.default.fileExists(atPath: folder.path("u_gone.sqlite")))
     harness.stub(.delete, "/me", status: .noContent, json: "")
     await #expect(throws: (any Error).self) { try await harness.repositories.auth.withdraw() }
-    let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
     #expect(left.filter { $0.hasPrefix("u_gone") }.isEmpty)
     #expect(await harness.backend.analytics.pendingCount() == 0)
   }

@@ -146,21 +146,6 @@ enum Fixtures {
   }
 }
 
-/// A fresh directory under the system's temporary directory, removed by `remove()`.
-struct TemporaryDirectory {
-  let url: URL
-
-  init() throws {
-    url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("RepositoriesLiveTests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  }
-
-  func remove() {
-    try? FileManager.default.removeItem(at: url)
-  }
-}
-
 /// The POSIX permission bits of the file at `url`.
 func permissions(of url: URL) throws -> Int {
   let attributes = try FileManager.default.attributesOfItem(atPath: url.path)

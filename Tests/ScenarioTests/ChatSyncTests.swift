@@ -121,10 +121,9 @@ struct ChatSyncTests {
   func outboxAcrossRestart() async throws {
     let world = try await Self.world()
     defer { Task { await world.server.shutdown() } }
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("chat-sync-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let path = folder.appendingPathComponent("cache.sqlite").path
+    let folder = try TemporaryDirectory("chat-sync")
+    defer { folder.remove() }
+    let path = folder.path("cache.sqlite")
     do {
       // Written while the engine never started: pending, on disk.
       let store = try ChatStore(at: .file(path: path), owner: world.owner.user.id)

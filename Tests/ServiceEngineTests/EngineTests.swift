@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import ServiceEngine
@@ -99,11 +100,10 @@ struct EngineTests {
     "after close every call throws .server: calls racing it finish first, none reaches the closed database",
     arguments: [false, true])
   func closedEngine(onFile: Bool) async throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("engine-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try TemporaryDirectory("engine")
+    defer { folder.remove() }
     let storage: ServiceEngine.Configuration.Storage =
-      onFile ? .file(path: folder.appendingPathComponent("qapple.sqlite").path) : .inMemory
+      onFile ? .file(path: folder.path("qapple.sqlite")) : .inMemory
     let engine = try ServiceEngine(configuration: .init(storage: storage))
     let mina = try engine.createUser(nickname: "Mina")
     let closed = DomainError.server("The service's database is closed.")
@@ -146,10 +146,9 @@ struct EngineTests {
 
   @Test("a file database keeps its data across engines")
   func fileStorage() throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("engine-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let path = folder.appendingPathComponent("nested/qapple.sqlite").path
+    let folder = try TemporaryDirectory("engine")
+    defer { folder.remove() }
+    let path = folder.path("nested/qapple.sqlite")
     let first = try ServiceEngine(configuration: .init(storage: .file(path: path)))
     let mina = try first.createUser(nickname: "Mina")
     _ = try first.createPost(PostDraft(content: "hello"), as: mina)
@@ -271,11 +270,9 @@ struct EngineTests {
 
   @Test("v5 turns a stored avatar URL, made from an uploader's Host header, into its path")
   func avatarMigration() throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("engine-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let path = folder.appendingPathComponent("old.sqlite").path
+    let folder = try TemporaryDirectory("engine")
+    defer { folder.remove() }
+    let path = folder.path("old.sqlite")
     // A database as v4 left it, with a picture uploaded under a forged Host header.
     let old = try DatabaseQueue(path: path)
     try Schema.migrator.migrate(old, upTo: "v4: refresh retries")
