@@ -74,6 +74,11 @@ struct QappleServerCommand: AsyncParsableCommand {
     help: "Frames one WebSocket may send per window as COUNT/SECONDS (e.g. 200/10), or \"off\".")
   var realtimeFrameLimit = Self.text(of: Self.defaults.realtimeFrameLimit)
 
+  @Option(
+    help: "Close a WebSocket whose client sent nothing for this many seconds, or \"off\".")
+  var realtimeIdleTimeout =
+    Self.defaults.realtimeIdleTimeout.map { String($0.components.seconds) } ?? "off"
+
   @Option(help: "The seed of the fault dice, so runs repeat.")
   var faultSeed = Self.defaults.faultSeed
 
@@ -97,6 +102,7 @@ struct QappleServerCommand: AsyncParsableCommand {
     }
     _ = try parsedRateLimit()
     _ = try parsedRateLimit(realtimeFrameLimit, option: "--realtime-frame-limit")
+    _ = try parsedIdleTimeout()
     _ = try parsedSocketFaults()
     _ = try parsedFaults()
   }
@@ -115,7 +121,8 @@ struct QappleServerCommand: AsyncParsableCommand {
       rateLimit: try parsedRateLimit(), maxBodySize: maxBodySize, logLevel: level,
       faults: try parsedFaults(), faultSeed: faultSeed,
       realtimeFrameLimit: try parsedRateLimit(realtimeFrameLimit, option: "--realtime-frame-limit"),
-      socketFaults: try parsedSocketFaults(), publicURL: try parsedPublicURL())
+      socketFaults: try parsedSocketFaults(), publicURL: try parsedPublicURL(),
+      realtimeIdleTimeout: try parsedIdleTimeout())
     let server = try QappleServer(configuration: configuration)
     let seeded = seed == .demo
     let dev = self.dev
@@ -175,6 +182,15 @@ struct QappleServerCommand: AsyncParsableCommand {
       seconds > 0
     else { throw ValidationError("\(option) must be COUNT/SECONDS (e.g. 30/10) or off.") }
     return ServerConfiguration.RateLimit(count: count, window: .seconds(seconds))
+  }
+
+  /// `--realtime-idle-timeout`: whole seconds above zero, or `off` for none.
+  private func parsedIdleTimeout() throws -> Duration? {
+    if realtimeIdleTimeout.lowercased() == "off" { return nil }
+    guard let seconds = Int(realtimeIdleTimeout), seconds > 0 else {
+      throw ValidationError("--realtime-idle-timeout must be whole seconds (e.g. 60) or off.")
+    }
+    return .seconds(seconds)
   }
 
   private func parsedSocketFaults() throws -> SocketFaults {

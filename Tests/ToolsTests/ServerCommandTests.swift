@@ -17,6 +17,7 @@ struct ServerCommandTests {
       "(e.g. 30/10), or \"off\". (default: 30/10)",
       "The largest request body in bytes. (default: 1048576)",
       "or \"off\". (default: 200/10)",
+      "sent nothing for this many seconds, or \"off\". (default: 60)",
       "(default: 24301)",
       "critical. (default: info)",
     ] {
@@ -32,5 +33,15 @@ struct ServerCommandTests {
       .run("qapple-server", "--public-url", text)
     #expect(run.status == 64, "\(run)")
     #expect(run.stderr.contains("--public-url must be an http or https URL"), "\(run)")
+  }
+
+  @Test(
+    "--realtime-idle-timeout takes whole seconds above zero or off",
+    arguments: ["0", "1.5", "soon"])
+  func idleTimeoutIsChecked(_ text: String) async throws {
+    let run = try await ToolProcess(home: ToolProcess.temporaryHome())
+      .run("qapple-server", "--realtime-idle-timeout", text)
+    #expect(run.status == 64, "\(run)")
+    #expect(run.stderr.contains("--realtime-idle-timeout must be whole seconds"), "\(run)")
   }
 }
