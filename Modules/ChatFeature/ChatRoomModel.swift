@@ -131,8 +131,10 @@ public final class ChatRoomModel: Identifiable {
 
   // MARK: The screen
 
-  /// The screen appeared: checks the user may read the room, then follows its messages, the
-  /// room, who types and the link until the screen goes away or the user signs out.
+  /// The screen appeared: follows the room's messages (the stored ones show at once), the
+  /// room, who types and the link until the screen goes away or the user signs out, and checks
+  /// beside them that the user may read the room: a refusal (not a member, no such room) ends
+  /// it all, shows nothing of the room and says why.
   public func task() async {
     await analytics.screenViewed("chat_room", at: date.now)
     guard case .signedIn(let user) = await auth.currentState() else {
@@ -141,24 +143,38 @@ public final class ChatRoomModel: Identifiable {
       return
     }
     me = user.id
-    guard await mayRead() else {
-      isLoading = false
-      return
-    }
     let (readCursorMoves, readCursorMoved) = AsyncStream.makeStream(
       of: Void.self, bufferingPolicy: .bufferingNewest(1))
     self.readCursorMoved = readCursorMoved
     await withTaskGroup(of: Void.self) { outer in
       outer.addTask { await self.followReadCursor(readCursorMoves) }
-      await withTaskGroup(of: Void.self) { group in
-        group.addTask { await self.followMessages() }
-        group.addTask { await self.followRoom() }
-        group.addTask { await self.followTyping() }
-        group.addTask { await self.followConnection() }
+      let isRefused = await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+          let mayRead = await self.mayRead()
+          return !mayRead && !Task.isCancelled
+        }
+        for follow in [followMessages, followRoom, followTyping, followConnection] {
+          group.addTask {
+            await follow()
+            return false
+          }
+        }
+        var isRefused = false
+        for await refused in group where refused {
+          isRefused = true
+          group.cancelAll()
+        }
+        return isRefused
+      }
+      // Not the user's to read: nothing of it stays on screen.
+      if isRefused {
+        messages = []
+        room = nil
       }
       // The read cursor is followed until the rest ends (the screen went away, signed out).
       readCursorMoved.finish()
     }
+    isLoading = false
     self.readCursorMoved = nil
     for expiry in typingExpiries.values { expiry.cancel() }
     typingExpiries = [:]

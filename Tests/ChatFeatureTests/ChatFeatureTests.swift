@@ -385,6 +385,52 @@ struct ChatFeatureTests {
     #expect(!room.isLoading)
   }
 
+  @Test("the messages show while the check that the user may read the room is on its way")
+  func theMessagesShowBeforeTheCheckAnswers() async throws {
+    _ = try await serverMessage("Welcome!", from: bob)
+    let gate = Gate()
+    let room = alice.model(clock: clock) { values in
+      let fetch = values.chatRepository.fetchMessages
+      values.chatRepository.fetchMessages = { room, after, before, limit in
+        await gate.wait()
+        return try await fetch(room, after, before, limit)
+      }
+    } _: {
+      ChatRoomModel(roomID: roomID)
+    }
+    let running = Task { await room.task() }
+    defer { running.cancel() }
+    try await gate.waitForArrivals()
+    #expect(await eventually("the message shows", { room.messages.map(\.text) == ["Welcome!"] }))
+    #expect(!room.isLoading)
+    await gate.open()
+    _ = try await serverMessage("Still here?", from: bob)
+    #expect(await eventually("the room is followed", { room.messages.count == 2 }))
+    #expect(room.failure == nil)
+  }
+
+  @Test("a refusal that comes after the messages showed takes them away and ends the screen")
+  func aLateRefusalEndsTheScreen() async throws {
+    _ = try await serverMessage("Welcome!", from: bob)
+    let gate = Gate()
+    let room = alice.model(clock: clock) { values in
+      values.chatRepository.fetchMessages = { _, _, _, _ in
+        await gate.wait()
+        throw DomainError.forbidden
+      }
+    } _: {
+      ChatRoomModel(roomID: roomID)
+    }
+    let running = Task { await room.task() }
+    #expect(await eventually("the message shows", { room.messages.map(\.text) == ["Welcome!"] }))
+    await gate.open()
+    await running.value  // Returns by itself: nothing to follow.
+    #expect(room.failure == .forbidden)
+    #expect(room.messages.isEmpty)
+    #expect(room.room == nil)
+    #expect(!room.isLoading)
+  }
+
   @Test func serverTroubleShowsTheStoredRoomAndFollowsIt() async throws {
     _ = try await serverMessage("Welcome!", from: bob)
     let room = alice.model(
