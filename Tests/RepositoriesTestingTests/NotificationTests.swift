@@ -95,4 +95,65 @@ struct NotificationTests {
     #expect(try await kinds(alice) == [.newQuestion(tomorrow.id), .newQuestion(questionID)])
     #expect(try await kinds(bob) == [.newQuestion(tomorrow.id), .newQuestion(questionID)])
   }
+
+  @Test("a question moved to another day or deleted takes back its announcement")
+  func movedOrDeletedQuestions() async throws {
+    let (backend, alice, bob, admin) = try makeCast()
+    let moved = try await admin.admin.createQuestion(
+      QuestionDraft(content: "Moved before anyone answered", publishDate: backend.today))
+    #expect(try await kinds(alice) == [.newQuestion(moved.id)])
+    _ = try await admin.admin.updateQuestion(
+      moved.id, QuestionDraft(content: moved.content, publishDate: backend.today.adding(days: 2)))
+    // Its text is not shown before its day, and the badge no longer counts it.
+    #expect(try await kinds(alice).isEmpty)
+    #expect(try await bob.notifications.fetchUnreadCount() == 0)
+    let dropped = try await admin.admin.createQuestion(
+      QuestionDraft(content: "Dropped the same day", publishDate: backend.today))
+    #expect(try await kinds(alice) == [.newQuestion(dropped.id)])
+    try await admin.admin.deleteQuestion(dropped.id)
+    #expect(try await kinds(alice).isEmpty)
+    // The moved one is announced on its new day, once.
+    backend.advance(by: 2 * 86_400)
+    #expect(try await kinds(alice) == [.newQuestion(moved.id)])
+    #expect(try await kinds(bob) == [.newQuestion(moved.id)])
+  }
+
+  @Test("leaving a group, or its deletion, takes back the unread notices of its messages")
+  func groupMessagesOfAGroupLeft() async throws {
+    let (backend, alice, bob, _) = try makeCast()
+    let carol = try backend.signedUpClient(nickname: "carol")
+    let group = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Swift Study"))
+    _ = try await bob.studyGroups.joinGroup(group.id)
+    _ = try await carol.studyGroups.joinGroup(group.id)
+    let room = try #require(
+      try await alice.chat.fetchRooms(.first).items.first { $0.kind == .group(group.id) })
+    _ = try await alice.chat.sendMessage("Welcome!", room.id, UUID())
+    #expect(try await kinds(bob) == [.groupMessage(room.id)])
+    #expect(try await bob.notifications.fetchUnreadCount() == 1)
+    try await bob.studyGroups.leaveGroup(group.id)
+    #expect(try await kinds(bob).isEmpty)
+    #expect(try await bob.notifications.fetchUnreadCount() == 0)
+    // Rejoining starts with the history read: nothing unread comes back.
+    _ = try await bob.studyGroups.joinGroup(group.id)
+    #expect(try await bob.notifications.fetchUnreadCount() == 0)
+    #expect(try await kinds(carol) == [.groupMessage(room.id)])
+    try await alice.studyGroups.deleteGroup(group.id)
+    #expect(try await kinds(carol).isEmpty)
+    #expect(try await carol.notifications.fetchUnreadCount() == 0)
+  }
+
+  @Test("a reply notice skips an earlier commenter whose comment moderation hid")
+  func noReplyNoticeForAHiddenComment() async throws {
+    let (backend, alice, bob, admin) = try makeCast()
+    let carol = try backend.signedUpClient(nickname: "carol")
+    let post = try await alice.board.createPost(PostDraft(content: "Question for everyone"))
+    let bobs = try await bob.board.createComment(
+      on: post.id, draft: CommentDraft(content: "Buy followers here"))
+    _ = try await alice.reports.report(.comment(bobs.id), .spam)
+    let caseID = try #require(
+      try await admin.admin.fetchReportCases(.open, .first).items.first?.id)
+    _ = try await admin.admin.resolveReportCase(caseID, .hideContent, nil)
+    _ = try await carol.board.createComment(on: post.id, draft: CommentDraft(content: "Carol"))
+    #expect(try await kinds(bob).isEmpty)
+  }
 }

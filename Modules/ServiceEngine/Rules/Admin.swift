@@ -111,9 +111,10 @@ extension ServiceEngine {
     return try write { db, moment in
       var question = try QuestionRecord.find(db, key: key)
       try Admin.ensureEditable(db, question, today: moment.today)
-      if let publishDate {
+      if let publishDate, publishDate.iso8601 != question.publishDate {
         try Admin.ensureDayFree(db, publishDate, except: key)
         question.publishDate = publishDate.iso8601
+        try Notifications.withdrawAnnouncements(db, of: key)
       }
       if let content { question.content = content }
       try question.update(db)
@@ -128,6 +129,7 @@ extension ServiceEngine {
     try write { db, moment in
       let question = try QuestionRecord.find(db, key: key)
       try Admin.ensureEditable(db, question, today: moment.today)
+      try Notifications.withdrawAnnouncements(db, of: key)
       try question.delete(db)
     }
   }

@@ -246,7 +246,8 @@ extension ServiceEngine {
         db,
         sql: """
           SELECT DISTINCT author_id FROM comment
-          WHERE post_id = ? AND deleted_at IS NULL AND id <> ? AND author_id NOT IN (?, ?)
+          WHERE post_id = ? AND deleted_at IS NULL AND NOT hidden AND id <> ?
+            AND author_id NOT IN (?, ?)
           """,
         arguments: [key, comment.key, post.authorId, viewer.key])
       for user in earlier {

@@ -23,7 +23,7 @@ enum Groups {
   }
 
   /// Tells live chat listeners that `users` (every member when `nil`) leave the group's room,
-  /// once the transaction commits.
+  /// once the transaction commits, and takes back their unread notifications of its messages.
   static func endMemberships(
     _ db: Database, group: Int64, users: [Int64]?, events: ChatEventHub
   ) throws {
@@ -42,6 +42,7 @@ enum Groups {
           room: ChatRoom.ID(rawValue: PublicID.room(room)),
           user: User.ID(rawValue: PublicID.user(user))))
     }
+    try Notifications.withdrawUnreadMessages(db, room: room, for: leaving)
   }
 
   /// The owner's group, or `forbidden` for anyone else.

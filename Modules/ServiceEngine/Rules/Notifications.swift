@@ -100,11 +100,39 @@ enum Notifications {
       let question = try QuestionRecord.filter(Column("publish_date") == today.iso8601)
         .fetchOne(db)
     else { return nil }
-    let announced = try NotificationRecord.filter(
+    return try announcements(of: question.key).fetchCount(db) == 0 ? question : nil
+  }
+
+  /// The `new_question` notifications of `question`.
+  private static func announcements(
+    of question: Int64
+  ) -> QueryInterfaceRequest<
+    NotificationRecord
+  > {
+    NotificationRecord.filter(
       Column("kind") == NotificationKind.Code.newQuestion
-        && Column("question_id") == PublicID.question(question.key)
-    ).fetchCount(db)
-    return announced == 0 ? question : nil
+        && Column("question_id") == PublicID.question(question))
+  }
+
+  /// Takes back the announcements of `question`, moved to another day or deleted: its text is
+  /// not shown before its day, nobody is sent to a question that is not out, and it is
+  /// announced again on its new day.
+  static func withdrawAnnouncements(_ db: Database, of question: Int64) throws {
+    try announcements(of: question).deleteAll(db)
+  }
+
+  /// Takes back the unread `group_message` notifications of `room` for `users`, who no longer
+  /// belong to it (they left, or the group was deleted): nothing unread stays that they cannot
+  /// open.
+  static func withdrawUnreadMessages(_ db: Database, room: Int64, for users: [Int64]) throws {
+    let withdraw = try db.cachedStatement(
+      sql: "DELETE FROM notification WHERE user_id = ? AND kind = ? AND room_id = ? AND NOT is_read"
+    )
+    for user in users {
+      try withdraw.execute(arguments: [
+        user, NotificationKind.Code.groupMessage, PublicID.room(room),
+      ])
+    }
   }
 
   /// `new_question` to every account (seed and admin creating today's question, or the first
