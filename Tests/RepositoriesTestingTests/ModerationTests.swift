@@ -159,7 +159,7 @@ struct ModerationTests {
     #expect(backend.isHidden(.post(post.id)))
   }
 
-  @Test("the inbox lists the most recently opened case first")
+  @Test("the inbox lists the most recently opened case first, a reopened one from its reopening")
   func inboxOrder() async throws {
     let (backend, alice, bob, admin) = try makeCast()
     let older = try await alice.board.createPost(PostDraft(content: "First reported"))
@@ -173,6 +173,13 @@ struct ModerationTests {
     let inbox = try await admin.admin.fetchReportCases(status: nil, page: .first).items
     #expect(inbox.map(\.target) == [.post(newer.id), .post(older.id)])
     #expect(inbox.last?.lastReportedAt == Fixtures.now.addingTimeInterval(120))
+    // Dismissed, then reported again: it is the most recently opened case now.
+    _ = try await admin.admin.resolveReportCase(try #require(inbox.last?.id), .dismiss, nil)
+    backend.advance(by: 60)
+    let dave = try backend.signedUpClient(nickname: "dave")
+    _ = try await dave.reports.report(.post(older.id), .abuse)
+    let open = try await admin.admin.fetchReportCases(status: .open, page: .first).items
+    #expect(open.map(\.target) == [.post(older.id), .post(newer.id)])
   }
 
   @Test("hide_content keeps the content hidden")

@@ -294,4 +294,30 @@ struct EngineTests {
     }
     #expect(users == ["http://127.0.0.1:8080/avatars/u_1?v=5", nil])
   }
+
+  @Test("v6 orders the report cases of an older database by their first report")
+  func openedAtMigration() throws {
+    let folder = try TemporaryDirectory("engine")
+    defer { folder.remove() }
+    let path = folder.path("old.sqlite")
+    let old = try DatabaseQueue(path: path)
+    try Schema.migrator.migrate(old, upTo: "v5: avatar paths")
+    try old.write { db in
+      try db.execute(
+        sql: """
+          INSERT INTO report_case
+            (target_type, target_id, status, first_reported_at, last_reported_at)
+          VALUES ('post', 'p_1', 'open', 1000, 9000), ('post', 'p_2', 'open', 2000, 2000)
+          """)
+    }
+    try old.close()
+    let engine = try ServiceEngine(configuration: .init(storage: .file(path: path)))
+    defer { try? engine.close() }
+    let opened = try engine.read { db, _ in
+      try ReportCaseRecord.order(Column("opened_at").desc).fetchAll(db).map {
+        [$0.targetId: $0.openedAt]
+      }
+    }
+    #expect(opened == [["p_2": 2000], ["p_1": 1000]])
+  }
 }

@@ -175,6 +175,8 @@ struct ReportCaseRecord: RowIDRecord, Sendable {
   var firstReportedAt: Int64
   var lastReportedAt: Int64
   var resolvedAt: Int64?
+  /// When the case was opened: its first report, or the report that reopened it.
+  var openedAt: Int64
 
 }
 

@@ -53,6 +53,15 @@ enum Schema {
           WHERE instr(avatar_url, '/avatars/') > 1
           """)
     }
+    migrator.registerMigration("v6: report cases by opening") { db in
+      // The inbox lists the most recently opened case first; a resolved case that new reports
+      // reopen counts from its reopening (it sorted by its first report, far down the inbox).
+      // Cases from before keep their first report's time.
+      try db.alter(table: "report_case") { t in
+        t.add(column: "opened_at", .integer).notNull().defaults(to: 0)
+      }
+      try db.execute(sql: "UPDATE report_case SET opened_at = first_reported_at")
+    }
     return migrator
   }
 

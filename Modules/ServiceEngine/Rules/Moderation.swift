@@ -168,6 +168,7 @@ extension ServiceEngine {
           existing.resolution = nil
           existing.note = nil
           existing.resolvedAt = nil
+          existing.openedAt = moment.millis
         }
         existing.lastReportedAt = moment.millis
         try existing.update(db)
@@ -175,7 +176,8 @@ extension ServiceEngine {
       } else {
         reportCase = ReportCaseRecord(
           targetType: reported.kind, targetId: reported.rawID, authorId: target.authorID,
-          status: .open, firstReportedAt: moment.millis, lastReportedAt: moment.millis)
+          status: .open, firstReportedAt: moment.millis, lastReportedAt: moment.millis,
+          openedAt: moment.millis)
         try reportCase.insert(db)
       }
       var report = ReportRecord(
@@ -214,7 +216,8 @@ extension ServiceEngine {
     try read { db, _ in try Moderation.target(db, target)?.isHidden ?? false }
   }
 
-  /// The report inbox (admins), most recently opened case first.
+  /// The report inbox (admins), most recently opened case first (a reopened case counts from
+  /// the report that reopened it).
   public func reportCases(
     status: ReportStatus?, _ request: PageRequest, as viewer: Viewer
   ) throws(DomainError) -> Page<ReportCase> {
@@ -227,7 +230,7 @@ extension ServiceEngine {
         sql += " AND status = ?"
         arguments += [status]
       }
-      return try paging.fetch(db, sql: sql, arguments, column: "first_reported_at") {
+      return try paging.fetch(db, sql: sql, arguments, column: "opened_at") {
         try Moderation.reportCase(db, ReportCaseRecord(row: $0))
       }
     }
