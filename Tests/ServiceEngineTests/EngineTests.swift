@@ -268,15 +268,25 @@ struct EngineTests {
     #expect(try engine.user(mina.id).avatarURL?.absoluteString == path)
   }
 
+  /// The path of a database file in `folder` as migration `version` left it, holding what
+  /// `fill` wrote; an engine opened on it migrates it the rest of the way.
+  static func database(
+    upTo version: String, in folder: TemporaryDirectory, _ fill: (Database) throws -> Void
+  ) throws -> String {
+    let path = folder.path("old.sqlite")
+    let old = try DatabaseQueue(path: path)
+    try Schema.migrator.migrate(old, upTo: version)
+    try old.write(fill)
+    try old.close()
+    return path
+  }
+
   @Test("v5 turns a stored avatar URL, made from an uploader's Host header, into its path")
   func avatarMigration() throws {
     let folder = try TemporaryDirectory("engine")
     defer { folder.remove() }
-    let path = folder.path("old.sqlite")
     // A database as v4 left it, with a picture uploaded under a forged Host header.
-    let old = try DatabaseQueue(path: path)
-    try Schema.migrator.migrate(old, upTo: "v4: refresh retries")
-    try old.write { db in
+    let path = try Self.database(upTo: "v4: refresh retries", in: folder) { db in
       try db.execute(
         sql: """
           INSERT INTO "user" (nickname, nickname_key, role, joined_at, avatar_url)
@@ -284,7 +294,6 @@ struct EngineTests {
                  ('Joon', 'joon', 'member', 0, NULL)
           """)
     }
-    try old.close()
     let engine = try ServiceEngine(
       configuration: .init(
         storage: .file(path: path), publicURL: URL(string: "http://127.0.0.1:8080")))
@@ -299,10 +308,7 @@ struct EngineTests {
   func openedAtMigration() throws {
     let folder = try TemporaryDirectory("engine")
     defer { folder.remove() }
-    let path = folder.path("old.sqlite")
-    let old = try DatabaseQueue(path: path)
-    try Schema.migrator.migrate(old, upTo: "v5: avatar paths")
-    try old.write { db in
+    let path = try Self.database(upTo: "v5: avatar paths", in: folder) { db in
       try db.execute(
         sql: """
           INSERT INTO report_case
@@ -310,7 +316,6 @@ struct EngineTests {
           VALUES ('post', 'p_1', 'open', 1000, 9000), ('post', 'p_2', 'open', 2000, 2000)
           """)
     }
-    try old.close()
     let engine = try ServiceEngine(configuration: .init(storage: .file(path: path)))
     defer { try? engine.close() }
     let opened = try engine.read { db, _ in
