@@ -67,6 +67,8 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible,
 ///   callers still waiting for a refresh of the old session at once.
 /// - At most ``refreshLimit`` refreshes start within ``refreshWindow`` (a sliding window on the
 ///   injected clock); further attempts fail with ``NetworkError/refreshRateLimited``.
+/// - A refreshed pair the store fails to save is used all the same (the server already spent
+///   the old refresh token), and saved again before each later token until the store takes it.
 ///
 /// The refresh itself is supplied by the app, typically a call to its refresh endpoint through a
 /// provider. That endpoint must use `AuthorizationRequirement.none`.
@@ -103,6 +105,10 @@ public actor Authenticator {
   // The access token that was already within the leeway by the device clock when it arrived
   // (sign-in or refresh): the clock is not to be trusted for it, only the server's 401.
   private var expiringOnArrival: String?
+  // A refreshed pair the store failed to save: it is in use (the server already spent the old
+  // refresh token), and saved again before each later token until the store takes it, so the
+  // next launch does not start from the spent refresh token.
+  private var unsaved: Credentials?
 
   @TaskLocal private static var isRefreshing = false
 
@@ -340,6 +346,7 @@ public actor Authenticator {
   private func endSession(failingWaitersWith error: NetworkError = .sessionEnded) {
     generation += 1
     inFlight = nil
+    unsaved = nil
     let waiting = waiters
     waiters = [:]
     for waiter in waiting.values { waiter.continuation.resume(returning: .failure(error)) }
@@ -369,11 +376,8 @@ public actor Authenticator {
       guard isCurrentSession else { return .failure(.sessionEnded) }
       cached = credentials
       noteArrival(of: credentials)
-      do {
-        try await store.save(credentials)
-      } catch {
-        return .failure(.credentialStorage("saving the refreshed credentials failed: \(error)"))
-      }
+      unsaved = credentials
+      await saveUnsaved()
       broadcaster.publish(.refreshed)
       return .success(credentials)
     case .failure(let error) where isRevocation(error):
@@ -420,7 +424,10 @@ public actor Authenticator {
   }
 
   private func loadCredentials() async throws(NetworkError) -> Credentials? {
-    if isLoaded { return cached }
+    if isLoaded {
+      await saveUnsaved()
+      return cached
+    }
     let generation = self.generation
     let stored: Credentials?
     do {
@@ -434,6 +441,19 @@ public actor Authenticator {
       isLoaded = true
     }
     return cached
+  }
+
+  /// Saves the refreshed pair the store refused before, if any; a failure keeps it for the next
+  /// call (the pair stays in use meanwhile).
+  private func saveUnsaved() async {
+    guard let pending = unsaved else { return }
+    do {
+      try await store.save(pending)
+      // Unless a newer pair (or another session) replaced it while the store saved.
+      if unsaved == pending { unsaved = nil }
+    } catch {
+      // Tried again before the next token.
+    }
   }
 
   /// A bearer target used inside the refresh would wait for the refresh itself forever.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import NetworkKit
 import NetworkKitTesting
+import Synchronization
 import Testing
 
 /// An authenticator whose refresh calls the test server's `/refresh`, and a provider using it.
@@ -52,8 +53,56 @@ private struct Harness {
   }
 }
 
+/// Credentials in memory whose saves fail while ``failsSaves`` is set (a locked keychain).
+private actor FlakyCredentialStore: CredentialStore {
+  private(set) var stored: Credentials?
+  var failsSaves = false
+
+  init(_ credentials: Credentials?) { stored = credentials }
+
+  func credentials() -> Credentials? { stored }
+  func save(_ credentials: Credentials) throws {
+    if failsSaves { throw NetworkError.credentialStorage("locked") }
+    stored = credentials
+  }
+  func clear() { stored = nil }
+  func failSaves(_ fails: Bool) { failsSaves = fails }
+}
+
 @Suite("Authentication", .timeLimit(.minutes(1)))
 struct AuthenticationTests {
+  @Test("a refreshed pair the store cannot save is used, and saved before a later token")
+  func anUnsavedRefreshIsSavedLater() async throws {
+    let epoch = TestClock.epoch
+    let store = FlakyCredentialStore(
+      Credentials(accessToken: "old", refreshToken: "rt-old", expiresAt: epoch + 30))
+    let refreshes = Mutex(0)
+    let authenticator = Authenticator(store: store, now: { epoch }) { refreshToken in
+      refreshes.withLock { $0 += 1 }
+      return Credentials(
+        accessToken: "new-\(refreshToken)", refreshToken: "next-\(refreshToken)",
+        expiresAt: epoch + 900)
+    }
+    await store.failSaves(true)
+    // The old token expires within the leeway: refreshed, and the new one is sent.
+    #expect(try await authenticator.validAccessToken() == "new-rt-old")
+    #expect(await store.stored?.refreshToken == "rt-old")
+    #expect(try await authenticator.validAccessToken() == "new-rt-old")
+    await store.failSaves(false)
+    #expect(try await authenticator.validAccessToken() == "new-rt-old")
+    #expect(await store.stored?.refreshToken == "next-rt-old")
+    #expect(refreshes.withLock { $0 } == 1)
+
+    // A sign-out drops a pair still unsaved: nothing writes it back.
+    try await authenticator.signIn(Credentials(accessToken: "again", refreshToken: "rt-again"))
+    await store.failSaves(true)
+    #expect(try await authenticator.accessToken(afterRejecting: "again") == "new-rt-again")
+    try await authenticator.signOut()
+    await store.failSaves(false)
+    #expect(try await authenticator.credentials() == nil)
+    #expect(await store.stored == nil)
+  }
+
   @Test func injectsTheBearerTokenForBearerTargets() async throws {
     let server = try await TestServer.shared()
     let id = uniqueID()
