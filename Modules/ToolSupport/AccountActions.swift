@@ -6,7 +6,8 @@ import Repositories
 public enum AccountActions {
   /// Signs in with a provider token and prints who is signed in.
   ///
-  /// An unknown account is an error (exit 3) that names the `signup` command.
+  /// An unknown account is an error (exit 3) that names the `signup` command; a session the
+  /// tool could not save (the next command would not find it) is an error (exit 1).
   public static func signIn(
     provider: AuthProvider, token: String, connection: ToolConnection, output: ToolOutput
   ) async throws -> User {
@@ -14,9 +15,11 @@ public enum AccountActions {
     guard !trimmed.isEmpty else {
       throw ToolError("--token must not be empty", exitCode: .usage)
     }
+    let problemBefore = await connection.backend.session.lastStorageProblem
     switch try await connection.repositories.auth.signIn(provider, trimmed) {
     case .signedIn(let session):
       let user = session.user
+      try await requireSaved(since: problemBefore, connection: connection)
       try output.emit(UserOutput(user)) {
         "Signed in as \(user.nickname)\(user.role.isAdmin ? " (admin)" : "") on \(connection.server)."
       }
@@ -29,13 +32,33 @@ public enum AccountActions {
     }
   }
 
-  /// Signs out (the server revokes the refresh token) and forgets the saved session.
+  /// A session the sign-in could not save (the store refused it since `problemBefore`) as an
+  /// error: each command is a process of its own, and the next one would find nobody signed in.
+  static func requireSaved(since problemBefore: String?, connection: ToolConnection) async throws {
+    let problem = await connection.backend.session.lastStorageProblem
+    guard let problem, problem != problemBefore else { return }
+    throw ToolError(
+      "signed in, but the session could not be saved under \(connection.dataDirectory.url.path) "
+        + "(\(problem)); the next command will not find it", exitCode: .failure)
+  }
+
+  /// Signs out (the server revokes the refresh token) and forgets the saved session. The
+  /// session is forgotten on this machine even when the server cannot be told; the error then
+  /// says so.
   public static func signOut(connection: ToolConnection) async throws {
     guard case .signedIn(let user) = await connection.repositories.auth.currentState() else {
       StandardStreams.write("Not signed in on \(connection.server); nothing to do.")
       return
     }
-    try await connection.repositories.auth.signOut()
+    do {
+      try await connection.repositories.auth.signOut()
+    } catch let error as DomainError where error == .offline || error == .timeout {
+      var refused = ToolError(error, tool: connection.tool, server: connection.server)
+      refused.message =
+        "signed out \(user.nickname) on this machine, but the server was not told: "
+        + "\(refused.message); its session stays valid until it expires"
+      throw refused
+    }
     StandardStreams.write("Signed out \(user.nickname) from \(connection.server).")
   }
 

@@ -204,8 +204,10 @@ struct ChatSession: Sendable {
         "\(failed.count) message(s) failed; fix and send again (they stay in the cache).",
         exitCode: .failure)
     }
+    // The newest sent one: unsent and failed messages (no seq) are listed after them.
     let latest = try store.latestMessages(in: room, limit: 1)
-    StandardStreams.write("Sent. Last message in \(room): #\(latest.last?.seq ?? 0).")
+    StandardStreams.write(
+      "Sent. Last message in \(room): #\(latest.last(where: { $0.seq != nil })?.seq ?? 0).")
   }
 
   /// Prints the cached history, then every new or changed message; sends each line typed on

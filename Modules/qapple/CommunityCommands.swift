@@ -54,8 +54,12 @@ struct Notifications: AsyncParsableCommand {
   func run() async throws {
     try await server.withConnection(tool: .member) { connection in
       let inbox = connection.repositories.notifications
-      let notifications = try await inbox.fetchNotifications(page.request)
-      if readAll { try await inbox.markAllRead() }
+      var notifications = try await inbox.fetchNotifications(page.request)
+      if readAll {
+        try await inbox.markAllRead()
+        // Listed before the mark: printed as they are now.
+        for index in notifications.items.indices { notifications.items[index].isRead = true }
+      }
       let unread = try await inbox.fetchUnreadCount()
       let list = NotificationListOutput(
         items: notifications.items.map(NotificationOutput.init),

@@ -201,6 +201,34 @@ struct ToolsProcessTests {
     #expect(run.stderr.contains("publish_date,content"), "\(run)")
   }
 
+  @Test func aSessionThatCannotBeSavedFailsTheSignIn() async throws {
+    // Its own data directory, whose sessions folder cannot be made: a file is in the way.
+    let tools = ToolProcess(home: ToolProcess.temporaryHome())
+    defer { try? FileManager.default.removeItem(at: tools.home) }
+    let sessions = tools.home.appendingPathComponent("sessions")
+    try FileManager.default.createDirectory(at: sessions, withIntermediateDirectories: true)
+    try Data().write(to: sessions.appendingPathComponent("qapple"))
+    let run = try await tools.run("qapple", "signin", "--token", "demo-1")
+    #expect(run.status == 1, "\(run)")
+    #expect(run.stderr.contains("the session could not be saved"), "\(run)")
+    #expect(!run.stdout.contains("Signed in"), "\(run)")
+  }
+
+  @Test func aSignOutTheServerCannotHearStillSignsOutHere() async throws {
+    let server = try await ToolProcess.startServer(["--seed", "demo"])
+    let address = server.url.absoluteString
+    let signIn = try await tools.run("qapple", "signin", "--token", "demo-3", "--server", address)
+    #expect(signIn.status == 0, "\(signIn)")
+    server.stop()
+    let run = try await tools.run("qapple", "signout", "--server", address)
+    #expect(run.status == 6, "\(run)")
+    #expect(run.errorLines.count == 1, "\(run)")
+    #expect(run.stderr.contains("signed out 코딩하는곰 on this machine"), "\(run)")
+    #expect(run.stderr.contains("the server was not told"), "\(run)")
+    let status = try await tools.run("qapple", "status", "--server", address)
+    #expect(status.stdout.contains("Not signed in"), "\(status)")
+  }
+
   @Test func anOfflineServerExitsSixInOneLine() async throws {
     let run = try await tools.run(
       "qapple", "signin", "--token", "demo-1", "--server", "http://127.0.0.1:1")
@@ -349,6 +377,43 @@ struct ToolsProcessTests {
     // `chat open` fails like `chat send` when a typed line is refused.
     let typed = try await tools.run("qapple", arguments: ["chat", "open", room], input: " \n")
     #expect(typed.status == 2, "\(typed)")
+  }
+
+  @Test("a sent message's line names the room's newest sent message, not a failed one after it")
+  func aSendAfterAFailedOneNamesTheNewestSentMessage() async throws {
+    let member = try await tools.run("qapple", "signin", "--token", "demo-5", "--json")
+    let id = try member.decode(UserOutput.self).id
+    #expect(try await tools.run("qapple-admin", "signin", "--token", "admin").status == 0)
+    let rooms = try await tools.run("qapple", "chat", "rooms", "--json")
+    let room = try #require(try rooms.decode(ListOutput<ChatRoomOutput>.self).items.first).id
+    // Banned: the send is refused and stays in the room's cache as failed.
+    let ban = try await tools.run("qapple-admin", "users", "ban", id, "--reason", "a test")
+    #expect(ban.status == 0, "\(ban)")
+    let refused = try await tools.run("qapple", "chat", "send", room, "while banned")
+    #expect(refused.status != 0, "\(refused)")
+    #expect(try await tools.run("qapple-admin", "users", "unban", id).status == 0)
+    let sent = try await tools.run("qapple", "chat", "send", room, "after the ban")
+    #expect(sent.status == 0, "\(sent)")
+    #expect(sent.stdout.contains("Last message in \(room): #"), "\(sent)")
+    #expect(!sent.stdout.contains(": #0."), "\(sent)")
+  }
+
+  @Test("--read-all --json prints the listed notifications as read")
+  func readAllPrintsThemRead() async throws {
+    // demo-2 comments on a post of demo-1's: demo-1 has an unread notification.
+    #expect(try await tools.run("qapple", "signin", "--token", "demo-1").status == 0)
+    let post = try await tools.run("qapple", "board", "post", "Who reads notifications?", "--json")
+    let postID = try post.decode(PostOutput.self).id
+    #expect(try await tools.run("qapple", "signin", "--token", "demo-2").status == 0)
+    let comment = try await tools.run("qapple", "board", "comment", postID, "I do")
+    #expect(comment.status == 0, "\(comment)")
+    #expect(try await tools.run("qapple", "signin", "--token", "demo-1").status == 0)
+    let run = try await tools.run("qapple", "notifications", "--read-all", "--json")
+    #expect(run.status == 0, "\(run)")
+    let list = try run.decode(NotificationListOutput.self)
+    #expect(!list.items.isEmpty, "\(run)")
+    #expect(list.items.filter { !$0.isRead }.isEmpty, "\(run)")
+    #expect(list.unreadCount == 0)
   }
 
   @Test func helpExitsZero() async throws {
