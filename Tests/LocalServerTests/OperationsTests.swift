@@ -57,6 +57,38 @@ struct OperationsTests {
     }
   }
 
+  @Test("a chat send repeated with its client message id is answered when the limit is used up")
+  func chatResendIsNotAWrite() async throws {
+    let limit = ServerConfiguration.RateLimit(count: 4, window: .seconds(10))
+    try await withServer(.testing(rateLimit: limit)) { h in
+      let token = try await h.member("Chatty")
+      let group = try await h.expect(
+        .created, StudyGroupDTO.self, .post, "/groups", token: token,
+        json: CreateGroupRequest(name: "Retries", description: "Resends"))
+      let rooms = try await h.expect(
+        .ok, PageDTO<ChatRoomDTO>.self, .get, "/chat/rooms", token: token)
+      let room = try #require(rooms.items.first { $0.groupId == group.id })
+      func send(_ text: String, id: UUID) async throws -> HTTPResult {
+        try await h.send(
+          .post, "/chat/rooms/\(room.id)/messages", token: token,
+          json: SendMessageRequest(clientMessageId: id, text: text),
+          headers: [.init("Idempotency-Key")!: id.uuidString])
+      }
+      let ids = [UUID(), UUID(), UUID()]
+      for (index, id) in ids.enumerated() {
+        #expect(try await send("Message \(index)", id: id).status == .created)
+      }
+      // The group and three messages used the limit up; the last answer was lost: its resend
+      // gets the message, and does not count.
+      let resent = try await send("Message 2", id: ids[2])
+      #expect(resent.status == .ok, "\(resent)")
+      #expect(try resent.decode(ChatMessageDTO.self).seq == 3)
+      let fresh = try await send("A new message", id: UUID())
+      #expect(fresh.status == .tooManyRequests)
+      #expect(fresh.error?.code == "rate_limited")
+    }
+  }
+
   @Test("a write whose answer cannot be stored for its Idempotency-Key still answers its result")
   func unstoredReplyKeepsTheWrite() async throws {
     let folder = try TemporaryDirectory("qapple-idempotency")

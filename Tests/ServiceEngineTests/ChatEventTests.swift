@@ -379,6 +379,17 @@ struct ChatEventTests {
     #expect(message.seq == 1)
   }
 
+  @Test("hasSent tells a client message id the viewer sent, in any room, from others' and new ones")
+  func hasSent() throws {
+    let r = try Self.room()
+    let id = UUID()
+    #expect(!r.engine.hasSent(clientMessageID: id, as: r.owner))
+    _ = try r.engine.sendMessage("once", to: r.room, clientMessageID: id, as: r.owner)
+    #expect(r.engine.hasSent(clientMessageID: id, as: r.owner))
+    #expect(!r.engine.hasSent(clientMessageID: id, as: r.member))
+    #expect(!r.engine.hasSent(clientMessageID: UUID(), as: r.owner))
+  }
+
   @Test("group members get one unread group_message per room, moved to the newest message")
   func groupMessageNotifications() throws {
     let r = try Self.room()

@@ -17,6 +17,15 @@ struct Operation: Sendable {
   let idempotent: Bool
   /// The write limit it counts against when it is a write; `nil` for none (dev endpoints).
   let rateBucket: RateLimiter.Bucket?
+  /// Whether a request repeats a write the caller already made (an operation that is its own
+  /// idempotency, like a chat send by its client message id): a repeat is not counted as a
+  /// write. `nil` when only the `Idempotency-Key` replay says so.
+  var isRepeat: RepeatCheck? = nil
+
+  /// Whether `request` of the caller (`nil` when anyone may call) repeats an earlier write, as
+  /// `engine` knows it.
+  typealias RepeatCheck =
+    @Sendable (_ request: Request, _ caller: Viewer?, _ engine: ServiceEngine) -> Bool
 
   /// Every non-GET operation is a write.
   var isWrite: Bool { method != .get && method != .head }
@@ -44,13 +53,13 @@ struct RouteTable: Sendable {
   /// Registers an operation of the contract: method, path and access come from `APIOperation`.
   mutating func add(
     _ declared: APIOperation, idempotent: Bool = false,
-    rateBucket: RateLimiter.Bucket = .writes,
+    rateBucket: RateLimiter.Bucket = .writes, isRepeat: Operation.RepeatCheck? = nil,
     handler: @escaping Handler
   ) {
     let operation = Operation(
       id: declared.id, method: HTTPRequest.Method(rawValue: declared.method.rawValue) ?? .get,
       path: RouterPath(declared.pathTemplate), access: declared.access,
-      idempotent: idempotent, rateBucket: rateBucket)
+      idempotent: idempotent, rateBucket: rateBucket, isRepeat: isRepeat)
     entries.append((operation, handler))
   }
 

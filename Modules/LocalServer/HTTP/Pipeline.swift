@@ -73,10 +73,15 @@ struct RateLimitMiddleware: RouterMiddleware {
   let limiter: RateLimiter
   let bucket: RateLimiter.Bucket
   let engine: ServiceEngine
+  /// Tells a repeat of a write already made, which is not counted.
+  let isRepeat: Operation.RepeatCheck?
 
   func handle(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
   ) async throws -> Response {
+    if let isRepeat, isRepeat(request, context.viewer, engine) {
+      return try await next(request, context)
+    }
     let caller =
       context.viewer.map { "user:\($0.id.rawValue)" }
       ?? "address:\(context.peerAddress ?? "unknown")"

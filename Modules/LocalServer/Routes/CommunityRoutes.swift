@@ -73,7 +73,16 @@ extension RouteTable {
         as: try call.me)
       return try .json(PageDTO(items: messages.map(ChatMessageDTO.init), nextCursor: nil))
     }
-    add(.chatSend) { call in
+    // A resend of a stored message (its answer was lost) answers it again: not a new write.
+    add(
+      .chatSend,
+      isRepeat: { request, caller, engine in
+        guard let caller, let key = request.headers[HeaderName.idempotencyKey],
+          let id = UUID(uuidString: key)
+        else { return false }
+        return engine.hasSent(clientMessageID: id, as: caller)
+      }
+    ) { call in
       let body = try call.decode(SendMessageRequest.self)
       // The client message id is the idempotency key of a send: the engine de-duplicates by it.
       guard let header = call.request.headers[HeaderName.idempotencyKey] else {

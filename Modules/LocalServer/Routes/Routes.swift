@@ -55,7 +55,8 @@ enum Routes {
       }
       if operation.isWrite, let bucket = operation.rateBucket, let limiter = core.rateLimiter {
         group.add(
-          middleware: RateLimitMiddleware(limiter: limiter, bucket: bucket, engine: core.engine))
+          middleware: RateLimitMiddleware(
+            limiter: limiter, bucket: bucket, engine: core.engine, isRepeat: operation.isRepeat))
       }
       group.on(
         operation.path, method: operation.method,

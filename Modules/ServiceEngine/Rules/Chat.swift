@@ -273,6 +273,18 @@ extension ServiceEngine {
       .get()
   }
 
+  /// Whether the viewer already sent a message with `clientMessageID` (in any room): a send
+  /// with it repeats that write instead of making a new one.
+  public func hasSent(clientMessageID: UUID, as viewer: Viewer) -> Bool {
+    let found = try? read { db, _ in
+      try Int.fetchOne(
+        db.cachedStatement(
+          sql: "SELECT COUNT(*) FROM chat_message WHERE sender_id = ? AND client_message_id = ?"),
+        arguments: [viewer.key, clientMessageID.uuidString.lowercased()])
+    }
+    return (found ?? 0) > 0
+  }
+
   /// Sends several messages of the viewer in one transaction (a socket's burst of `send`
   /// frames): one result per send, in order, each what
   /// ``sendMessage(_:to:clientMessageID:as:)`` gives for it alone. A refused send (bad room,
