@@ -346,6 +346,7 @@ let testTargets: [Target] = [
       .product(name: "HummingbirdTesting", package: "hummingbird"),
       .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
       .product(name: "Logging", package: "swift-log"),
+      .product(name: "NIOWebSocket", package: "swift-nio"),
     ],
     path: "Tests/LocalServerTests"
   ),

@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import Hummingbird
 import LocalServer
+import NIOWebSocket
 import ServiceEngine
 import Testing
 
@@ -324,6 +325,37 @@ struct RealtimeTests {
       let history = try await h.expect(
         .ok, PageDTO<ChatMessageDTO>.self, .get, "/chat/rooms/\(r.room)/messages", token: r.owner)
       #expect(history.items.isEmpty)
+    }
+  }
+
+  @Test("a continuation with nothing to continue is refused with 1002; the last message runs once")
+  func strayContinuation() async throws {
+    try await withServer { h in
+      let r = try await Self.room(h)
+      let probe = try await SocketProbe.open(h.url, token: r.owner)
+      // A message in two fragments, in order: it runs once.
+      let text = Array(
+        ClientFrame.send(roomID: r.room, clientMessageID: UUID(), text: "once").text.utf8)
+      let half = text.count / 2
+      probe.send(
+        frame: WebSocketFrame(fin: false, opcode: .text, data: ByteBuffer(bytes: text[..<half])))
+      probe.send(
+        frame: WebSocketFrame(
+          fin: true, opcode: .continuation, data: ByteBuffer(bytes: text[half...])))
+      guard case .ack = try await probe.frame() else {
+        Issue.record("expected an ack")
+        return
+      }
+      probe.send(frame: WebSocketFrame(fin: true, opcode: .continuation, data: ByteBuffer()))
+      guard case .error(let error) = try await probe.frame() else {
+        Issue.record("expected an error, not the message run again")
+        return
+      }
+      #expect(error.code == "malformed_request")
+      #expect(try await probe.next() == .closed(code: 1002))
+      let history = try await h.expect(
+        .ok, PageDTO<ChatMessageDTO>.self, .get, "/chat/rooms/\(r.room)/messages", token: r.owner)
+      #expect(history.items.map(\.text) == ["once"])
     }
   }
 

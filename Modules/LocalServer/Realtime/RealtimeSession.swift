@@ -9,6 +9,9 @@ import ServiceEngine
 enum SocketClose: UInt16, Sendable, Equatable {
   /// The server is shutting down, or the client sent nothing for too long.
   case goingAway = 1001
+  /// The client's frames broke WebSocket's own rules (a continuation with nothing to continue,
+  /// a new message before the last one ended).
+  case protocolError = 1002
   /// The client broke a rule of the protocol (too many frames).
   case policyViolation = 1008
   /// A message was larger than ``RealtimeLimits/maxMessageBytes``.
@@ -119,16 +122,28 @@ struct RealtimeSession: Sendable {
     let limiter = frameLimit.map(RateLimiter.init)
     var message: [UInt8] = []
     var isText = true
+    // A message whose last fragment has not come yet.
+    var isContinuing = false
     do {
       for try await frame in inbound {
         heard()
-        switch frame.opcode {
-        case .text, .binary:
+        // A fragment must continue a message, and a message must not begin inside another.
+        guard isContinuing == (frame.opcode == .continuation) else {
+          inbox.push(
+            .close(
+              RealtimeErrorDTO(
+                code: "malformed_request",
+                message: isContinuing
+                  ? "A new message began before the last one's final fragment."
+                  : "A continuation frame came with no message to continue."),
+              .protocolError, reason: "fragments out of order"))
+          return
+        }
+        if frame.opcode != .continuation {
           message.removeAll(keepingCapacity: true)
           isText = frame.opcode == .text
-        case .continuation:
-          break
         }
+        isContinuing = !frame.fin
         guard message.count + frame.data.readableBytes <= RealtimeLimits.maxMessageBytes else {
           inbox.push(
             .close(

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWSClient
 import Logging
+import NIOWebSocket
 import Testing
 
 /// A raw WebSocket client for testing `/realtime` frame by frame: it sends exactly what a test
@@ -19,6 +20,7 @@ final class SocketProbe: @unchecked Sendable {
   private enum Outgoing: Sendable {
     case text(String)
     case binary([UInt8])
+    case frame(WebSocketFrame)
     case close
   }
 
@@ -65,6 +67,7 @@ final class SocketProbe: @unchecked Sendable {
                 switch item {
                 case .text(let text): try await outbound.write(.text(text))
                 case .binary(let bytes): try await outbound.write(.binary(.init(bytes: bytes)))
+                case .frame(let frame): try await outbound.write(.custom(frame))
                 case .close:
                   try await outbound.close(.normalClosure, reason: nil)
                   return
@@ -117,6 +120,9 @@ final class SocketProbe: @unchecked Sendable {
 
   /// Sends a binary message.
   func send(binary: [UInt8]) { outgoing.yield(.binary(binary)) }
+
+  /// Sends one WebSocket frame as given (fragments, in or out of order).
+  func send(frame: WebSocketFrame) { outgoing.yield(.frame(frame)) }
 
   /// The next event; fails the test after 30 s without one (a hang, not a timing check).
   func next(
