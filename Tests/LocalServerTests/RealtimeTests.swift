@@ -402,23 +402,66 @@ struct RealtimeTests {
           h.server.engine.sendMessages(sends, as: owner).allSatisfy { (try? $0.get()) != nil })
       }
       await probe.resumeReading()
-      var messages = 0
-      var slowConsumer = false
-      while true {
-        switch try await probe.next() {
-        case .text(let text):
-          switch try ServerFrame(text: text) {
-          case .message: messages += 1
-          case .error(let error): slowConsumer = slowConsumer || error.code == "slow_consumer"
-          default: break
-          }
-        case .closed(let code):
-          // The close frame when the client read again within the grace, else a drop.
-          #expect(code == 1013 || code == nil, "closed with \(String(describing: code))")
-          #expect(slowConsumer || code == nil)
-          #expect(messages < total, "all \(messages) events were queued and written")
-          return
+      let messages = try await Self.expectCutOff(probe) { _ in false }.filter {
+        if case .message = $0 { true } else { false }
+      }
+      #expect(messages.count < total, "all \(messages.count) events were queued and written")
+    }
+  }
+
+  /// Reads `probe` until the server cuts it off as a slow consumer (`slow_consumer`, then close
+  /// 1013, or a drop when the client read again too late) and returns the frames before; records
+  /// an issue when `isTooFar` says a frame came that a cut-off socket never gets.
+  static func expectCutOff(
+    _ probe: SocketProbe, isTooFar: ([ServerFrame]) -> Bool,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws -> [ServerFrame] {
+    var frames: [ServerFrame] = []
+    while true {
+      switch try await probe.next() {
+      case .text(let text):
+        frames.append(try ServerFrame(text: text))
+        if isTooFar(frames) {
+          Issue.record("the socket was never cut off", sourceLocation: sourceLocation)
+          return frames
         }
+      case .closed(let code):
+        let slowConsumer = frames.contains {
+          if case .error(let error) = $0 { error.code == "slow_consumer" } else { false }
+        }
+        #expect(
+          code == 1013 || code == nil, "closed with \(String(describing: code))",
+          sourceLocation: sourceLocation)
+        #expect(slowConsumer || code == nil, sourceLocation: sourceLocation)
+        return frames
+      }
+    }
+  }
+
+  @Test("a client that subscribes again and again without reading is cut off by its replays")
+  func replaysCountInTheBacklog() async throws {
+    // A backlog smaller than one replay: a subscribe's replay is posted at once, far faster
+    // than the writer takes it, so the count passes 50 whether or not the client reads.
+    var configuration = ServerConfiguration.testing()
+    configuration.realtimeBacklog = 50
+    try await withServer(configuration) { h in
+      let r = try await Self.room(h)
+      // 200 messages of about 3 KB: each subscribe from the start replays about 600 KB.
+      let owner = try h.server.engine.authenticate(accessToken: r.owner)
+      let text = String(repeating: "가", count: 1000)
+      let sends = (0..<200).map { _ in
+        MessageSend(text: text, roomID: ChatRoom.ID(rawValue: r.room), clientMessageID: UUID())
+      }
+      #expect(h.server.engine.sendMessages(sends, as: owner).allSatisfy { (try? $0.get()) != nil })
+      let probe = try await SocketProbe.open(h.url, token: r.member)
+      await probe.pauseReading()
+      // 40 subscribes: 8,000 replayed frames, about 24 MB, more than the socket's buffers.
+      let subscribes = 40
+      for _ in 0..<subscribes { probe.send(.subscribe(roomID: r.room, afterSeq: 0)) }
+      await probe.resumeReading()
+      // Every subscribe answered: every replay was queued and written.
+      _ = try await Self.expectCutOff(probe) { frames in
+        frames.count { if case .subscribed = $0 { true } else { false } } == subscribes
       }
     }
   }

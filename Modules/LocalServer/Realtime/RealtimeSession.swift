@@ -286,19 +286,28 @@ struct RealtimeSession: Sendable {
     case .ping:
       post.yield(.frame(.pong))
     case .subscribe(let room, let afterSeq):
+      var isCutOff = false
       turn.withLock { _ in
         do throws(DomainError) {
           let start = try engine.subscribe(
             listener, to: ChatRoom.ID(rawValue: room), afterSeq: afterSeq,
             as: viewer)
           // Replays are encoded afresh: loaded now, they carry today's names, which a frame
-          // cached when the message was sent may not.
-          for message in start.replay { post.yield(.frame(.message(ChatMessageDTO(message)))) }
+          // cached when the message was sent may not. They count in the backlog like live
+          // events: a client that subscribes again and again without reading is cut off too.
+          for message in start.replay {
+            guard admitToBacklog() else {
+              isCutOff = true
+              return
+            }
+            post.yield(.event(ServerFrame.message(ChatMessageDTO(message)).text))
+          }
           post.yield(.frame(.subscribed(roomID: room, lastSeq: start.lastSeq)))
         } catch {
           post.yield(.frame(refusal(error, of: frame.type, room: room)))
         }
       }
+      if isCutOff { endAsSlowConsumer(listener, post: post) }
     case .unsubscribe(let room):
       listener.unsubscribe(from: ChatRoom.ID(rawValue: room))
       post.yield(.frame(.unsubscribed(roomID: room)))
@@ -352,32 +361,17 @@ struct RealtimeSession: Sendable {
           }
         guard let text else { continue }
         // Counted before it is posted, so the writer never takes more than was counted.
-        cutOff = backlog.withLock { state in
-          state.waiting += 1
-          if state.waiting > backlogLimit { state.cutOff = true }
-          return state.cutOff
-        }
+        cutOff = !admitToBacklog()
         if cutOff { break }
         turn.withLock { _ in post.yield(.event(text)) }
       }
       if cutOff {
-        // The events already behind stay unwritten (the writer skips them): the client
-        // catches up over REST after reconnecting.
-        listener.close()
-        Task { [writerEnded, drop] in
-          try? await Task.sleep(for: Self.closeGrace)
-          if !writerEnded.withLock({ $0 }) { await drop() }
-        }
+        endAsSlowConsumer(listener, post: post)
+        return
       }
-      switch cutOff ? .overflow : listener.ending {
+      switch listener.ending {
       case .overflow:
-        post.yield(
-          .frame(
-            .error(
-              RealtimeErrorDTO(
-                code: "slow_consumer",
-                message: "This connection fell too far behind; reconnect and catch up."))))
-        post.yield(.close(.tryAgainLater, reason: "slow consumer"))
+        endAsSlowConsumer(listener, post: post)
       case .accountClosed:
         post.yield(
           .frame(
@@ -390,6 +384,38 @@ struct RealtimeSession: Sendable {
         break
       }
     }
+  }
+
+  /// Counts one more frame waiting for the writer (a live event, a replayed message); `false`
+  /// once the socket is cut off as a slow consumer for having more than ``backlogLimit``
+  /// waiting (the frame is then not posted).
+  private func admitToBacklog() -> Bool {
+    !backlog.withLock { state in
+      state.waiting += 1
+      if state.waiting > backlogLimit { state.cutOff = true }
+      return state.cutOff
+    }
+  }
+
+  /// Ends a socket too far behind: the frames already waiting stay unwritten (the writer skips
+  /// them; the client catches up over REST after reconnecting), the client is told
+  /// `slow_consumer` and the socket closes with 1013, or the connection is dropped if the close
+  /// is not written within ``closeGrace``.
+  private func endAsSlowConsumer(
+    _ listener: ChatListener, post: AsyncStream<Outgoing>.Continuation
+  ) {
+    listener.close()
+    Task { [writerEnded, drop] in
+      try? await Task.sleep(for: Self.closeGrace)
+      if !writerEnded.withLock({ $0 }) { await drop() }
+    }
+    post.yield(
+      .frame(
+        .error(
+          RealtimeErrorDTO(
+            code: "slow_consumer",
+            message: "This connection fell too far behind; reconnect and catch up."))))
+    post.yield(.close(.tryAgainLater, reason: "slow consumer"))
   }
 
   // MARK: Writing
