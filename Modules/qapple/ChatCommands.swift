@@ -138,6 +138,8 @@ struct ChatSession: Sendable {
   let store: ChatStore
   let room: ChatRoom.ID
   let me: User.ID
+  /// The connection the command runs on (its session ends the wait for the outbox).
+  let connection: ToolConnection
   /// The messages the outbox still had to send when the command began (not the failed ones):
   /// the command sends them too and answers for them.
   let unsentAtStart: Set<UUID>
@@ -159,7 +161,8 @@ struct ChatSession: Sendable {
     await sync.start()
     await sync.open(room)
     let session = ChatSession(
-      sync: sync, store: store, room: room, me: user.id, unsentAtStart: unsent)
+      sync: sync, store: store, room: room, me: user.id, connection: connection,
+      unsentAtStart: unsent)
     // The store stays open: it is the backend's, for the life of the process.
     do {
       try await body(session)
@@ -176,7 +179,9 @@ struct ChatSession: Sendable {
   /// not make this one fail.
   func drainOutbox(judging ids: Set<UUID>, timeout: Duration) async throws {
     let store = store
-    // Whichever comes first: an outbox with nothing pending or sending, or the timeout.
+    let auth = connection.repositories.auth
+    // Whichever comes first: an outbox with nothing pending or sending, the end of the session
+    // (nothing goes out without one), or the timeout.
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask {
         for try await outbox in store.observeOutbox()
@@ -185,6 +190,13 @@ struct ChatSession: Sendable {
         }) {
           return
         }
+      }
+      group.addTask {
+        for await state in auth.sessionStates() {
+          if case .signedIn = state { continue }
+          return
+        }
+        try await Task.sleep(for: timeout)
       }
       group.addTask { try await Task.sleep(for: timeout) }
       try await group.next()
@@ -195,6 +207,13 @@ struct ChatSession: Sendable {
     let waiting = outbox.count - failed.count
     for message in failed { StandardStreams.writeError(Self.line(message, me: me)) }
     if waiting > 0 {
+      // The session ended (its refresh was refused): signing in again is what sends them.
+      guard case .signedIn = await auth.currentState() else {
+        var ended = ToolError(.signedOut, tool: connection.tool, server: connection.server)
+        ended.message +=
+          "; \(waiting) message(s) not sent are kept and go out with the next chat command after it"
+        throw ended
+      }
       throw ToolError(
         "\(waiting) message(s) not sent yet; they are kept and go out with the next chat command.",
         exitCode: .unreachable)

@@ -398,6 +398,25 @@ struct ToolsProcessTests {
     #expect(!sent.stdout.contains(": #0."), "\(sent)")
   }
 
+  @Test("a chat send whose session ended says to sign in (exit 3), not that the server is away")
+  func aChatSendWithAnEndedSessionSaysSo() async throws {
+    let tools = ToolProcess(home: ToolProcess.temporaryHome())
+    defer { try? FileManager.default.removeItem(at: tools.home) }
+    #expect(try await tools.run("qapple", "signin", "--token", "demo-6").status == 0)
+    let rooms = try await tools.run("qapple", "chat", "rooms", "--json")
+    let room = try #require(try rooms.decode(ListOutput<ChatRoomOutput>.self).items.first).id
+    // The saved session outlives its end on the server: signed out, its file put back.
+    let file = tools.home.appendingPathComponent("sessions/qapple/local.session.json")
+    let saved = try Data(contentsOf: file)
+    #expect(try await tools.run("qapple", "signout").status == 0)
+    try saved.write(to: file)
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+    let run = try await tools.run("qapple", "chat", "send", room, "after the end")
+    #expect(run.status == 3, "\(run)")
+    #expect(run.stderr.contains("not signed in"), "\(run)")
+    #expect(run.stderr.contains("are kept"), "\(run)")
+  }
+
   @Test("--read-all --json prints the listed notifications as read")
   func readAllPrintsThemRead() async throws {
     // demo-2 comments on a post of demo-1's: demo-1 has an unread notification.
