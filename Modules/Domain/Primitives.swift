@@ -4,6 +4,10 @@ import Primitives
 /// `Locked`, without importing `Primitives` itself.
 public typealias Locked<Value> = Primitives.Locked<Value>
 
+/// Files only their owner may read (`Primitives.PrivateFile`): a private database is made with
+/// it before SQLite opens it.
+public typealias PrivateFile = Primitives.PrivateFile
+
 /// One value stream, any number of readers (`Primitives.Broadcaster`): every module that imports
 /// Domain uses it as `Broadcaster`, without importing `Primitives` itself.
 public typealias Broadcaster<Element: Sendable> = Primitives.Broadcaster<Element>

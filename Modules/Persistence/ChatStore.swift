@@ -72,9 +72,8 @@ public final class ChatStore: Sendable {
         writer = try DatabaseQueue(configuration: configuration)
       case .file(let file):
         path = file
-        let url = URL(fileURLWithPath: file)
-        try FileManager.default.createDirectory(
-          at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // A user's messages: the owner's alone (0600, in folders made 0700).
+        try PrivateFile.prepare(at: file)
         writer = try DatabasePool(path: file, configuration: configuration)
       }
     } catch {

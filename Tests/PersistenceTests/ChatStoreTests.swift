@@ -324,6 +324,19 @@ struct ChatStoreTests {
     #expect(try store.queuedEventCount() == 0)
   }
 
+  @Test("a file store and its journal are the owner's alone (0600)")
+  func privateFiles() throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let path = folder.path("chat/local/u_1.sqlite")
+    let store = try ChatStore(at: .file(path: path), owner: mina.id)
+    try store.saveRooms([ChatRoom(id: room, kind: .group("g_1"), title: "Study")])
+    for file in [path, path + "-wal"] {
+      #expect(try permissions(of: URL(fileURLWithPath: file)) == 0o600, "\(file)")
+    }
+    try store.close()
+  }
+
   @Test("a damaged file is a typed error, and the app can start over with an empty store")
   func corruptFile() throws {
     let folder = try TemporaryDirectory("store")

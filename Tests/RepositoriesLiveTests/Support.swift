@@ -146,12 +146,6 @@ enum Fixtures {
   }
 }
 
-/// The POSIX permission bits of the file at `url`.
-func permissions(of url: URL) throws -> Int {
-  let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
-  return try #require(attributes[.posixPermissions] as? Int) & 0o777
-}
-
 /// Runs `operation` and returns the `DomainError` it threw (recording an issue otherwise).
 func domainError(
   _ operation: () async throws -> some Any, sourceLocation: SourceLocation = #_sourceLocation

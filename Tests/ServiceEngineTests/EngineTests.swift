@@ -144,7 +144,7 @@ struct EngineTests {
     try engine.close()
   }
 
-  @Test("a file database keeps its data across engines")
+  @Test("a file database keeps its data across engines, in a file only its owner reads")
   func fileStorage() throws {
     let folder = try TemporaryDirectory("engine")
     defer { folder.remove() }
@@ -152,6 +152,8 @@ struct EngineTests {
     let first = try ServiceEngine(configuration: .init(storage: .file(path: path)))
     let mina = try first.createUser(nickname: "Mina")
     _ = try first.createPost(PostDraft(content: "hello"), as: mina)
+    // Sessions and e-mail addresses live in it: the owner's alone.
+    #expect(try permissions(of: URL(fileURLWithPath: path)) == 0o600)
     try first.close()
     let second = try ServiceEngine(configuration: .init(storage: .file(path: path)))
     let again = try second.viewer(mina.id)

@@ -26,3 +26,12 @@ public struct TemporaryDirectory: Sendable {
     try? FileManager.default.removeItem(at: url)
   }
 }
+
+/// The POSIX permission bits (`0o600`, ...) of the file or folder at `url`.
+public func permissions(of url: URL) throws -> Int {
+  let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+  guard let mode = attributes[.posixPermissions] as? Int else {
+    throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: url.path])
+  }
+  return mode & 0o777
+}

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import GRDB
 
@@ -17,10 +18,9 @@ enum DatabaseFactory {
     case .inMemory:
       writer = try DatabaseQueue(configuration: configuration)
     case .file(let path):
-      let url = URL(fileURLWithPath: path)
-      try FileManager.default.createDirectory(
-        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-      writer = try DatabasePool(path: url.path, configuration: configuration)
+      // Sessions, e-mail addresses, messages: the owner's alone (0600, in folders made 0700).
+      try PrivateFile.prepare(at: path)
+      writer = try DatabasePool(path: path, configuration: configuration)
     }
     try Schema.migrator.migrate(writer)
     return writer
