@@ -69,8 +69,6 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible,
 ///   injected clock); further attempts fail with ``NetworkError/refreshRateLimited``.
 /// - A refreshed pair the store fails to save is used all the same (the server already spent
 ///   the old refresh token), and saved again before each later token until the store takes it.
-/// - A refresh uses the refresh token the store holds: another process sharing the store may
-///   have refreshed since this one read it (the token held in memory is then spent).
 ///
 /// The refresh itself is supplied by the app, typically a call to its refresh endpoint through a
 /// provider. That endpoint must use `AuthorizationRequirement.none`.
@@ -364,7 +362,6 @@ public actor Authenticator {
     -> Result<Credentials, NetworkError>
   {
     let refresh = self.refresh
-    let refreshToken = await newestRefreshToken(than: refreshToken)
     let outcome: Result<Credentials, any Error>
     do {
       outcome = .success(
@@ -444,16 +441,6 @@ public actor Authenticator {
       isLoaded = true
     }
     return cached
-  }
-
-  /// The refresh token to refresh with: the store's when another process sharing it (a second
-  /// terminal of the tools, an app extension) saved a newer pair since this one read it, since
-  /// `held` is then spent, and the server takes a spent token for a replay and ends the
-  /// session everywhere. `held` when the store holds it, holds nothing, cannot be read, or is
-  /// behind this process (a refreshed pair it failed to save).
-  private func newestRefreshToken(than held: String) async -> String {
-    guard unsaved == nil, let stored = try? await store.credentials() else { return held }
-    return stored.refreshToken
   }
 
   /// Saves the refreshed pair the store refused before, if any; a failure keeps it for the next

@@ -71,32 +71,6 @@ private actor FlakyCredentialStore: CredentialStore {
 
 @Suite("Authentication", .timeLimit(.minutes(1)))
 struct AuthenticationTests {
-  @Test("a refresh uses the pair another process sharing the store saved (its own is spent)")
-  func aRefreshUsesTheNewestStoredPair() async throws {
-    let epoch = TestClock.epoch
-    let store = InMemoryCredentialStore(
-      Credentials(accessToken: "a0", refreshToken: "r0", expiresAt: epoch + 30))
-    let used = Mutex<[String]>([])
-    let refresh: Authenticator.Refresh = { token in
-      let count = used.withLock {
-        $0.append(token)
-        return $0.count
-      }
-      return Credentials(
-        accessToken: "a\(count)", refreshToken: "r\(count)", expiresAt: epoch + 900)
-    }
-    // Two processes on one store (two terminals of the tools): both read the same pair.
-    let first = Authenticator(store: store, now: { epoch }, refresh: refresh)
-    let second = Authenticator(store: store, now: { epoch }, refresh: refresh)
-    #expect(try await first.credentials()?.refreshToken == "r0")
-    #expect(try await second.credentials()?.refreshToken == "r0")
-    #expect(try await first.validAccessToken() == "a1")
-    #expect(await store.credentials()?.refreshToken == "r1")
-    // The second refreshes with the stored, unspent token, not with the spent r0 it read.
-    #expect(try await second.accessToken(afterRejecting: "a0") == "a2")
-    #expect(used.withLock { $0 } == ["r0", "r1"])
-  }
-
   @Test("a refreshed pair the store cannot save is used, and saved before a later token")
   func anUnsavedRefreshIsSavedLater() async throws {
     let epoch = TestClock.epoch
