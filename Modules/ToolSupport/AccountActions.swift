@@ -15,6 +15,9 @@ public enum AccountActions {
     guard !trimmed.isEmpty else {
       throw ToolError("--token must not be empty", exitCode: .usage)
     }
+    // The saved session is read first (an unreadable one is a problem of its own, which the
+    // sign-in repairs): only a problem the sign-in's own save meets counts.
+    _ = await connection.repositories.auth.currentState()
     let problemBefore = await connection.backend.session.lastStorageProblem
     switch try await connection.repositories.auth.signIn(provider, trimmed) {
     case .signedIn(let session):

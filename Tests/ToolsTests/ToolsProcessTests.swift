@@ -214,8 +214,23 @@ struct ToolsProcessTests {
     #expect(!run.stdout.contains("Signed in"), "\(run)")
   }
 
+  @Test func aSignInRepairsADamagedSessionFile() async throws {
+    let tools = ToolProcess(home: ToolProcess.temporaryHome())
+    defer { try? FileManager.default.removeItem(at: tools.home) }
+    let folder = tools.home.appendingPathComponent("sessions/qapple")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let file = folder.appendingPathComponent("local.session.json")
+    try Data("not json".utf8).write(to: file)
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+    let run = try await tools.run("qapple", "signin", "--token", "demo-1")
+    #expect(run.status == 0, "\(run)")
+    #expect(run.stdout.contains("Signed in"), "\(run)")
+    #expect(try await tools.run("qapple", "status").stdout.contains("Signed in"))
+  }
+
   @Test func aSignOutTheServerCannotHearStillSignsOutHere() async throws {
     let server = try await ToolProcess.startServer(["--seed", "demo"])
+    defer { server.stop() }  // Stopped below already; this covers a test that throws first.
     let address = server.url.absoluteString
     let signIn = try await tools.run("qapple", "signin", "--token", "demo-3", "--server", address)
     #expect(signIn.status == 0, "\(signIn)")
