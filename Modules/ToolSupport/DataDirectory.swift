@@ -77,12 +77,10 @@ public struct DataDirectory: Hashable, Sendable {
   /// Creates `directory` and missing parents; new directories get `0700`.
   static func createPrivateDirectory(_ directory: URL) throws(ToolError) {
     do {
-      try FileManager.default.createDirectory(
-        at: directory, withIntermediateDirectories: true,
-        attributes: [.posixPermissions: 0o700])
+      try PrivateFile.makeFolder(at: directory)
     } catch {
       throw ToolError(
-        "cannot create the data directory \(directory.path): \(error.localizedDescription) "
+        "cannot create the data directory \(directory.path): \(error) "
           + "(set \(environmentKey) to a writable directory)",
         exitCode: .failure)
     }

@@ -69,10 +69,9 @@ public struct PendingSignUpStore: Sendable {
       try DataDirectory.createPrivateDirectory(fileURL.deletingLastPathComponent())
       let data = try ToolJSON.makeEncoder().encode(pending)
       // Created empty with 0600 first, so the token is never readable by others.
-      if !FileManager.default.fileExists(atPath: fileURL.path),
-        !FileManager.default.createFile(
-          atPath: fileURL.path, contents: nil, attributes: [.posixPermissions: 0o600])
-      {
+      do {
+        try PrivateFile.prepare(at: fileURL.path)
+      } catch {
         throw ToolError(
           "cannot create \(fileURL.path); check that the data directory is writable",
           exitCode: .failure)

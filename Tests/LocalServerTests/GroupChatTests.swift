@@ -184,12 +184,7 @@ struct GroupChatTests {
   func concurrentSends() async throws {
     try await withServer { h in
       let owner = try await h.member("Busy")
-      let group = try await h.expect(
-        .created, StudyGroupDTO.self, .post, "/groups", token: owner,
-        json: CreateGroupRequest(name: "Busy room", description: ""))
-      let rooms = try await h.expect(
-        .ok, PageDTO<ChatRoomDTO>.self, .get, "/chat/rooms", token: owner)
-      let room = try #require(rooms.items.first { $0.groupId == group.id })
+      let room = try await h.groupWithRoom("Busy room", token: owner).room
       let seqs = try await withThrowingTaskGroup(of: [Int64].self) { tasks in
         for worker in 0..<4 {
           tasks.addTask {

@@ -62,12 +62,7 @@ struct OperationsTests {
     let limit = ServerConfiguration.RateLimit(count: 4, window: .seconds(10))
     try await withServer(.testing(rateLimit: limit)) { h in
       let token = try await h.member("Chatty")
-      let group = try await h.expect(
-        .created, StudyGroupDTO.self, .post, "/groups", token: token,
-        json: CreateGroupRequest(name: "Retries", description: "Resends"))
-      let rooms = try await h.expect(
-        .ok, PageDTO<ChatRoomDTO>.self, .get, "/chat/rooms", token: token)
-      let room = try #require(rooms.items.first { $0.groupId == group.id })
+      let room = try await h.groupWithRoom("Retries", token: token).room
       func send(_ text: String, id: UUID) async throws -> HTTPResult {
         try await h.send(
           .post, "/chat/rooms/\(room.id)/messages", token: token,

@@ -21,14 +21,9 @@ struct RealtimeTests {
   static func room(_ h: Harness) async throws -> Room {
     let owner = try await h.member("Owner")
     let member = try await h.member("Member")
-    let group = try await h.expect(
-      .created, StudyGroupDTO.self, .post, "/groups", token: owner,
-      json: CreateGroupRequest(name: "Realtime", description: ""))
+    let (group, room) = try await h.groupWithRoom("Realtime", token: owner)
     _ = try await h.expect(
       .ok, StudyGroupDTO.self, .put, "/groups/\(group.id)/membership", token: member)
-    let rooms = try await h.expect(
-      .ok, PageDTO<ChatRoomDTO>.self, .get, "/chat/rooms", token: owner)
-    let room = try #require(rooms.items.first { $0.groupId == group.id })
     return Room(owner: owner, member: member, group: group, room: room.id)
   }
 

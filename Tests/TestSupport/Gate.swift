@@ -8,14 +8,23 @@ import Testing
 public actor Gate {
   private var isOpen = false
   private var waiters: [CheckedContinuation<Void, Never>] = []
-  /// How many calls reached ``wait()`` so far.
+  /// How many calls may still pass before the gate holds any (a screen's first load).
+  private var letThrough: Int
+  /// How many calls reached ``wait()`` so far, after those let through.
   public private(set) var arrivals = 0
 
-  /// A closed gate.
-  public init() {}
+  /// A closed gate that lets the first `letThrough` calls pass (not counted as arrivals).
+  public init(letThrough: Int = 0) {
+    self.letThrough = letThrough
+  }
 
-  /// Counts the call, then suspends until ``open()`` (at once if it is open).
+  /// Counts the call, then suspends until ``open()`` (at once if it is open); one of the first
+  /// calls let through passes at once, uncounted.
   public func wait() async {
+    if letThrough > 0 {
+      letThrough -= 1
+      return
+    }
     arrivals += 1
     guard !isOpen else { return }
     await withCheckedContinuation { waiters.append($0) }

@@ -38,6 +38,17 @@ struct GateTests {
     #expect(steps == ["called", "meanwhile", "answered"])
   }
 
+  @Test("the first calls let through pass at once and are not counted")
+  func letsTheFirstCallsThrough() async throws {
+    let gate = Gate(letThrough: 1)
+    await gate.wait()
+    #expect(await gate.arrivals == 0)
+    let held = Task { await gate.wait() }
+    try await gate.waitForArrivals(1)
+    await gate.open()
+    await held.value
+  }
+
   @Test("waiting for arrivals that never come records an issue and throws")
   func missingArrivalsThrow() async throws {
     let gate = Gate()

@@ -26,22 +26,20 @@ struct ServerCommandTests {
   }
 
   @Test(
-    "--public-url must be an http(s) URL with a host",
-    arguments: ["ftp://x.example", "x.example", "http://x.example/?a=1"])
-  func publicURLIsChecked(_ text: String) async throws {
+    "bad option values exit 64 naming the option (a URL with a host, whole seconds or off)",
+    arguments: [
+      ("--public-url", "ftp://x.example"), ("--public-url", "x.example"),
+      ("--public-url", "http://x.example/?a=1"), ("--realtime-idle-timeout", "0"),
+      ("--realtime-idle-timeout", "1.5"), ("--realtime-idle-timeout", "soon"),
+    ])
+  func badValuesAreRefused(option: String, text: String) async throws {
+    let refusal = [
+      "--public-url": "--public-url must be an http or https URL",
+      "--realtime-idle-timeout": "--realtime-idle-timeout must be whole seconds",
+    ]
     let run = try await ToolProcess(home: ToolProcess.temporaryHome())
-      .run("qapple-server", "--public-url", text)
+      .run("qapple-server", option, text)
     #expect(run.status == 64, "\(run)")
-    #expect(run.stderr.contains("--public-url must be an http or https URL"), "\(run)")
-  }
-
-  @Test(
-    "--realtime-idle-timeout takes whole seconds above zero or off",
-    arguments: ["0", "1.5", "soon"])
-  func idleTimeoutIsChecked(_ text: String) async throws {
-    let run = try await ToolProcess(home: ToolProcess.temporaryHome())
-      .run("qapple-server", "--realtime-idle-timeout", text)
-    #expect(run.status == 64, "\(run)")
-    #expect(run.stderr.contains("--realtime-idle-timeout must be whole seconds"), "\(run)")
+    #expect(run.stderr.contains(refusal[option] ?? "?"), "\(run)")
   }
 }

@@ -221,20 +221,10 @@ public actor FileCredentialStore: SessionStore {
   /// Creates the directory (and missing parents) with 0700 when it is missing; an existing one
   /// is left as it is (it may be shared, like `/tmp`).
   private func ensureDirectory(_ directory: URL) throws(CredentialStoreError) {
-    let path = directory.path
-    var status = stat()
-    if stat(path, &status) == 0 {
-      if (status.st_mode & S_IFMT) == S_IFDIR { return }
-      throw .fileSystem(operation: "use as a directory", path: path, errno: ENOTDIR)
-    }
-    let parent = directory.deletingLastPathComponent()
-    if parent.path != path { try ensureDirectory(parent) }
-    if mkdir(path, 0o700) != 0, errno != EEXIST {
-      throw .fileSystem(operation: "create the directory", path: path, errno: errno)
-    }
-    // The umask may have removed bits; a new directory of ours is exactly 0700.
-    guard chmod(path, 0o700) == 0 else {
-      throw .fileSystem(operation: "set the permissions of", path: path, errno: errno)
+    do {
+      try PrivateFile.makeFolder(at: directory)
+    } catch {
+      throw .fileSystem(operation: error.operation, path: error.path, errno: error.errno)
     }
   }
 

@@ -119,17 +119,24 @@ enum Chat {
     }
   }
 
+  /// The viewer's message of `clientID` in any room, if any.
+  static func earlierMessage(
+    _ db: Database, clientID: String, by viewer: Viewer
+  ) throws -> MessageRecord? {
+    try MessageRecord.fetchOne(
+      db.cachedStatement(
+        sql: "SELECT * FROM chat_message WHERE sender_id = ? AND client_message_id = ?"),
+      arguments: [viewer.key, clientID])
+  }
+
   /// The viewer's earlier message of `clientID` (a retry), if any; a `conflict` when that id
   /// was used in another room.
   static func sent(
     _ db: Database, clientID: String, by viewer: Viewer, inRoom room: Int64
   ) throws -> SentMessage? {
-    guard
-      let existing = try MessageRecord.fetchOne(
-        db.cachedStatement(
-          sql: "SELECT * FROM chat_message WHERE sender_id = ? AND client_message_id = ?"),
-        arguments: [viewer.key, clientID])
-    else { return nil }
+    guard let existing = try earlierMessage(db, clientID: clientID, by: viewer) else {
+      return nil
+    }
     guard existing.roomId == room else {
       throw DomainError.conflict(
         "client_message_id \(clientID) was already used for a message in another room.")
@@ -277,12 +284,9 @@ extension ServiceEngine {
   /// with it repeats that write instead of making a new one.
   public func hasSent(clientMessageID: UUID, as viewer: Viewer) -> Bool {
     let found = try? read { db, _ in
-      try Int.fetchOne(
-        db.cachedStatement(
-          sql: "SELECT COUNT(*) FROM chat_message WHERE sender_id = ? AND client_message_id = ?"),
-        arguments: [viewer.key, clientMessageID.uuidString.lowercased()])
+      try Chat.earlierMessage(db, clientID: clientMessageID.uuidString.lowercased(), by: viewer)
     }
-    return (found ?? 0) > 0
+    return found != nil
   }
 
   /// Sends several messages of the viewer in one transaction (a socket's burst of `send`

@@ -178,6 +178,18 @@ struct Harness: Sendable {
       json: CreatePostRequest(content: content, isAnonymous: anonymous))
   }
 
+  /// Creates the study group `name` as `token`'s user and returns it with its chat room.
+  func groupWithRoom(
+    _ name: String, token: String
+  ) async throws -> (group: StudyGroupDTO, room: ChatRoomDTO) {
+    let group = try await expect(
+      .created, StudyGroupDTO.self, .post, "/groups", token: token,
+      json: CreateGroupRequest(name: name, description: ""))
+    let rooms = try await expect(
+      .ok, PageDTO<ChatRoomDTO>.self, .get, "/chat/rooms", token: token)
+    return (group, try #require(rooms.items.first { $0.groupId == group.id }))
+  }
+
   /// A second client on its own connection (concurrency, dropped connections).
   func newClient() -> TestClient {
     let client = TestClient(host: "127.0.0.1", port: port)
