@@ -133,6 +133,7 @@ let serverTargets: [Target] = [
       .product(name: "HummingbirdCore", package: "hummingbird"),
       .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
       .product(name: "NIOCore", package: "swift-nio"),
+      .product(name: "NIOHTTP1", package: "swift-nio"),
       .product(name: "Logging", package: "swift-log"),
     ],
     path: "Modules/LocalServer"

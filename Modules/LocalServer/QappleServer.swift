@@ -262,9 +262,18 @@ public final class QappleServer: Sendable {
       server: .http1WebSocketUpgrade(
         configuration: Self.webSocketConfiguration, silent: core.silentConnections
       ) { head, channel, _ in
-        Self.realtimeUpgrade(
+        await Self.realtimeUpgrade(
           head, core: core,
-          whenClosed: { forget in channel.closeFuture.whenComplete { _ in forget() } }
+          whenClosed: { forget in channel.closeFuture.whenComplete { _ in forget() } },
+          refuse: { reply in
+            do {
+              try await channel.eventLoop.submit {
+                try channel.pipeline.syncOperations.addHandler(HandshakeRefusal(reply))
+              }.get()
+            } catch {
+              core.logger.debug("Answering a refused handshake: \(error)")
+            }
+          }
         ) {
           do {
             try await channel.close()

@@ -349,7 +349,7 @@ struct OperationsTests {
       #expect(response.status == .ok)
     }
     await server.stop()
-    #expect(serverClosed(silent))
+    #expect(try await serverClosed(silent))
   }
 
   @Test(
@@ -378,7 +378,7 @@ struct OperationsTests {
     close(leaving)
     try await waitUntil("the server saw the client close") { ended(1) }
     await server.stop()
-    #expect(serverClosed(staying))
+    #expect(try await serverClosed(staying))
     try await waitUntil("the stop closed the silent connection") { ended(2) }
     #expect(capture.entries.filter { $0.level >= .error }.map(\.text) == [])
   }

@@ -95,6 +95,45 @@ struct RealtimeTests {
     }
   }
 
+  @Test(
+    "a refused handshake answers as a plain request would: 401 with the envelope, token_expired for an expired token; another path 400"
+  )
+  func refusedHandshakeKeepsTheEnvelope() async throws {
+    try await withServer(.testing(accessTokenLifetime: .seconds(30))) { h in
+      let session = try await h.signUp("Late")
+      func handshake(
+        _ authorization: String?, path: String = RealtimeLimits.path
+      ) async throws -> (
+        status: String, body: ErrorEnvelopeDTO?
+      ) {
+        let lines =
+          [
+            "GET \(path) HTTP/1.1", "Host: 127.0.0.1", "Upgrade: websocket", "Connection: Upgrade",
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13",
+          ] + (authorization.map { ["Authorization: \($0)"] } ?? []) + ["", ""]
+        let answer = try await rawHTTP(
+          Array(lines.joined(separator: "\r\n").utf8), port: h.url.port ?? 0)
+        let parts = answer.components(separatedBy: "\r\n\r\n")
+        let status = parts[0].components(separatedBy: "\r\n")[0]
+        let body = parts.count > 1 ? Data(parts[1].utf8) : Data()
+        return (status, try? JSONDecoder().decode(ErrorEnvelopeDTO.self, from: body))
+      }
+      for authorization in [nil, "Bearer at_not-a-token", "Basic abc"] {
+        let refused = try await handshake(authorization)
+        #expect(
+          refused.status == "HTTP/1.1 401 Unauthorized", "\(authorization ?? "none"): \(refused)")
+        #expect(refused.body?.error.code == "unauthorized", "\(authorization ?? "none")")
+      }
+      #expect(
+        try await handshake("Bearer \(session.accessToken)", path: "/posts").status.hasPrefix(
+          "HTTP/1.1 400"))
+      h.clock.advance(by: .seconds(31))
+      let expired = try await handshake("Bearer \(session.accessToken)")
+      #expect(expired.status == "HTTP/1.1 401 Unauthorized")
+      #expect(expired.body?.error.code == "token_expired")
+    }
+  }
+
   @Test("send: ack with the stored seq, broadcast to every subscriber, retries de-duplicated")
   func sendAndBroadcast() async throws {
     try await withServer { h in
@@ -504,11 +543,11 @@ struct RealtimeTests {
         "Sec-WebSocket-Version: 13", "Authorization: Bearer \(token)", "", "",
       ].joined(separator: "\r\n")
       try sendAll(Array(handshake.utf8), to: socket)
-      let head = try readUntil(Array("\r\n\r\n".utf8), from: socket)
+      let head = try await readUntil(Array("\r\n\r\n".utf8), from: socket)
       clock.advance(by: .seconds(61))
       // The close frame arrives; then the server ends the connection itself (before, it stayed
       // open until TCP gave up: the read timed out after 15 s).
-      let (rest, ended) = readUntilClosed(socket)
+      let (rest, ended) = try await readUntilClosed(socket)
       #expect(ended, "the server left the connection open")
       #expect(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101"))
       // After the head, the close frame: FIN and opcode 8, then the code 1001 (0x03E9).

@@ -119,7 +119,7 @@ struct RobustnessTests {
         + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
       let chunked = head + String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n0\r\n\r\n"
       let port = h.port
-      let answer = try await Task.detached { try rawHTTP(Array(chunked.utf8), port: port) }.value
+      let answer = try await rawHTTP(Array(chunked.utf8), port: port)
       #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
       #expect(answer.contains("\"payload_too_large\""), "\(answer)")
     }

@@ -11,7 +11,25 @@ private let streamSocket = SOCK_STREAM
 /// Sends `request` as raw bytes over a new TCP connection to 127.0.0.1:`port` and returns what
 /// the server answers until it closes the connection or is silent for `timeout` seconds: for
 /// requests the test client cannot send (a chunked body without `Content-Length`).
-func rawHTTP(_ request: [UInt8], port: Int, timeout: Int = 5) throws -> String {
+func rawHTTP(_ request: [UInt8], port: Int, timeout: Int = 5) async throws -> String {
+  try await onOwnThread { try blockingRawHTTP(request, port: port, timeout: timeout) }
+}
+
+/// Runs `body` on a thread of its own and waits for it. The raw helpers here block while they
+/// read; on one of the test's cooperative threads (two on a two-core machine) that can stall
+/// the server under test, whose handshake checks run on the same pool: two blocked readers
+/// starved it until their reads timed out.
+private func onOwnThread<T: Sendable>(
+  _ body: @escaping @Sendable () throws -> T
+) async throws
+  -> T
+{
+  try await withCheckedThrowingContinuation { continuation in
+    Thread { continuation.resume(with: Result { try body() }) }.start()
+  }
+}
+
+private func blockingRawHTTP(_ request: [UInt8], port: Int, timeout: Int) throws -> String {
   let descriptor = try rawConnection(port: port, timeout: timeout)
   defer { close(descriptor) }
   var sent = 0
@@ -50,7 +68,11 @@ func sendAll(_ bytes: [UInt8], to descriptor: Int32) throws {
 
 /// Reads the connection `descriptor` until what arrived ends with `marker` (one byte at a
 /// time, so nothing after it is taken); throws when the server ends it or is silent first.
-func readUntil(_ marker: [UInt8], from descriptor: Int32) throws -> [UInt8] {
+func readUntil(_ marker: [UInt8], from descriptor: Int32) async throws -> [UInt8] {
+  try await onOwnThread { try blockingReadUntil(marker, from: descriptor) }
+}
+
+private func blockingReadUntil(_ marker: [UInt8], from descriptor: Int32) throws -> [UInt8] {
   var received: [UInt8] = []
   var byte: UInt8 = 0
   while !received.reversed().starts(with: marker.reversed()) {
@@ -62,7 +84,11 @@ func readUntil(_ marker: [UInt8], from descriptor: Int32) throws -> [UInt8] {
 
 /// Reads the connection `descriptor` until the server ends it or is silent for its read
 /// timeout: what arrived, and whether the server ended it (its end, or a reset).
-func readUntilClosed(_ descriptor: Int32) -> (bytes: [UInt8], ended: Bool) {
+func readUntilClosed(_ descriptor: Int32) async throws -> (bytes: [UInt8], ended: Bool) {
+  try await onOwnThread { blockingReadUntilClosed(descriptor) }
+}
+
+private func blockingReadUntilClosed(_ descriptor: Int32) -> (bytes: [UInt8], ended: Bool) {
   var received: [UInt8] = []
   var buffer = [UInt8](repeating: 0, count: 4096)
   while true {
@@ -103,8 +129,10 @@ func rawConnection(port: Int, timeout: Int = 5) throws -> Int32 {
 
 /// Whether the server closed the connection `descriptor` (a read finds its end, or a reset)
 /// rather than leaving it silent until the read timeout.
-func serverClosed(_ descriptor: Int32) -> Bool {
-  var byte: UInt8 = 0
-  let count = recv(descriptor, &byte, 1, 0)
-  return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+func serverClosed(_ descriptor: Int32) async throws -> Bool {
+  try await onOwnThread {
+    var byte: UInt8 = 0
+    let count = recv(descriptor, &byte, 1, 0)
+    return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+  }
 }
