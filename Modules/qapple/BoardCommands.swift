@@ -29,9 +29,9 @@ struct Board: AsyncParsableCommand {
     return table
   }
 
-  /// A post and a page of its comments as `qapple board show` (and `qapple open`) prints them.
-  static func detailText(_ post: BoardPost, comments: [Comment], moreCursor: PageCursor?) -> String
-  {
+  /// A post and a page of its comments as `qapple board show` (and `qapple open`) prints them;
+  /// the paging hint is the caller's, on stderr.
+  static func detailText(_ post: BoardPost, comments: [Comment]) -> String {
     var lines = [
       "\(post.authorName)\(post.isMine ? " (me)" : "") · \(TextFormat.dateTime(post.createdAt)) · id \(post.id)",
       post.content,
@@ -51,9 +51,6 @@ struct Board: AsyncParsableCommand {
         ])
       }
       lines += ["", table.render()]
-    }
-    if let cursor = moreCursor {
-      lines.append("(more comments: add --cursor \(cursor.rawValue))")
     }
     return lines.joined(separator: "\n")
   }
@@ -116,8 +113,10 @@ struct Board: AsyncParsableCommand {
         let comments = try await board.fetchComments(post.id, page.request)
         let detail = PostDetailOutput(
           post: PostOutput(post), comments: ListOutput(comments, CommentOutput.init))
-        try ToolOutput(output).emit(detail) {
-          Board.detailText(post, comments: comments.items, moreCursor: comments.nextCursor)
+        let printer = ToolOutput(output)
+        try printer.emit(detail) { Board.detailText(post, comments: comments.items) }
+        if let cursor = comments.nextCursor {
+          printer.note("(more comments: add --cursor \(cursor.rawValue))")
         }
       }
     }

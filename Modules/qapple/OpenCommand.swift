@@ -97,7 +97,7 @@ enum LandedScreen {
         post: PostOutput(post),
         comments: ListOutput(items: model.comments.map(CommentOutput.init), nextCursor: nil))
       try printer.emit(landed(link, tab, "post", detail)) {
-        var text = Board.detailText(post, comments: model.comments, moreCursor: nil)
+        var text = Board.detailText(post, comments: model.comments)
         if model.hasMoreComments { text += "\n(more comments: `qapple board show \(post.id)`)" }
         if case .found(let comment) = model.commentFocus { text += "\n(focused: \(comment))" }
         if case .missing(let comment) = model.commentFocus {

@@ -110,6 +110,15 @@ struct ToolsProcessTests {
 
     let shown = try await tools.run("qapple", "board", "show", post.id, "--json")
     #expect(try shown.decode(PostDetailOutput.self).post.id == post.id)
+
+    // A page of comments with more after it: the hint goes to stderr, as Docs/Tools.md says.
+    for text in ["First comment", "Second comment"] {
+      #expect(try await tools.run("qapple", "board", "comment", post.id, text).status == 0)
+    }
+    let paged = try await tools.run("qapple", "board", "show", post.id, "--limit", "1")
+    #expect(paged.status == 0, "\(paged)")
+    #expect(paged.stdout.contains("First comment") && !paged.stdout.contains("more comments"))
+    #expect(paged.errorLines.contains { $0.hasPrefix("(more comments: add --cursor ") }, "\(paged)")
   }
 
   @Test func signUpTakesTwoStepsWithTheEmailCode() async throws {
