@@ -232,14 +232,13 @@ struct ChatSession: Sendable {
   /// Prints the cached history, then every new or changed message; sends each line typed on
   /// standard input; returns at its end once the outbox is empty.
   func live() async throws {
-    var printed: [UUID: ChatMessage.DeliveryState] = [:]
-    func show(_ messages: [ChatMessage]) {
-      for message in messages where printed[message.clientMessageID] != message.deliveryState {
-        printed[message.clientMessageID] = message.deliveryState
+    var tail = ChatTail(store: store, room: room)
+    func show(_ window: [ChatMessage]) throws {
+      for message in try tail.messages(toPrint: window) {
         StandardStreams.write(Self.line(message, me: me))
       }
     }
-    show(try store.latestMessages(in: room, limit: 50))
+    try show(try store.latestMessages(in: room, limit: 50))
     let input = Task {
       var sent = unsentAtStart
       var refused = 0
@@ -257,7 +256,7 @@ struct ChatSession: Sendable {
       }
     }
     let printer = Task {
-      for try await messages in store.observeMessages(in: room, limit: 50) { show(messages) }
+      for try await messages in store.observeMessages(in: room, limit: 50) { try show(messages) }
     }
     defer { printer.cancel() }
     // What was typed and not sent (or failed) makes the command fail, as `chat send` does.
