@@ -243,6 +243,11 @@ struct ChatEventTests {
         r.engine.chatListener(as: r.owner), to: r.room, afterSeq: nil, replayLimit: 0,
         as: r.owner)
     }
+    // A listener made after the withdrawal with the viewer kept from before (a socket whose
+    // handshake came first) has ended already.
+    let late = r.engine.chatListener(as: r.owner)
+    #expect(late.ending == .accountClosed)
+    #expect(r.engine.chatListener(as: r.member).ending == nil)
     #expect(throws: DomainError.signedOut) { try r.engine.typing(in: r.room, as: r.owner) }
     // The group lives on: its other member still chats and listens.
     _ = try r.engine.sendMessage("still here", to: r.room, clientMessageID: UUID(), as: r.member)

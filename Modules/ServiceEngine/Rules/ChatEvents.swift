@@ -176,10 +176,20 @@ extension ServiceEngine {
   public static let replayLimit = 200
 
   /// A new listener for `viewer`; it receives nothing until ``subscribe(_:to:afterSeq:replayLimit:as:)``.
+  /// One made for an account already withdrawn has ended (``ChatListener/Ending/accountClosed``):
+  /// a viewer checked before the withdrawal (a socket's handshake) must not outlive it.
   ///
   /// - Parameter bufferLimit: how many undelivered events it may hold before it is cut off.
   public func chatListener(as viewer: Viewer, bufferLimit: Int = 10_000) -> ChatListener {
-    chatEvents.listener(for: viewer.id, bufferLimit: max(1, bufferLimit))
+    let listener = chatEvents.listener(for: viewer.id, bufferLimit: max(1, bufferLimit))
+    // Looked up once the listener is registered: a withdrawal that commits later ends it as
+    // it ends every listener of the account; one committed earlier is seen here. (A failed
+    // lookup leaves it running; every frame still checks the account.)
+    let withdrawn = try? read { db, _ in
+      try UserRecord.fetchOne(db, key: viewer.key)?.isWithdrawn ?? true
+    }
+    if withdrawn == true { chatEvents.end(viewer.id, .accountClosed) }
+    return listener
   }
 
   /// Subscribes `listener` to a room the viewer belongs to: from now on every committed
