@@ -69,12 +69,25 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible,
 ///   injected clock); further attempts fail with ``NetworkError/refreshRateLimited``.
 /// - A refreshed pair the store fails to save is used all the same (the server already spent
 ///   the old refresh token), and saved again before each later token until the store takes it.
+/// - Processes that share one store (two command-line tools, an app and its extension) can
+///   each hold the same pair. Before it refreshes, the authenticator asks `replacement` for a
+///   pair that already replaced its own elsewhere for the same account, and uses that instead
+///   of sending the spent refresh token again (which the server takes for a replay, ending the
+///   session everywhere). A rejected refresh clears the store only while it still holds this
+///   session's pair, not a session signed in meanwhile by another process.
 ///
 /// The refresh itself is supplied by the app, typically a call to its refresh endpoint through a
 /// provider. That endpoint must use `AuthorizationRequirement.none`.
 public actor Authenticator {
   /// Exchanges a refresh token for new credentials; supplied by the app.
   public typealias Refresh = @Sendable (_ refreshToken: String) async throws -> Credentials
+
+  /// Before a refresh of `session` from `current`: the pair another process sharing the store
+  /// already refreshed `current` into for the same account, to use instead of spending
+  /// `current`'s refresh token twice; `nil` to refresh. Only the caller can tell the account a
+  /// stored pair belongs to (`RepositoriesLive` compares the stored user with the signed-in one).
+  public typealias Replacement =
+    @Sendable (_ current: Credentials, _ session: SessionGeneration) async -> Credentials?
 
   /// How long before expiry the token is refreshed proactively.
   public nonisolated let leeway: Duration
@@ -85,6 +98,7 @@ public actor Authenticator {
 
   private let store: any CredentialStore
   private let refresh: Refresh
+  private let replacement: Replacement?
   private let isRevocation: @Sendable (any Error) -> Bool
   private let now: @Sendable () -> Date
   private let elapsed: @Sendable () -> Duration
@@ -123,6 +137,8 @@ public actor Authenticator {
   ///   - now: The wall-clock time, compared with `Credentials.expiresAt`.
   ///   - isRevocation: Whether an error thrown by `refresh` means the refresh token is dead
   ///     (sign out) rather than a transient failure; by default 400 and 401 answers.
+  ///   - replacement: Before each refresh, a pair that replaced the current one in the store
+  ///     for the same account (``Replacement``); by default none is looked for.
   ///   - refresh: Exchanges a refresh token for new credentials.
   public init(
     store: any CredentialStore,
@@ -132,6 +148,7 @@ public actor Authenticator {
     clock: any Clock<Duration> = ContinuousClock(),
     now: @escaping @Sendable () -> Date = { Date() },
     isRevocation: @escaping @Sendable (any Error) -> Bool = Authenticator.isRejectedRefresh,
+    replacement: Replacement? = nil,
     refresh: @escaping Refresh
   ) {
     self.store = store
@@ -141,6 +158,7 @@ public actor Authenticator {
     self.elapsed = Self.stopwatch(clock)
     self.now = now
     self.isRevocation = isRevocation
+    self.replacement = replacement
     self.refresh = refresh
   }
 
@@ -303,8 +321,7 @@ public actor Authenticator {
       // Unstructured, so cancelling the caller that started it does not cancel the refresh the
       // other callers are waiting for.
       let task = Task {
-        let result = await self.performRefresh(
-          refreshToken: credentials.refreshToken, generation: generation)
+        let result = await self.performRefresh(from: credentials, generation: generation)
         self.finishRefresh(of: generation, with: result)
       }
       inFlight = (generation, task)
@@ -357,7 +374,33 @@ public actor Authenticator {
   }
 
   private func performRefresh(
-    refreshToken: String, generation: Int
+    from current: Credentials, generation: Int
+  ) async
+    -> Result<Credentials, NetworkError>
+  {
+    var refreshToken = current.refreshToken
+    // Not while a pair of our own waits to be saved: the store's is older than it then.
+    if unsaved == nil, let replacement,
+      let replaced = await replacement(current, SessionGeneration(rawValue: generation)),
+      replaced.refreshToken != current.refreshToken
+    {
+      guard generation == self.generation else { return .failure(.sessionEnded) }
+      cached = replaced
+      noteArrival(of: replaced)
+      // A replacement that is itself about to expire is refreshed in turn, from its token.
+      guard replaced.accessToken != expiringOnArrival else {
+        refreshToken = replaced.refreshToken
+        return await exchange(refreshToken, generation: generation)
+      }
+      broadcaster.publish(.refreshed)
+      return .success(replaced)
+    }
+    return await exchange(refreshToken, generation: generation)
+  }
+
+  /// Sends `refreshToken` to the server and keeps what comes back.
+  private func exchange(
+    _ refreshToken: String, generation: Int
   ) async
     -> Result<Credentials, NetworkError>
   {
@@ -383,7 +426,7 @@ public actor Authenticator {
     case .failure(let error) where isRevocation(error):
       if isCurrentSession {
         do {
-          try await clear(reason: .refreshTokenRejected)
+          try await clear(reason: .refreshTokenRejected, ifStoreHolds: refreshToken)
         } catch {
           return .failure(error)
         }
@@ -410,13 +453,24 @@ public actor Authenticator {
     expiringOnArrival = isExpiring ? credentials.accessToken : nil
   }
 
-  private func clear(reason: SignOutReason) async throws(NetworkError) {
+  /// Ends the session and clears the store; with `refreshToken`, only a store that still holds
+  /// it (or nothing, or what cannot be read) is cleared: another process sharing the store may
+  /// have signed in since, and its session is not this one's to remove.
+  private func clear(
+    reason: SignOutReason, ifStoreHolds refreshToken: String? = nil
+  ) async throws(NetworkError) {
     endSession(
       failingWaitersWith: reason == .refreshTokenRejected ? .sessionRevoked : .sessionEnded)
     cached = nil
     isLoaded = true
     do {
-      try await store.clear()
+      if let refreshToken, let stored = try? await store.credentials(),
+        stored.refreshToken != refreshToken
+      {
+        // Left as it is.
+      } else {
+        try await store.clear()
+      }
     } catch {
       throw .credentialStorage("clearing the credentials failed: \(error)")
     }

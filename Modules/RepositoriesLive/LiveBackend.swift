@@ -63,9 +63,11 @@ public final class LiveBackend: Sendable {
     let refreshProvider = makeProvider(authenticator: nil, retryPolicy: refreshPolicy)
     // The refresh throws NetworkKit's errors as they are: the authenticator tells a rejected
     // refresh token (400/401: sign out) from a transient failure (keep the session) by them.
+    let link = SessionLink()
     let authenticator = Authenticator(
       store: configuration.credentialStore, leeway: configuration.tokenRefreshLeeway,
-      clock: configuration.clock, now: configuration.now
+      clock: configuration.clock, now: configuration.now,
+      replacement: Self.replacement(in: configuration.credentialStore, link: link)
     ) { refreshToken in
       let route = AuthAPI.refresh(RefreshRequest(refreshToken: refreshToken))
       let response = try await refreshProvider.response(route)
@@ -80,7 +82,6 @@ public final class LiveBackend: Sendable {
 
     let provider = makeProvider(
       authenticator: authenticator, retryPolicy: configuration.retryPolicy)
-    let link = SessionLink()
     let onSessionEnded: @Sendable (NetworkError, SessionGeneration?) async -> Void = {
       error, session in
       await link.controller?.sessionEnded(by: error, in: session)
@@ -160,6 +161,24 @@ extension LiveBackend {
   /// A binding of calls to `user`'s session with this backend.
   func binding(for user: User.ID) -> SessionBinding {
     SessionBinding(user: user, in: session)
+  }
+
+  /// The authenticator's ``NetworkKit/Authenticator/Replacement``: before a refresh, the pair
+  /// `store` now holds when another process sharing it (a second `qapple` command, say)
+  /// refreshed the same session or signed in again as the same user, read from the stored
+  /// session's user snapshot. A store that is not a ``SessionStore`` (no user to compare), or
+  /// one holding another user's session, gives none: the refresh goes ahead as before.
+  static func replacement(
+    in store: any CredentialStore, link: SessionLink
+  ) -> Authenticator.Replacement? {
+    guard let store = store as? any SessionStore else { return nil }
+    return { current, session in
+      guard let account = await link.controller?.knownAccount(), account.session == session,
+        let stored = try? await store.storedSession(), stored.user?.id == account.user,
+        stored.credentials.refreshToken != current.refreshToken
+      else { return nil }
+      return stored.credentials
+    }
   }
 }
 

@@ -251,6 +251,54 @@ struct AuthenticationTests {
     #expect(await iterator.next() == .signedOut(.requested))
   }
 
+  @Test(
+    "a pair that replaced ours elsewhere is used instead of a refresh; one near expiry is refreshed from its own token; none is asked for while our own pair is unsaved"
+  )
+  func aReplacementFromElsewhereIsUsed() async throws {
+    let epoch = TestClock.epoch
+    let store = FlakyCredentialStore(
+      Credentials(accessToken: "a0", refreshToken: "r0", expiresAt: epoch + 30))
+    let sent = Mutex<[String]>([])
+    let asked = Mutex<[String]>([])
+    let elsewhere = Mutex<Credentials?>(
+      Credentials(accessToken: "t1", refreshToken: "rt1", expiresAt: epoch + 900))
+    let authenticator = Authenticator(
+      store: store, now: { epoch },
+      replacement: { current, _ in
+        asked.withLock { $0.append(current.refreshToken) }
+        return elsewhere.withLock { $0 }
+      }
+    ) { refreshToken in
+      let count = sent.withLock {
+        $0.append(refreshToken)
+        return $0.count
+      }
+      return Credentials(
+        accessToken: "a\(count)", refreshToken: "r\(count)", expiresAt: epoch + 900)
+    }
+    // Ours is within the leeway: the replacement is taken, nothing is sent.
+    #expect(try await authenticator.validAccessToken() == "t1")
+    #expect(sent.withLock { $0 } == [])
+    // The server refuses it; the replacement offered now expires within the leeway itself, so
+    // it is refreshed from its own token (not from ours, which is spent).
+    elsewhere.withLock {
+      $0 = Credentials(accessToken: "t2", refreshToken: "rt2", expiresAt: epoch + 10)
+    }
+    #expect(try await authenticator.accessToken(afterRejecting: "t1") == "a1")
+    #expect(sent.withLock { $0 } == ["rt2"])
+    // No replacement: refreshed as before. This pair cannot be saved...
+    elsewhere.withLock { $0 = nil }
+    await store.failSaves(true)
+    #expect(try await authenticator.accessToken(afterRejecting: "a1") == "a2")
+    // ...so the store holds an older pair than ours, and no replacement is asked for.
+    elsewhere.withLock {
+      $0 = Credentials(accessToken: "stale", refreshToken: "r1", expiresAt: epoch + 900)
+    }
+    #expect(try await authenticator.accessToken(afterRejecting: "a2") == "a3")
+    #expect(sent.withLock { $0 } == ["rt2", "r1", "r2"])
+    #expect(asked.withLock { $0 } == ["r0", "rt1", "r1"])
+  }
+
   @Test func refreshesProactivelyBeforeExpiry() async throws {
     let server = try await TestServer.shared()
     let id = uniqueID()

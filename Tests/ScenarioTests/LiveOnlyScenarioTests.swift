@@ -6,6 +6,7 @@ import LocalServer
 import NetworkKit
 import Repositories
 import RepositoriesLive
+import TestSupport
 import Testing
 
 /// What only the live stack does: the server's rate limit, access tokens that expire and are
@@ -143,6 +144,61 @@ struct LiveOnlyScenarioTests {
       await #expect(throws: DomainError.signedOut) { try await alice.board.fetchPosts(.first) }
       #expect(await states.next() == .signedOut)
       #expect(await store.credentials() == nil)
+    }
+  }
+
+  /// A client whose session lives in `file`, as a tool's does (one process of several).
+  private static func client(of backend: LiveScenarioBackend, sharing file: URL) -> RepositorySet {
+    backend.makeLiveClient(store: FileCredentialStore(fileURL: file)).repositories
+  }
+
+  @Test(
+    "two processes on one session file: the later refresh takes the pair the earlier one stored, and both stay signed in"
+  )
+  func sharedSessionFile() async throws {
+    try await withLiveBackend(accessTokenLifetime: .seconds(300)) { backend in
+      let file = try TemporaryDirectory().url.appendingPathComponent("local.session.json")
+      let first = Self.client(of: backend, sharing: file)
+      let user = try await backend.signUp(first, nickname: "alice")
+      // A second command starts from the same file and holds the same pair.
+      let second = Self.client(of: backend, sharing: file)
+      #expect(await second.auth.currentState() == .signedIn(user))
+
+      backend.clock.advance(by: .seconds(301))
+      // The second refreshes (the pair both held is spent) and uses its new pair...
+      _ = try await second.board.fetchPosts(.first)
+      _ = try await second.board.createPost(PostDraft(content: "From the second command"))
+      // ...then the first: before, it sent the spent refresh token, which the server took for a
+      // replay, and both were signed out.
+      #expect(try await first.board.fetchPosts(.first).items.count == 1)
+      #expect(await first.auth.currentState() == .signedIn(user))
+      _ = try await second.board.fetchPosts(.first)
+      #expect(await second.auth.currentState() == .signedIn(user))
+    }
+  }
+
+  @Test(
+    "a session signed in on a shared file by another user is neither taken over nor cleared by a refresh that fails"
+  )
+  func sharedSessionFileOtherUser() async throws {
+    try await withLiveBackend(accessTokenLifetime: .seconds(300)) { backend in
+      let file = try TemporaryDirectory().url.appendingPathComponent("local.session.json")
+      let alice = Self.client(of: backend, sharing: file)
+      _ = try await backend.signUp(alice, nickname: "alice")
+      // Another command on the same file signs alice out and bob in.
+      let other = Self.client(of: backend, sharing: file)
+      try await other.auth.signOut()
+      let bob = try await backend.signUp(other, nickname: "bob")
+      let bobsPair = try #require(try await FileCredentialStore(fileURL: file).credentials())
+
+      backend.clock.advance(by: .seconds(301))
+      // Alice's process refreshes its own, revoked pair: signed out, not switched to bob...
+      await #expect(throws: DomainError.signedOut) { try await alice.board.fetchPosts(.first) }
+      #expect(await alice.auth.currentState() == .signedOut)
+      // ...and bob's session stays in the file (before, alice's sign-out deleted it).
+      #expect(try await FileCredentialStore(fileURL: file).credentials() == bobsPair)
+      #expect(await other.auth.currentState() == .signedIn(bob))
+      _ = try await other.board.fetchPosts(.first)
     }
   }
 

@@ -86,6 +86,12 @@ public actor SessionController {
     return account
   }
 
+  /// Who is signed in and in which session, as known now: unlike ``signedInAccount()`` it does
+  /// not wait for the restore (the token refresh asks, and the restore may wait for a token).
+  func knownAccount() -> (user: User.ID, session: SessionGeneration)? {
+    account
+  }
+
   /// Restores the state from the credential store; later calls wait for the first one. A store
   /// that could not be read (a Keychain still locked after a reboot, say) leaves the state
   /// signed out, and a call at least five seconds later reads it again, so the session comes

@@ -60,7 +60,7 @@ final class LiveScenarioBackend: ScenarioBackend {
   ///     client with a chat socket needs a real clock for its heartbeat).
   ///   - transport: How it reaches the server (the platform's transport by default).
   func makeLiveClient(
-    store: RecordingCredentialStore = RecordingCredentialStore(), baseURL: URL? = nil,
+    store: any CredentialStore = RecordingCredentialStore(), baseURL: URL? = nil,
     now: (@Sendable () -> Date)? = nil, retryClock: any Clock<Duration> = ImmediateClock(),
     transport: any HTTPTransport = HTTPTransports.platformDefault
   ) -> LiveBackend {
