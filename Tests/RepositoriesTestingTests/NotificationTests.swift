@@ -96,6 +96,44 @@ struct NotificationTests {
     #expect(try await kinds(bob) == [.newQuestion(tomorrow.id), .newQuestion(questionID)])
   }
 
+  @Test("a question whose text is corrected rewords its announcements")
+  func correctedQuestion() async throws {
+    let (backend, alice, _, admin) = try makeCast()
+    let questionID = try await publishTodayQuestion(admin)
+    let before = try #require(
+      try await alice.notifications.fetchNotifications(page: .first).items.first)
+    _ = try await admin.admin.updateQuestion(
+      questionID,
+      QuestionDraft(content: "Corrected: what did you build today?", publishDate: backend.today))
+    let after = try #require(
+      try await alice.notifications.fetchNotifications(page: .first).items.first)
+    #expect(after.id == before.id)
+    #expect(after.message == "Today's question is out: Corrected: what did you build today?")
+    #expect(after.isRead == before.isRead && after.createdAt == before.createdAt)
+  }
+
+  @Test("renaming a group rewords its invitations and its room's message notices")
+  func renamedGroup() async throws {
+    let (backend, alice, bob, _) = try makeCast()
+    let carol = try backend.signedUpClient(nickname: "carol")
+    let group = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Swift Study"))
+    _ = try await bob.studyGroups.joinGroup(group.id)
+    try await alice.studyGroups.invite(carol.userID, group.id)
+    let room = try #require(
+      try await alice.chat.fetchRooms(.first).items.first { $0.kind == .group(group.id) })
+    _ = try await alice.chat.sendMessage("Welcome!", room.id, UUID())
+    _ = try await alice.studyGroups.updateGroup(
+      group.id, StudyGroupDraft(name: "Swift Concurrency Study"))
+    #expect(
+      try await carol.notifications.fetchNotifications(page: .first).items.map(\.message) == [
+        "You were invited to the study group Swift Concurrency Study."
+      ])
+    #expect(
+      try await bob.notifications.fetchNotifications(page: .first).items.map(\.message) == [
+        "New messages in Swift Concurrency Study."
+      ])
+  }
+
   @Test("a question moved to another day or deleted takes back its announcement")
   func movedOrDeletedQuestions() async throws {
     let (backend, alice, bob, admin) = try makeCast()

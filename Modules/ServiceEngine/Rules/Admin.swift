@@ -116,7 +116,10 @@ extension ServiceEngine {
         question.publishDate = publishDate.iso8601
         try Notifications.withdrawAnnouncements(db, of: key)
       }
-      if let content { question.content = content }
+      if let content, content != question.content {
+        question.content = content
+        try Notifications.rewordAnnouncements(db, of: question)
+      }
       try question.update(db)
       return try Admin.scheduled(db, question, today: moment.today)
     }

@@ -115,7 +115,10 @@ extension ServiceEngine {
     }
     return try write { db, _ in
       var group = try Groups.owned(db, key, by: viewer)
-      if let name { group.name = name }
+      if let name, name != group.name {
+        group.name = name
+        try Notifications.rewordGroupNotices(db, group: key, name: name)
+      }
       if let description { group.description = description }
       try group.update(db)
       return try Groups.group(db, group, viewer: viewer)

@@ -121,6 +121,31 @@ enum Notifications {
     try announcements(of: question).deleteAll(db)
   }
 
+  /// Rewords the announcements of `question` with its text as it is now (an admin corrected
+  /// it): a notification shows the question people can open, not an earlier draft.
+  static func rewordAnnouncements(_ db: Database, of question: QuestionRecord) throws {
+    let event = Event.questionPublished(question: question.key, content: question.content)
+    try announcements(of: question.key).updateAll(db, Column("message").set(to: event.message))
+  }
+
+  /// Rewords the notifications that name the group `key` (its invitations, its room's new
+  /// messages) with its new `name` (the owner renamed it).
+  static func rewordGroupNotices(_ db: Database, group key: Int64, name: String) throws {
+    try NotificationRecord.filter(
+      Column("kind") == NotificationKind.Code.groupInvite
+        && Column("group_id") == PublicID.group(key)
+    ).updateAll(
+      db, Column("message").set(to: Event.invitedToGroup(group: key, name: name).message))
+    guard
+      let room = try Int64.fetchOne(
+        db, sql: "SELECT id FROM chat_room WHERE group_id = ?", arguments: [key])
+    else { return }
+    try NotificationRecord.filter(
+      Column("kind") == NotificationKind.Code.groupMessage
+        && Column("room_id") == PublicID.room(room)
+    ).updateAll(db, Column("message").set(to: Event.message(room: room, title: name).message))
+  }
+
   /// Takes back the unread `group_message` notifications of `room` for `users`, who no longer
   /// belong to it (they left, or the group was deleted): nothing unread stays that they cannot
   /// open.
