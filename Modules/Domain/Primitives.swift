@@ -8,6 +8,9 @@ public typealias Locked<Value> = Primitives.Locked<Value>
 /// it before SQLite opens it.
 public typealias PrivateFile = Primitives.PrivateFile
 
+/// An exclusive lock between processes on a lock file (`Primitives.FileLock`).
+public typealias FileLock = Primitives.FileLock
+
 /// One value stream, any number of readers (`Primitives.Broadcaster`): every module that imports
 /// Domain uses it as `Broadcaster`, without importing `Primitives` itself.
 public typealias Broadcaster<Element: Sendable> = Primitives.Broadcaster<Element>

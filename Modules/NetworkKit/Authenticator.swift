@@ -70,7 +70,9 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible,
 /// - A refreshed pair the store fails to save is used all the same (the server already spent
 ///   the old refresh token), and saved again before each later token until the store takes it.
 /// - Processes that share one store (two command-line tools, an app and its extension) can
-///   each hold the same pair. Before it refreshes, the authenticator asks `replacement` for a
+///   each hold the same pair. A refresh holds the others' refreshes off while it runs
+///   (``CredentialStore/holdRefreshes()``, where the store has a lock), and before it
+///   refreshes, the authenticator asks `replacement` for a
 ///   pair that already replaced its own elsewhere for the same account, and uses that instead
 ///   of sending the spent refresh token again (which the server takes for a replay, ending the
 ///   session everywhere). A rejected refresh clears the store only while it still holds this
@@ -378,6 +380,9 @@ public actor Authenticator {
   ) async
     -> Result<Credentials, NetworkError>
   {
+    // Other processes on the same store wait until this refresh has saved its pair (or failed).
+    let release = await store.holdRefreshes()
+    defer { release?() }
     var refreshToken = current.refreshToken
     // Not while a pair of our own waits to be saved: the store's is older than it then.
     if unsaved == nil, let replacement,

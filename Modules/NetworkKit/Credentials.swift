@@ -32,8 +32,9 @@ extension Credentials: CustomDebugStringConvertible {
 
 /// Where credentials live between launches (Keychain, a file, memory).
 ///
-/// The ``Authenticator`` reads the store once and writes every change through, so it is the only
-/// writer while it runs.
+/// The ``Authenticator`` reads the store once and writes every change through. Other processes
+/// may share the store (two command-line tools on one session file): before a refresh it holds
+/// them off with ``holdRefreshes()`` and looks at what they stored (``Authenticator/Replacement``).
 public protocol CredentialStore: Sendable {
   /// The stored credentials, or `nil` when nobody is signed in.
   func credentials() async throws -> Credentials?
@@ -41,4 +42,14 @@ public protocol CredentialStore: Sendable {
   func save(_ credentials: Credentials) async throws
   /// Removes the stored credentials.
   func clear() async throws
+  /// Waits until no other process sharing the store refreshes its tokens, then keeps the others
+  /// waiting until the returned function is called: a refresh reads the stored pair, spends
+  /// its refresh token and saves the next pair, and two of those at once spend one token twice.
+  /// `nil` when the store has no such lock; the default, for a store one process uses.
+  func holdRefreshes() async -> (@Sendable () -> Void)?
+}
+
+extension CredentialStore {
+  /// No lock: a store that one process uses needs none.
+  public func holdRefreshes() async -> (@Sendable () -> Void)? { nil }
 }

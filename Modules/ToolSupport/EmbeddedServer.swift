@@ -3,14 +3,6 @@ import Foundation
 import LocalServer
 import Logging
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The local server started inside the tool's process on a random loopback port.
 ///
 /// It uses only LocalServer's public starting API (``LocalServer/ServerConfiguration``,
@@ -76,21 +68,13 @@ public final class EmbeddedServer: Sendable {
     guard case .file(let path) = configuration.database else {
       return try QappleServer(configuration: configuration, logger: logger)
     }
-    let lockPath = path + ".lock"
-    let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else {
-      throw ToolError(
-        "cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))",
-        exitCode: .failure)
+    let lock: FileLock
+    do {
+      lock = try FileLock.acquire(at: path + ".lock")
+    } catch {
+      throw ToolError(error.description, exitCode: .failure)
     }
-    defer { close(descriptor) }
-    while flock(descriptor, LOCK_EX) != 0 {
-      guard errno == EINTR else {
-        throw ToolError(
-          "cannot lock \(lockPath): \(String(cString: strerror(errno)))", exitCode: .failure)
-      }
-    }
-    // Closing the descriptor (deferred above) releases the lock.
+    defer { lock.unlock() }
     return try QappleServer(configuration: configuration, logger: logger)
   }
 

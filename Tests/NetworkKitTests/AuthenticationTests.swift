@@ -69,6 +69,30 @@ private actor FlakyCredentialStore: CredentialStore {
   func failSaves(_ fails: Bool) { failsSaves = fails }
 }
 
+/// Credentials in memory with a refresh lock, recording what happens in which order.
+private actor LockingCredentialStore: CredentialStore {
+  private var stored: Credentials?
+  nonisolated let log = Mutex<[String]>([])
+
+  init(_ credentials: Credentials?) { stored = credentials }
+
+  nonisolated func note(_ event: String) { log.withLock { $0.append(event) } }
+  nonisolated var events: [String] { log.withLock { $0 } }
+  func credentials() -> Credentials? {
+    note("read")
+    return stored
+  }
+  func save(_ credentials: Credentials) {
+    note("save \(credentials.refreshToken)")
+    stored = credentials
+  }
+  func clear() { stored = nil }
+  func holdRefreshes() -> (@Sendable () -> Void)? {
+    note("hold")
+    return { self.note("release") }
+  }
+}
+
 @Suite("Authentication", .timeLimit(.minutes(1)))
 struct AuthenticationTests {
   @Test("a refreshed pair the store cannot save is used, and saved before a later token")
@@ -297,6 +321,25 @@ struct AuthenticationTests {
     #expect(try await authenticator.accessToken(afterRejecting: "a2") == "a3")
     #expect(sent.withLock { $0 } == ["rt2", "r1", "r2"])
     #expect(asked.withLock { $0 } == ["r0", "rt1", "r1"])
+  }
+
+  @Test("a refresh holds the store's refresh lock from before it reads the store until it saved")
+  func aRefreshHoldsTheStoresLock() async throws {
+    let epoch = TestClock.epoch
+    let store = LockingCredentialStore(
+      Credentials(accessToken: "a0", refreshToken: "r0", expiresAt: epoch + 30))
+    let authenticator = Authenticator(
+      store: store, now: { epoch },
+      replacement: { _, _ in
+        store.note("replacement")
+        return nil
+      }
+    ) { refreshToken in
+      store.note("refresh \(refreshToken)")
+      return Credentials(accessToken: "a1", refreshToken: "r1", expiresAt: epoch + 900)
+    }
+    #expect(try await authenticator.validAccessToken() == "a1")
+    #expect(store.events == ["read", "hold", "replacement", "refresh r0", "save r1", "release"])
   }
 
   @Test func refreshesProactivelyBeforeExpiry() async throws {

@@ -28,6 +28,31 @@ struct FileCredentialStoreTests {
     #expect(try await relaunched.storedSession() == session)
   }
 
+  @Test("two stores on one file refresh one at a time: the second waits for the first's release")
+  func refreshesOneAtATime() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let file = directory.url.appendingPathComponent("s.json")
+    let first = FileCredentialStore(fileURL: file)
+    let second = FileCredentialStore(fileURL: file)
+    let release = try #require(await first.holdRefreshes())
+    let order = Locked<[String]>([])
+    let waiter = Task {
+      let released = await second.holdRefreshes()
+      order.withLock { $0.append("second holds") }
+      return released
+    }
+    try await Task.sleep(for: .milliseconds(100))
+    order.withLock { $0.append("first releases") }
+    release()
+    let releaseSecond = try #require(await waiter.value)
+    #expect(order.withLock { $0 } == ["first releases", "second holds"])
+    releaseSecond()
+    // Before its folder exists there is no lock to take: the refresh goes ahead without it.
+    let nowhere = FileCredentialStore(fileURL: directory.url.appendingPathComponent("no/s.json"))
+    #expect(await nowhere.holdRefreshes() == nil)
+  }
+
   @Test func refreshedTokensKeepTheUserSnapshot() async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }

@@ -157,7 +157,9 @@ struct LiveOnlyScenarioTests {
   )
   func sharedSessionFile() async throws {
     try await withLiveBackend(accessTokenLifetime: .seconds(300)) { backend in
-      let file = try TemporaryDirectory().url.appendingPathComponent("local.session.json")
+      let folder = try TemporaryDirectory()
+      defer { folder.remove() }
+      let file = folder.url.appendingPathComponent("local.session.json")
       let first = Self.client(of: backend, sharing: file)
       let user = try await backend.signUp(first, nickname: "alice")
       // A second command starts from the same file and holds the same pair.
@@ -182,7 +184,9 @@ struct LiveOnlyScenarioTests {
   )
   func sharedSessionFileOtherUser() async throws {
     try await withLiveBackend(accessTokenLifetime: .seconds(300)) { backend in
-      let file = try TemporaryDirectory().url.appendingPathComponent("local.session.json")
+      let folder = try TemporaryDirectory()
+      defer { folder.remove() }
+      let file = folder.url.appendingPathComponent("local.session.json")
       let alice = Self.client(of: backend, sharing: file)
       _ = try await backend.signUp(alice, nickname: "alice")
       // Another command on the same file signs alice out and bob in.

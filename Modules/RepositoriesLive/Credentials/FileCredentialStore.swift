@@ -23,6 +23,8 @@ import Darwin
 /// - A file that others can read (e.g. `0644` after a copy) is tightened to `0600` when it is
 ///   read, and a warning is logged: the tokens may have been exposed, so consider signing out.
 /// - The file is never read through a symbolic link.
+/// - Processes sharing the file refresh its tokens one at a time (``holdRefreshes()``, a lock
+///   on `.<name>.lock` beside it).
 /// - A corrupt file throws ``CredentialStoreError/corrupted(location:reason:)`` and is left as it
 ///   is, never deleted behind the user's back; signing in again replaces it, `clear()` deletes it.
 public actor FileCredentialStore: SessionStore {
@@ -85,6 +87,32 @@ public actor FileCredentialStore: SessionStore {
   public func save(_ credentials: Credentials) throws(CredentialStoreError) {
     let user = try storedSession()?.user
     try saveSession(StoredSession(credentials: credentials, user: user))
+  }
+
+  /// How long a refresh waits for another process's refresh of the same file before it goes
+  /// ahead without the lock (a refresh is one request, bounded by its timeout).
+  static let refreshLockWait: Duration = .seconds(30)
+
+  /// Holds off the refreshes of other processes on this file until the returned function is
+  /// called: an exclusive lock on `.<name>.lock` beside it (``Domain/FileLock``), waited for
+  /// up to 30 s. `nil` (refresh without it) when that wait ran out or the lock file cannot be
+  /// opened, e.g. before the folder exists.
+  public func holdRefreshes() async -> (@Sendable () -> Void)? {
+    let path = fileURL.deletingLastPathComponent()
+      .appendingPathComponent(".\(fileURL.lastPathComponent).lock").path
+    do {
+      guard let lock = try await FileLock.acquire(at: path, waitingAtMost: Self.refreshLockWait)
+      else {
+        logger?.warning(
+          "Another process kept the session's refresh lock for 30 s; refreshing without it",
+          metadata: ["path": "\(path)"])
+        return nil
+      }
+      return { lock.unlock() }
+    } catch {
+      logger?.debug("No refresh lock: \(error)")
+      return nil
+    }
   }
 
   /// Deletes the file and any temporary file an interrupted write left next to it.
