@@ -121,10 +121,10 @@ public actor Authenticator {
   // The access token that was already within the leeway by the device clock when it arrived
   // (sign-in or refresh): the clock is not to be trusted for it, only the server's 401.
   private var expiringOnArrival: String?
-  // A refreshed pair the store failed to save: it is in use (the server already spent the old
-  // refresh token), and saved again before each later token until the store takes it, so the
-  // next launch does not start from the spent refresh token.
-  private var unsaved: Credentials?
+  // A refreshed pair not saved yet and the refresh token it replaced: it is in use (the server
+  // already spent the old refresh token), and saved again before each later token until the
+  // store takes it, so the next launch does not start from the spent refresh token.
+  private var unsaved: (pair: Credentials, replacing: String)?
 
   @TaskLocal private static var isRefreshing = false
 
@@ -208,13 +208,18 @@ public actor Authenticator {
 
   /// Signs out like ``signOut()``, but only while `session` is still the current session: a
   /// failure of a request sent in an earlier session must not sign out whoever is signed in
-  /// now. Publishes `.signedOut(reason)`. Returns whether it signed out.
+  /// now. Publishes `.signedOut(reason)`. Returns whether it signed out. For any `reason` but
+  /// `.requested`, the store is emptied only while it holds this session's pair (another
+  /// process sharing it may have signed in since).
   @discardableResult
   public func signOut(
     ifCurrent session: SessionGeneration, reason: SignOutReason = .requested
   ) async throws(NetworkError) -> Bool {
     guard session.rawValue == generation else { return false }
-    try await clear(reason: reason)
+    // A refused token ends this session only: a store another process has signed in to since
+    // keeps that session. A requested sign-out empties it.
+    try await clear(
+      reason: reason, ifStoreHolds: reason == .requested ? nil : cached?.refreshToken)
     return true
   }
 
@@ -381,7 +386,12 @@ public actor Authenticator {
     -> Result<Credentials, NetworkError>
   {
     // Other processes on the same store wait until this refresh has saved its pair (or failed).
-    let release = await store.holdRefreshes()
+    let release: (@Sendable () -> Void)?
+    do {
+      release = try await store.holdRefreshes()
+    } catch {
+      return .failure(.timeout)
+    }
     defer { release?() }
     var refreshToken = current.refreshToken
     // Not while a pair of our own waits to be saved: the store's is older than it then.
@@ -424,7 +434,8 @@ public actor Authenticator {
       guard isCurrentSession else { return .failure(.sessionEnded) }
       cached = credentials
       noteArrival(of: credentials)
-      unsaved = credentials
+      // Replacing what the store holds: the last pair saved, when an earlier one is unsaved too.
+      unsaved = (credentials, unsaved?.replacing ?? refreshToken)
       await saveUnsaved()
       broadcaster.publish(.refreshed)
       return .success(credentials)
@@ -502,14 +513,25 @@ public actor Authenticator {
     return cached
   }
 
-  /// Saves the refreshed pair the store refused before, if any; a failure keeps it for the next
-  /// call (the pair stays in use meanwhile).
+  /// Saves the refreshed pair not saved yet, if any, over the pair it replaced; a failure keeps
+  /// it for the next call (the pair stays in use meanwhile). A store that holds another pair,
+  /// or none, is left as it is: another process sharing it signed in (perhaps as someone else)
+  /// or out since, and this session's tokens must not take that one's place. The pair then
+  /// lives in this process only.
   private func saveUnsaved() async {
     guard let pending = unsaved else { return }
     do {
-      try await store.save(pending)
+      if try await store.credentials()?.refreshToken != pending.replacing {
+        if unsaved?.pair == pending.pair { unsaved = nil }
+        return
+      }
+    } catch {
+      // A store that cannot be read is written all the same.
+    }
+    do {
+      try await store.save(pending.pair)
       // Unless a newer pair (or another session) replaced it while the store saved.
-      if unsaved == pending { unsaved = nil }
+      if unsaved?.pair == pending.pair { unsaved = nil }
     } catch {
       // Tried again before the next token.
     }

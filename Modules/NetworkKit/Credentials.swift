@@ -46,10 +46,13 @@ public protocol CredentialStore: Sendable {
   /// waiting until the returned function is called: a refresh reads the stored pair, spends
   /// its refresh token and saves the next pair, and two of those at once spend one token twice.
   /// `nil` when the store has no such lock; the default, for a store one process uses.
-  func holdRefreshes() async -> (@Sendable () -> Void)?
+  ///
+  /// - Throws: when another process held the lock too long; the refresh fails for now
+  ///   (``NetworkError/timeout``) rather than spend the token that process may be spending.
+  func holdRefreshes() async throws -> (@Sendable () -> Void)?
 }
 
 extension CredentialStore {
   /// No lock: a store that one process uses needs none.
-  public func holdRefreshes() async -> (@Sendable () -> Void)? { nil }
+  public func holdRefreshes() async throws -> (@Sendable () -> Void)? { nil }
 }

@@ -67,6 +67,8 @@ private actor FlakyCredentialStore: CredentialStore {
   }
   func clear() { stored = nil }
   func failSaves(_ fails: Bool) { failsSaves = fails }
+  /// What another process sharing the store writes.
+  func put(_ credentials: Credentials?) { stored = credentials }
 }
 
 /// Credentials in memory with a refresh lock, recording what happens in which order.
@@ -74,7 +76,12 @@ private actor LockingCredentialStore: CredentialStore {
   private var stored: Credentials?
   nonisolated let log = Mutex<[String]>([])
 
-  init(_ credentials: Credentials?) { stored = credentials }
+  private let holdFails: Bool
+
+  init(_ credentials: Credentials?, holdFails: Bool = false) {
+    stored = credentials
+    self.holdFails = holdFails
+  }
 
   nonisolated func note(_ event: String) { log.withLock { $0.append(event) } }
   nonisolated var events: [String] { log.withLock { $0 } }
@@ -87,7 +94,8 @@ private actor LockingCredentialStore: CredentialStore {
     stored = credentials
   }
   func clear() { stored = nil }
-  func holdRefreshes() -> (@Sendable () -> Void)? {
+  func holdRefreshes() throws -> (@Sendable () -> Void)? {
+    if holdFails { throw NetworkError.timeout }
     note("hold")
     return { self.note("release") }
   }
@@ -276,7 +284,7 @@ struct AuthenticationTests {
   }
 
   @Test(
-    "a pair that replaced ours elsewhere is used instead of a refresh; one near expiry is refreshed from its own token; none is asked for while our own pair is unsaved"
+    "a pair another process stored in place of ours is used instead of a refresh; one near expiry is refreshed from its own token; none is asked for while our own pair is unsaved"
   )
   func aReplacementFromElsewhereIsUsed() async throws {
     let epoch = TestClock.epoch
@@ -284,13 +292,13 @@ struct AuthenticationTests {
       Credentials(accessToken: "a0", refreshToken: "r0", expiresAt: epoch + 30))
     let sent = Mutex<[String]>([])
     let asked = Mutex<[String]>([])
-    let elsewhere = Mutex<Credentials?>(
-      Credentials(accessToken: "t1", refreshToken: "rt1", expiresAt: epoch + 900))
+    // As RepositoriesLive's: what the store holds, when it is not the pair in use.
     let authenticator = Authenticator(
       store: store, now: { epoch },
       replacement: { current, _ in
         asked.withLock { $0.append(current.refreshToken) }
-        return elsewhere.withLock { $0 }
+        let stored = await store.stored
+        return stored?.refreshToken == current.refreshToken ? nil : stored
       }
     ) { refreshToken in
       let count = sent.withLock {
@@ -300,27 +308,85 @@ struct AuthenticationTests {
       return Credentials(
         accessToken: "a\(count)", refreshToken: "r\(count)", expiresAt: epoch + 900)
     }
-    // Ours is within the leeway: the replacement is taken, nothing is sent.
+    #expect(try await authenticator.credentials()?.refreshToken == "r0")
+    // Another process refreshed: ours is within the leeway, and the stored pair is taken.
+    await store.put(Credentials(accessToken: "t1", refreshToken: "rt1", expiresAt: epoch + 900))
     #expect(try await authenticator.validAccessToken() == "t1")
     #expect(sent.withLock { $0 } == [])
-    // The server refuses it; the replacement offered now expires within the leeway itself, so
-    // it is refreshed from its own token (not from ours, which is spent).
-    elsewhere.withLock {
-      $0 = Credentials(accessToken: "t2", refreshToken: "rt2", expiresAt: epoch + 10)
-    }
+    // The server refuses it; the pair stored now expires within the leeway itself, so it is
+    // refreshed from its own token (not from ours, which is spent), and saved over it.
+    await store.put(Credentials(accessToken: "t2", refreshToken: "rt2", expiresAt: epoch + 10))
     #expect(try await authenticator.accessToken(afterRejecting: "t1") == "a1")
     #expect(sent.withLock { $0 } == ["rt2"])
-    // No replacement: refreshed as before. This pair cannot be saved...
-    elsewhere.withLock { $0 = nil }
+    #expect(await store.stored?.refreshToken == "r1")
+    // Nothing new stored: refreshed as before. This pair cannot be saved...
     await store.failSaves(true)
     #expect(try await authenticator.accessToken(afterRejecting: "a1") == "a2")
-    // ...so the store holds an older pair than ours, and no replacement is asked for.
-    elsewhere.withLock {
-      $0 = Credentials(accessToken: "stale", refreshToken: "r1", expiresAt: epoch + 900)
-    }
+    // ...so the store holds an older pair than ours, and no replacement is asked for; the
+    // next pair is saved over the one the store holds once it can be.
     #expect(try await authenticator.accessToken(afterRejecting: "a2") == "a3")
     #expect(sent.withLock { $0 } == ["rt2", "r1", "r2"])
     #expect(asked.withLock { $0 } == ["r0", "rt1", "r1"])
+    await store.failSaves(false)
+    #expect(try await authenticator.validAccessToken() == "a3")
+    #expect(await store.stored?.refreshToken == "r3")
+  }
+
+  @Test("a refreshed pair is saved only over the pair it replaced, not over another session")
+  func aRefreshDoesNotOverwriteAnotherSession() async throws {
+    let epoch = TestClock.epoch
+    let store = FlakyCredentialStore(
+      Credentials(accessToken: "a0", refreshToken: "r0", expiresAt: epoch + 900))
+    let authenticator = Authenticator(store: store, now: { epoch }) { refreshToken in
+      Credentials(accessToken: "new-\(refreshToken)", refreshToken: "next-\(refreshToken)")
+    }
+    #expect(try await authenticator.validAccessToken() == "a0")
+    // Another process signs someone else in on the same store.
+    let theirs = Credentials(accessToken: "b0", refreshToken: "s0", expiresAt: epoch + 900)
+    await store.put(theirs)
+    #expect(try await authenticator.accessToken(afterRejecting: "a0") == "new-r0")
+    #expect(await store.stored == theirs)
+    // ...or out: nothing comes back into the store.
+    await store.put(nil)
+    #expect(try await authenticator.accessToken(afterRejecting: "new-r0") == "new-next-r0")
+    #expect(await store.stored == nil)
+  }
+
+  @Test(
+    "a refused token's sign-out leaves a session another process stored; a requested one empties the store"
+  )
+  func aRefusedTokenLeavesAnotherSessionStored() async throws {
+    let store = FlakyCredentialStore(Credentials(accessToken: "a0", refreshToken: "r0"))
+    let authenticator = Authenticator(store: store) { _ in throw NetworkError.timeout }
+    let session = try #require(try await authenticator.signedInSession())
+    let theirs = Credentials(accessToken: "b0", refreshToken: "s0")
+    await store.put(theirs)
+    #expect(try await authenticator.signOut(ifCurrent: session, reason: .accessTokenRejected))
+    #expect(try await authenticator.credentials() == nil)
+    #expect(await store.stored == theirs)
+    try await authenticator.signIn(Credentials(accessToken: "a1", refreshToken: "r1"))
+    await store.put(theirs)
+    try await authenticator.signOut()
+    #expect(await store.stored == nil)
+  }
+
+  @Test(
+    "a refresh that cannot get the store's refresh lock fails for now; an unexpired token is still sent"
+  )
+  func aHeldRefreshLockFailsTheRefreshForNow() async throws {
+    let epoch = TestClock.epoch
+    let store = LockingCredentialStore(
+      Credentials(accessToken: "a0", refreshToken: "r0", expiresAt: epoch + 30), holdFails: true)
+    let refreshes = Mutex(0)
+    let authenticator = Authenticator(store: store, now: { epoch }) { _ in
+      refreshes.withLock { $0 += 1 }
+      return Credentials(accessToken: "a1", refreshToken: "r1", expiresAt: epoch + 900)
+    }
+    #expect(try await authenticator.validAccessToken() == "a0")
+    await #expect(throws: NetworkError.timeout) {
+      try await authenticator.accessToken(afterRejecting: "a0")
+    }
+    #expect(refreshes.withLock { $0 } == 0)
   }
 
   @Test("a refresh holds the store's refresh lock from before it reads the store until it saved")
@@ -339,7 +405,9 @@ struct AuthenticationTests {
       return Credentials(accessToken: "a1", refreshToken: "r1", expiresAt: epoch + 900)
     }
     #expect(try await authenticator.validAccessToken() == "a1")
-    #expect(store.events == ["read", "hold", "replacement", "refresh r0", "save r1", "release"])
+    // It reads the store again before it saves: only over the pair it replaced.
+    #expect(
+      store.events == ["read", "hold", "replacement", "refresh r0", "read", "save r1", "release"])
   }
 
   @Test func refreshesProactivelyBeforeExpiry() async throws {

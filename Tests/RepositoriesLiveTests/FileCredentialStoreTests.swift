@@ -35,22 +35,25 @@ struct FileCredentialStoreTests {
     let file = directory.url.appendingPathComponent("s.json")
     let first = FileCredentialStore(fileURL: file)
     let second = FileCredentialStore(fileURL: file)
-    let release = try #require(await first.holdRefreshes())
+    let release = try #require(try await first.holdRefreshes())
     let order = Locked<[String]>([])
     let waiter = Task {
-      let released = await second.holdRefreshes()
+      let released = try await second.holdRefreshes()
       order.withLock { $0.append("second holds") }
       return released
     }
     try await Task.sleep(for: .milliseconds(100))
     order.withLock { $0.append("first releases") }
     release()
-    let releaseSecond = try #require(await waiter.value)
+    let releaseSecond = try #require(try await waiter.value)
     #expect(order.withLock { $0 } == ["first releases", "second holds"])
+    // One that waits no longer than it is held gives up for now, rather than go ahead.
+    let impatient = FileCredentialStore(fileURL: file, refreshLockWait: .milliseconds(50))
+    await #expect(throws: CredentialStoreError.self) { try await impatient.holdRefreshes() }
     releaseSecond()
     // Before its folder exists there is no lock to take: the refresh goes ahead without it.
     let nowhere = FileCredentialStore(fileURL: directory.url.appendingPathComponent("no/s.json"))
-    #expect(await nowhere.holdRefreshes() == nil)
+    #expect(try await nowhere.holdRefreshes() == nil)
   }
 
   @Test func refreshedTokensKeepTheUserSnapshot() async throws {
@@ -98,13 +101,20 @@ struct FileCredentialStoreTests {
     let file = directory.url.appendingPathComponent("s.json")
     let store = FileCredentialStore(fileURL: file)
     try await store.save(Self.credentials)
-    // What a write that crashed before its rename leaves behind, and files that are not ours.
+    // What a write that crashed before its rename left behind (two minutes ago), and files that
+    // are not ours: another process's write still under way (younger than a minute) among them.
     func leftover() throws -> String {
       let name = ".s.json.\(UUID().uuidString).tmp"
-      try Data("tokens".utf8).write(to: directory.url.appendingPathComponent(name))
+      let url = directory.url.appendingPathComponent(name)
+      try Data("tokens".utf8).write(to: url)
+      try FileManager.default.setAttributes(
+        [.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: url.path)
       return name
     }
-    let unrelated = [".s.json.notes.tmp", "other.json", ".t.json.\(UUID().uuidString).tmp"]
+    let unrelated = [
+      ".s.json.notes.tmp", "other.json", ".t.json.\(UUID().uuidString).tmp",
+      ".s.json.\(UUID().uuidString).tmp",
+    ]
     for name in unrelated {
       try Data().write(to: directory.url.appendingPathComponent(name))
     }

@@ -206,6 +206,22 @@ struct LiveOnlyScenarioTests {
     }
   }
 
+  @Test("a profile change does not label another user's session in a shared file as this user's")
+  func sharedSessionFileProfileSnapshot() async throws {
+    try await withLiveBackend { backend in
+      let folder = try TemporaryDirectory()
+      defer { folder.remove() }
+      let file = folder.url.appendingPathComponent("local.session.json")
+      let alice = Self.client(of: backend, sharing: file)
+      _ = try await backend.signUp(alice, nickname: "alice")
+      // Another command on the same file signs bob in (alice's session stays valid).
+      let bob = try await backend.signUp(Self.client(of: backend, sharing: file), nickname: "bob")
+      _ = try await alice.profile.updateProfile(ProfileUpdate(cohort: "2026 Evening"))
+      let stored = try #require(try await FileCredentialStore(fileURL: file).storedSession())
+      #expect(stored.user?.id == bob.id)
+    }
+  }
+
   @Test(
     "a device clock 20 minutes fast neither refreshes before every request nor hits the refresh limit"
   )

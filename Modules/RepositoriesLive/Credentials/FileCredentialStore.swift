@@ -19,7 +19,8 @@ import Darwin
 /// - Writes are atomic: a temporary file (`0600`) in the same directory is written, flushed to
 ///   disk and renamed over the old one, so a crash leaves either the old or the new session.
 ///   A temporary file a crash left behind (`.<name>.<uuid>.tmp`, holding tokens) is removed by
-///   `clear()` and by the next write.
+///   `clear()` and by the next write once it is a minute old (a younger one may be another
+///   process's write under way).
 /// - A file that others can read (e.g. `0644` after a copy) is tightened to `0600` when it is
 ///   read, and a warning is logged: the tokens may have been exposed, so consider signing out.
 /// - The file is never read through a symbolic link.
@@ -30,12 +31,19 @@ import Darwin
 public actor FileCredentialStore: SessionStore {
   /// Where the session lives.
   public nonisolated let fileURL: URL
+  /// How long a refresh waits for another process's refresh of the same file
+  /// (``holdRefreshes()``) before it gives up for now.
+  public nonisolated let refreshLockWait: Duration
   private let logger: Logger?
 
   /// Creates a store for the file at `fileURL` (it need not exist yet).
-  public init(fileURL: URL, logger: Logger? = nil) {
+  ///
+  /// - Parameter refreshLockWait: How long a refresh waits for another process's refresh of
+  ///   the same file; 30 s by default (a refresh is one request, bounded by its timeout).
+  public init(fileURL: URL, logger: Logger? = nil, refreshLockWait: Duration = .seconds(30)) {
     self.fileURL = fileURL
     self.logger = logger
+    self.refreshLockWait = refreshLockWait
   }
 
   /// Creates a store at ``defaultFileURL(service:account:)``.
@@ -89,30 +97,33 @@ public actor FileCredentialStore: SessionStore {
     try saveSession(StoredSession(credentials: credentials, user: user))
   }
 
-  /// How long a refresh waits for another process's refresh of the same file before it goes
-  /// ahead without the lock (a refresh is one request, bounded by its timeout).
-  static let refreshLockWait: Duration = .seconds(30)
-
   /// Holds off the refreshes of other processes on this file until the returned function is
   /// called: an exclusive lock on `.<name>.lock` beside it (``Domain/FileLock``), waited for
-  /// up to 30 s. `nil` (refresh without it) when that wait ran out or the lock file cannot be
-  /// opened, e.g. before the folder exists.
-  public func holdRefreshes() async -> (@Sendable () -> Void)? {
+  /// up to ``refreshLockWait``. `nil` (refresh without it) when the lock file cannot be opened,
+  /// e.g. before the folder exists.
+  ///
+  /// - Throws: ``CredentialStoreError/fileSystem(operation:path:errno:)`` (`EWOULDBLOCK`) when
+  ///   another process held the lock for the whole wait: its refresh is still under way, and
+  ///   this one must not spend the token it may be spending.
+  public func holdRefreshes() async throws(CredentialStoreError) -> (@Sendable () -> Void)? {
     let path = fileURL.deletingLastPathComponent()
       .appendingPathComponent(".\(fileURL.lastPathComponent).lock").path
+    let lock: FileLock?
     do {
-      guard let lock = try await FileLock.acquire(at: path, waitingAtMost: Self.refreshLockWait)
-      else {
-        logger?.warning(
-          "Another process kept the session's refresh lock for 30 s; refreshing without it",
-          metadata: ["path": "\(path)"])
-        return nil
-      }
-      return { lock.unlock() }
+      lock = try await FileLock.acquire(at: path, waitingAtMost: refreshLockWait)
     } catch {
       logger?.debug("No refresh lock: \(error)")
       return nil
     }
+    guard let lock else {
+      logger?.warning(
+        "Another process kept the session's refresh lock for \(refreshLockWait); not refreshing now",
+        metadata: ["path": "\(path)"])
+      throw .fileSystem(
+        operation: "wait \(refreshLockWait) for another process's refresh lock on", path: path,
+        errno: EWOULDBLOCK)
+    }
+    return { lock.unlock() }
   }
 
   /// Deletes the file and any temporary file an interrupted write left next to it.
@@ -172,8 +183,13 @@ public actor FileCredentialStore: SessionStore {
     ".\(fileURL.lastPathComponent).\(id.uuidString).tmp"
   }
 
+  /// How old a temporary file must be to count as left behind: a younger one may be another
+  /// process's write still under way (removing it would fail that write's rename).
+  static let leftoverAge: TimeInterval = 60
+
   /// Removes the temporary files (they hold tokens) that writes interrupted by a crash left in
-  /// the file's directory; only names of the form ``temporaryName(_:)`` are touched.
+  /// the file's directory: only names of the form ``temporaryName(_:)``, last changed more than
+  /// ``leftoverAge`` ago.
   private func removeLeftoverTemporaryFiles() throws(CredentialStoreError) {
     let directory = fileURL.deletingLastPathComponent()
     let names: [String]
@@ -191,6 +207,10 @@ public actor FileCredentialStore: SessionStore {
       let id = name.dropFirst(prefix.count).dropLast(".tmp".count)
       guard let uuid = UUID(uuidString: String(id)), temporaryName(uuid) == name else { continue }
       let path = directory.appendingPathComponent(name).path
+      guard
+        let changed = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate]
+          as? Date, -changed.timeIntervalSinceNow > Self.leftoverAge
+      else { continue }
       if unlink(path) != 0, errno != ENOENT {
         throw .fileSystem(operation: "delete", path: path, errno: errno)
       }

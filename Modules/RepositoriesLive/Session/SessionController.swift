@@ -176,6 +176,11 @@ public actor SessionController {
     publish(.signedIn(user))
     guard let sessionStore = store as? any SessionStore else { return }
     do {
+      // Only onto this session's tokens: another process sharing the store may have signed
+      // someone else in since, and their tokens under this user's snapshot would be taken
+      // for this user's (by a later launch, and by this process's next refresh).
+      let mine = try await authenticator.credentials()?.refreshToken
+      guard mine != nil, try await sessionStore.credentials()?.refreshToken == mine else { return }
       try await sessionStore.saveUser(user)
     } catch {
       noteStorageProblem("saving the profile snapshot failed", error)
