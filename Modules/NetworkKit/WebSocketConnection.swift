@@ -11,7 +11,8 @@ import Primitives
 ///   handshake fails in a way that may be an authentication failure (status 401, or a status the
 ///   transport cannot tell), `refreshAccessToken` is asked for a new token once and the attempt is
 ///   repeated at once; further failures wait for the backoff. Another refresh is allowed after
-///   the next successful connect.
+///   the next successful connect, or at the next attempt when the refresh itself failed
+///   (offline, the server busy).
 /// - **Heartbeat.** With ``Heartbeat`` configured, the connection sends the ping frame every
 ///   `interval` (25 s) from the moment it opened. Only a frame the heartbeat recognises as the
 ///   pong answers it; other frames do not count as liveness. Without a pong within `timeout`
@@ -267,6 +268,9 @@ public actor WebSocketConnection {
     do {
       refreshed = try await refreshAccessToken(token)
     } catch {
+      // The refresh itself failed (offline, the server busy): the next attempt, after the
+      // backoff, may refresh again, or it would keep sending the refused token.
+      mayRefresh = true
       return .failure(.token(error))
     }
     if isStopped { return first }

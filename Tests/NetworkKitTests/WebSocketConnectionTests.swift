@@ -216,6 +216,28 @@ struct WebSocketConnectionTests {
     await harness.connection.stop()
   }
 
+  @Test("a refresh that failed (offline, the server busy) may be tried again at the next attempt")
+  func aFailedRefreshIsTriedAgainAtTheNextAttempt() async throws {
+    let harness = Harness(
+      answers: .refuse(.handshakeFailed(status: 401)), .refuse(.handshakeFailed(status: 401)),
+      .accept)
+    await harness.tokens.failNextRefresh()
+    var states = harness.connection.stateChanges().makeAsyncIterator()
+    await harness.connection.start()
+    #expect(await states.next() == .disconnected)
+    #expect(await states.next() == .connecting(attempt: 0))
+    #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    #expect(await states.next() == .connecting(attempt: 1))
+    #expect(await states.next() == .connected)
+    #expect(await harness.tokens.refreshes == ["token-0", "token-0"])
+    #expect(
+      harness.transport.attempts.map { $0.headerFields[.authorization] } == [
+        "Bearer token-0", "Bearer token-0", "Bearer refreshed-2",
+      ])
+    await harness.connection.stop()
+  }
+
   @Test func otherRefusalsDoNotRefreshTheToken() async throws {
     let harness = Harness(answers: .refuse(.handshakeFailed(status: 503)))
     var states = harness.connection.stateChanges().makeAsyncIterator()
@@ -502,7 +524,7 @@ private struct Harness {
       clock: clock,
       logger: logs.logger,
       accessToken: { try await tokens.access() },
-      refreshAccessToken: { await tokens.refresh(rejecting: $0) })
+      refreshAccessToken: { try await tokens.refresh(rejecting: $0) })
   }
 }
 
@@ -524,11 +546,19 @@ private actor TokenSource {
     return current
   }
 
-  func refresh(rejecting token: String) -> String {
+  private var refreshFailsNext = false
+
+  func refresh(rejecting token: String) throws -> String {
     refreshes.append(token)
+    if refreshFailsNext {
+      refreshFailsNext = false
+      throw NoToken()
+    }
     current = "refreshed-\(refreshes.count)"
     return current
   }
+
+  func failNextRefresh() { refreshFailsNext = true }
 
   func replace(with token: String) { current = token }
 

@@ -162,6 +162,31 @@ struct SessionTests {
     #expect(await harness.backend.analytics.pendingCount() == 0)
   }
 
+  @Test("a withdrawal answered after someone else signed in leaves them signed in")
+  func aWithdrawalDoesNotSignOutTheNextUser() async throws {
+    let folder = try TemporaryDirectory("withdraw")
+    defer { folder.remove() }
+    let harness = Harness(storage: .directory(folder.url))
+    try await harness.signIn(as: "u_gone")
+    let gate = Gate()
+    harness.transport.stub(.delete, "/me") { _, _ in
+      await gate.wait()
+      return .response(status: .noContent, body: Data())
+    }
+    let withdrawal = Task { try await harness.repositories.auth.withdraw() }
+    try await gate.waitForArrivals()
+    let next = try await harness.signIn(as: "u_next", accessToken: "access-2")
+    await gate.open()
+    try await withdrawal.value
+    #expect(await harness.repositories.auth.currentState() == .signedIn(next))
+    #expect(try await harness.store.credentials()?.accessToken == "access-2")
+    // The withdrawn account's local store is gone all the same.
+    let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+    #expect(left.filter { $0.hasPrefix("u_gone") }.isEmpty)
+    let sent = harness.sentRequests.first { $0.request.method == .delete }
+    #expect(sent?.request.headerFields[.authorization] == "Bearer access-1")
+  }
+
   @Test func aFailedWithdrawalKeepsTheSession() async throws {
     let harness = Harness()
     let user = try await harness.signIn()

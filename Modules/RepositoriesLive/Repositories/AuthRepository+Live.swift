@@ -86,17 +86,19 @@ extension AuthRepository {
         }
       },
       withdraw: {
-        let user = await session.signedInAccount()?.user
-        try await withdrawalClient.send(MeAPI.withdraw)
+        // The account signed in now, and only it: a sign-in of someone else meanwhile must not
+        // send this with their token (the call fails as signed out instead).
+        guard let account = await session.signedInAccount() else { throw DomainError.signedOut }
+        _ = try await withdrawalClient.perform(MeAPI.withdraw, in: account.session)
         // The account is gone: what the device keeps of it goes too, even when the stored
         // credentials cannot be cleared (that failure is still the caller's to hear).
         do {
-          try await session.signOut()
+          try await session.signOut(ifCurrent: account.session)
         } catch {
-          if let user { await forget(user) }
+          await forget(account.user)
           throw error
         }
-        if let user { await forget(user) }
+        await forget(account.user)
       })
   }
 }

@@ -168,6 +168,18 @@ public actor SessionController {
     }
   }
 
+  /// Signs out like ``signOut()``, but only while `session` is still the current one: after a
+  /// call of that session (a withdrawal), never the user who signed in since.
+  func signOut(ifCurrent session: SessionGeneration) async throws(DomainError) {
+    await restore()
+    try await exclusively { () throws(DomainError) in
+      guard await self.authenticator.currentSession == session else { return }
+      self.isRestored = true
+      defer { self.publish(.signedOut) }
+      try await self.forgetCredentials()
+    }
+  }
+
   /// A fresh profile of the signed-in user arrived: publish it and update the snapshot.
   func userUpdated(_ user: User) async {
     guard case .signedIn(let current) = broadcaster.current, current.id == user.id,
