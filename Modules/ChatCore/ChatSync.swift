@@ -809,12 +809,31 @@ public actor ChatSync {
     }
     var transientFailure = false
     var delivered = false
-    let listed = Set(outbox.map(\.clientMessageID))
-    awaitingAck = awaitingAck.filter { listed.contains($0.key) }
+    let roomOf = Dictionary(outbox.map { ($0.clientMessageID, $0.roomID) }) { first, _ in first }
+    awaitingAck = awaitingAck.filter { roomOf[$0.key] != nil }
     sentInDoubt.formIntersection(outbox.map(\.clientMessageID))
+    // Rooms whose earlier message is not settled (its send failed for now, or it went over a
+    // link that failed since): their later messages wait for the next flush, so a sender's
+    // messages reach the server, and everyone's history, in the order they were written.
+    var held: Set<ChatRoom.ID> = []
+    // Rooms with a message on its way over the link (sent in this flush or awaiting its ack):
+    // their later messages may follow it over that link only, never by the server call, which
+    // could store them first.
+    var onLink: Set<ChatRoom.ID> = []
+    let link = linkNumber
     for message in outbox {
+      // The link changed since this flush began: a message it passed over as awaiting its ack
+      // there is in doubt now, and goes again before the ones after it. Start over.
+      if linkNumber != link {
+        flushAgain = true
+        break
+      }
       if message.deliveryState.isFailed { continue }
-      if awaitingAck[message.clientMessageID] != nil { continue }
+      if awaitingAck[message.clientMessageID] != nil {
+        onLink.insert(message.roomID)
+        continue
+      }
+      if held.contains(message.roomID) { continue }
       // Stopped, or the message changed since the outbox was read (deleted, or refused while
       // an earlier send was awaited): it must not go out.
       guard !isStopped, !Task.isCancelled else { return }
@@ -833,11 +852,19 @@ public actor ChatSync {
           if inDoubt { sentInDoubt.insert(id) } else { sentInDoubt.remove(id) }
           do {
             try await channel.send(message.text, to: message.roomID, clientMessageID: id)
+            onLink.insert(message.roomID)
             continue
           } catch {
             // The link went away between the check and the send: use the server call.
             awaitingAck[id] = nil
           }
+        }
+        if onLink.contains(message.roomID) {
+          // An earlier message of the room went over a link that may have lost it: this one
+          // waits until that one is settled (the next link, or the server call, sends both).
+          if !inDoubt { try? store.retry(message.clientMessageID) }
+          held.insert(message.roomID)
+          continue
         }
         let sent = try await server.sendMessage(
           message.text, message.roomID, message.clientMessageID)
@@ -845,6 +872,7 @@ public actor ChatSync {
         delivered = true
       } catch let error as DomainError where error.isWorthRetrying {
         transientFailure = true
+        held.insert(message.roomID)
         failedForNow(error, counted: false)
         // A lost answer may hide a stored message: it stays sending (so it cannot be
         // deleted) until a later try settles it; one that surely never reached the server
@@ -855,6 +883,7 @@ public actor ChatSync {
       } catch {
         logger.error("Sending \(message.clientMessageID) failed: \(error)")
         transientFailure = true
+        held.insert(message.roomID)
       }
     }
     // Sends over the channel wait for their acknowledgement; look again after a while anyway

@@ -261,21 +261,23 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
-  @Test("a message that may be stored stays sending when a later try fails offline")
+  @Test(
+    "a message that may be stored stays sending when a later try fails offline; the room's next one waits behind it"
+  )
   func doubtOutlivesAnOfflineTry() async throws {
     let (rig, message) = try await lostAnswerRig()
     // Its next try fails before reaching the server; a new message's flush makes that try.
     await rig.server.failSends(with: .offline)
     let next = try await rig.sync.send("next", to: Self.room)
-    try await waitUntil {
-      try rig.store.outbox().map(\.clientMessageID) == [message.clientMessageID]
-    }
-    #expect(try rig.store.outbox().map(\.deliveryState) == [.sending])
-    await #expect(throws: DomainError.self) { try await rig.sync.delete(message.clientMessageID) }
+    try await waitUntil { await rig.server.restCalls == 2 }
+    try await Task.sleep(for: .milliseconds(100))
+    #expect(await rig.server.restCalls == 2)
     #expect(
-      try rig.store.latestMessages(in: Self.room).contains {
-        $0.clientMessageID == next.clientMessageID
-      })
+      try rig.store.outbox().map(\.clientMessageID) == [
+        message.clientMessageID, next.clientMessageID,
+      ])
+    #expect(try rig.store.outbox().map(\.deliveryState) == [.sending, .pending])
+    await #expect(throws: DomainError.self) { try await rig.sync.delete(message.clientMessageID) }
     await rig.sync.stop()
   }
 
@@ -504,6 +506,54 @@ struct ChatSyncEngineTests {
     let stored = try rig.store.latestMessages(in: Self.room)
     #expect(stored.map(\.clientMessageID) == [pending.clientMessageID])
     #expect(stored.first?.seq == 1)
+  }
+
+  @Test(
+    "a message whose server call failed for now holds the room's later ones back: the order stays")
+  func aFailedSendHoldsTheRoomsLaterMessages() async throws {
+    let clock = TestClock()
+    let rig = try Rig(clock: clock, retryDelay: .seconds(1))
+    // Two messages written while the link is down; the first one's call fails for now.
+    let first = try rig.store.enqueue(
+      "first", to: Self.room, clientMessageID: UUID(), sender: Self.me, at: Date())
+    let second = try rig.store.enqueue(
+      "second", to: Self.room, clientMessageID: UUID(), sender: Self.me, at: Date())
+    await rig.server.failSends(with: .offline)
+    await rig.sync.start()
+    try await waitUntil("the first call failed") { await rig.server.restCalls == 1 }
+    try await waitUntil(step: { await clock.advance(by: .seconds(1)) }) {
+      try rig.store.outbox().isEmpty
+    }
+    #expect(await rig.server.message(1).clientMessageID == first.clientMessageID)
+    #expect(await rig.server.message(2).clientMessageID == second.clientMessageID)
+    await rig.sync.stop()
+  }
+
+  @Test(
+    "a send the link fails while an earlier message of the room awaits its ack waits for it, not the server call"
+  )
+  func aLinkFailureHoldsTheRoomsLaterMessages() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    let first = try await rig.sendOne("first")
+    // The link goes away while the second one is written (the engine does not know yet).
+    rig.channel.holdSends()
+    let second = try await rig.sync.send("second", to: Self.room)
+    _ = try await rig.channel.next { $0.send }
+    rig.channel.releaseHeldSend(throwing: .offline)
+    try await waitUntil("the second one is settled for now") {
+      try rig.store.outbox().first { $0.clientMessageID == second.clientMessageID }?
+        .deliveryState != .sending
+    }
+    #expect(await rig.server.restCalls == 0)
+    // On the next link both go out again, first one first.
+    rig.channel.emit(.state(.offline))
+    rig.channel.emit(.state(.connected))
+    #expect(
+      try await rig.channel.next { $0.send } == .send(Self.room, "first", first.clientMessageID))
+    #expect(
+      try await rig.channel.next { $0.send } == .send(Self.room, "second", second.clientMessageID))
+    await rig.sync.stop()
   }
 
   @Test("a refused send fails with the reason; retry sends it again; delete removes it")

@@ -130,6 +130,16 @@ struct ChatChaosTests {
     }
     #expect(Set(orders.map { $0.joined(separator: ",") }).count == 1, "clients disagree")
     #expect(Set(orders[0]).count == total, "a message is missing or doubled")
+    // Each sender's messages keep the order they were written in.
+    var outOfOrder = 0
+    for index in clients.indices {
+      let numbers = orders[0].compactMap { text -> Int? in
+        guard text.hasPrefix("c\(index)-") else { return nil }
+        return Int(text.dropFirst("c\(index)-".count))
+      }
+      outOfOrder += zip(numbers, numbers.dropFirst()).filter { $0 >= $1 }.count
+    }
+    #expect(outOfOrder == 0, "a sender's messages were stored out of the order they were sent")
     // The server's own history agrees: exactly the 10,000 messages, once each.
     var history: [ChatMessage] = []
     var after: Int64 = 0
@@ -147,7 +157,7 @@ struct ChatChaosTests {
     print(
       "chat chaos (qapple-server --dev process): \(clients.count) clients x \(perClient) "
         + "messages, \(orders[0].count) in every store, \(total - Set(orders[0]).count) lost or "
-        + "doubled, server history \(history.count), connections per client \(connected), "
+        + "doubled, \(outOfOrder) out of their sender's order, server history \(history.count), connections per client \(connected), "
         + "\(elapsed)")
   }
 
