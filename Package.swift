@@ -256,6 +256,7 @@ let testTargets: [Target] = [
       .product(name: "Clocks", package: "swift-clocks"),
       .product(name: "Logging", package: "swift-log"),
       .product(name: "Yams", package: "Yams"),
+      .product(name: "GRDB", package: "GRDB.swift"),
     ],
     path: "Tests/TestSupport"
   ),

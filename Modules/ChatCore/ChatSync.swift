@@ -507,7 +507,9 @@ public actor ChatSync {
         for message in messages {
           if let seq = message.seq { announced(seq, in: message.roomID) }
           // An own send's ack: the server takes messages again, so the backoff starts over.
-          if awaitingAck[message.clientMessageID] != nil { failedFlushes = 0 }
+          if message.sender.id == me.id, awaitingAck[message.clientMessageID] != nil {
+            failedFlushes = 0
+          }
           if rooms[message.roomID] == nil { order.append(message.roomID) }
           rooms[message.roomID, default: []].append(message)
         }

@@ -139,7 +139,7 @@ extension ChatStore {
         INSERT INTO message (room_id, id, seq, client_message_id, sender_id, sender_nickname,
           text, created_at, state)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'sent')
-        ON CONFLICT(room_id, client_message_id) DO UPDATE SET id = excluded.id,
+        ON CONFLICT(room_id, sender_id, client_message_id) DO UPDATE SET id = excluded.id,
           seq = excluded.seq, sender_nickname = excluded.sender_nickname,
           text = excluded.text, created_at = excluded.created_at, state = 'sent', failure = NULL
           WHERE message.state <> 'sent'

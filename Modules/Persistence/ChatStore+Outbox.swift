@@ -27,8 +27,11 @@ extension ChatStore {
         ])
       return try Self.message(
         Row.fetchOne(
-          db, sql: "SELECT * FROM message WHERE room_id = ? AND client_message_id = ?",
-          arguments: [room.rawValue, client])!)
+          db,
+          sql: """
+            SELECT * FROM message WHERE room_id = ? AND sender_id = ? AND client_message_id = ?
+            """,
+          arguments: [room.rawValue, sender.id.rawValue, client])!)
     }
   }
 

@@ -8,6 +8,7 @@ enum StoreSchema {
   static let migrations = [
     "v1: rooms, messages, cursors, outbox, analytics queue",
     "v2: analytics batches",
+    "v3: a client message id is unique per sender",
   ]
 
   static var migrator: DatabaseMigrator {
@@ -56,6 +57,32 @@ enum StoreSchema {
       // batch keeps its key until the server accepted it, across relaunches.
       try db.alter(table: "analytics_event") { t in t.add(column: "batch_key", .text) }
       try db.create(index: "analytics_event_batch", on: "analytics_event", columns: ["batch_key"])
+    }
+    migrator.registerMigration(migrations[2]) { db in
+      // The server keeps a client message id unique per sender, not per room: another member's
+      // message that reuses an id was dropped as a duplicate (or took the place of the user's
+      // own unsent one). SQLite cannot change a table's unique key: the table is made anew.
+      try db.create(table: "message_v3") { t in
+        t.autoIncrementedPrimaryKey("row")
+        t.column("room_id", .text).notNull().references("room", onDelete: .cascade)
+        t.column("id", .text).notNull()
+        t.column("seq", .integer)
+        t.column("client_message_id", .text).notNull()
+        t.column("sender_id", .text).notNull()
+        t.column("sender_nickname", .text).notNull()
+        t.column("text", .text).notNull()
+        t.column("created_at", .double).notNull()
+        t.column("state", .text).notNull()
+        t.column("failure", .text)
+        t.column("attempts", .integer).notNull().defaults(to: 0)
+        t.uniqueKey(["room_id", "sender_id", "client_message_id"])
+      }
+      try db.execute(sql: "INSERT INTO message_v3 SELECT * FROM message")
+      try db.drop(table: "message")
+      try db.rename(table: "message_v3", to: "message")
+      try db.execute(
+        sql: "CREATE UNIQUE INDEX message_room_seq ON message(room_id, seq) WHERE seq IS NOT NULL")
+      try db.create(index: "message_outbox", on: "message", columns: ["state", "row"])
     }
     return migrator
   }

@@ -78,10 +78,7 @@ struct ChatHostTests {
     let written = try ChatStore(at: .file(path: path), owner: "u_a")
     try written.saveRooms([ChatRoom(id: "room_1", kind: .group("g_1"), title: "Study")])
     try written.close()
-    let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-    try file.seek(toOffset: 2 * 4096)
-    try file.write(contentsOf: Data(repeating: 0x42, count: 8 * 4096))
-    try file.close()
+    try damageTables(["room", "message"], ofDatabaseAt: path)
 
     let channel = SlowClosingChannel()
     channel.openGate()

@@ -33,6 +33,31 @@ func screenViews(_ count: Int) throws -> [AnalyticsEvent] {
 
 @Suite("ChatStore: messages, cursors, outbox, rooms, analytics, files")
 struct ChatStoreTests {
+  @Test(
+    "a client message id is unique per sender: another member's message reusing it is stored, and leaves the owner's unsent one alone"
+  )
+  func clientIDsArePerSender() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    let id = UUID()
+    let mine = try store.enqueue("mine", to: room, clientMessageID: id, sender: mina, at: epoch)
+    // Joon's message with the same client id (the server keeps ids per sender).
+    let theirs = sent(1, by: joon, client: id)
+    #expect(try store.save([theirs]) == SaveResult(stored: 1, duplicates: 0))
+    #expect(try store.outbox().map(\.clientMessageID) == [mine.clientMessageID])
+    #expect(try store.outbox().first?.text == "mine")
+    // Mina's own, stored by the server, makes her unsent one sent.
+    var acked = sent(2, by: mina, client: id)
+    acked.text = "mine"
+    #expect(try store.save([acked]) == SaveResult(stored: 1, duplicates: 0))
+    #expect(try store.outbox().isEmpty)
+    #expect(
+      try store.latestMessages(in: room).map { "\($0.sender.nickname): \($0.text)" } == [
+        "Joon: message 1", "Mina: mine",
+      ])
+    // The same message again is a duplicate.
+    #expect(try store.save([theirs]) == SaveResult(stored: 0, duplicates: 1))
+  }
+
   @Test("a message arriving twice is stored once; the sync cursor stops at the first gap")
   func dedupeAndCursor() throws {
     let store = try ChatStore(at: .inMemory, owner: mina.id)
@@ -361,12 +386,7 @@ struct ChatStoreTests {
     let path = try #require(
       { if case .file(let path) = store.location { path } else { nil } }())
     try store.close()
-    // Pages 1 and 2 (the schema and the migrations table) stay whole, so the file opens; the
-    // pages of the tables are overwritten.
-    let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-    try file.seek(toOffset: 2 * 4096)
-    try file.write(contentsOf: Data(repeating: 0x42, count: 8 * 4096))
-    try file.close()
+    try damageTables(["room", "message"], ofDatabaseAt: path)
 
     let damaged = try ChatStore(at: .file(path: path), owner: mina.id)
     #expect(damaged.damaged == nil)
@@ -530,6 +550,14 @@ struct MigrationTests {
 
   /// Writes the fixture of the current schema (run once per released schema, with
   /// `QAPPLE_WRITE_STORE_FIXTURE=<folder>`, and commit the file).
+  @Test("v3 (a client message id is unique per sender)")
+  func v3() throws {
+    let (store, cleanUp) = try Self.open(3)
+    defer { cleanUp() }
+    try Self.expectCommonContent(store)
+    #expect(try store.queuedEventCount() == 2)
+  }
+
   @Test("writes the current schema's fixture when asked")
   func writeFixture() throws {
     guard let folder = ProcessInfo.processInfo.environment["QAPPLE_WRITE_STORE_FIXTURE"] else {
