@@ -98,6 +98,8 @@ public actor ChatSync {
   /// Rooms the engine unsubscribed from and whose `unsubscribed` answer has not come yet: that
   /// answer must not close the room again if a reader opened it meanwhile.
   private var unsubscribing: [ChatRoom.ID: Int] = [:]
+  // Rooms whose unsubscribe this link answered: a later `unsubscribed` of one may be a copy.
+  private var answeredUnsubscribes: Set<ChatRoom.ID> = []
   private var tasks: [Task<Void, Never>] = []
   private var isConnected = false
   /// Counts the links: a subscribe that fails after its link changed answers nothing of the
@@ -527,10 +529,16 @@ public actor ChatSync {
         // our own unsubscribe changes nothing, unless the room was opened again and its new
         // subscription already answered: the two frames crossed (the subscribe reached the
         // server first), so the room has none now and subscribes again.
-        if !unsubscribing.countOff(room) {
+        if unsubscribing.countOff(room) {
+          answeredUnsubscribes.insert(room)
+          if openRooms[room] != nil, subscribing[room] == nil { await resubscribe(room) }
+        } else if answeredUnsubscribes.contains(room), openRooms[room] != nil {
+          // A second copy of that answer (a frame may come twice), or the server ending the
+          // subscription made since: which, it cannot tell. It asks again; a user who may no
+          // longer read the room is refused, which ends the room as an unasked end would.
+          if subscribing[room] == nil { await resubscribe(room) }
+        } else {
           subscriptionEnded(room)
-        } else if openRooms[room] != nil, subscribing[room] == nil {
-          await resubscribe(room)
         }
       case .refused(let clientMessageID, let room, let frame, let error):
         try refused(clientMessageID, in: room, frame: frame, error)
@@ -615,6 +623,7 @@ public actor ChatSync {
     linkNumber += 1
     // A link that went down answers nothing more.
     unsubscribing = [:]
+    answeredUnsubscribes = []
     subscribing = [:]
     awaitingAck = [:]
     guard connected else { return }

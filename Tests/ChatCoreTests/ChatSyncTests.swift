@@ -325,6 +325,38 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
+  @Test(
+    "a second copy of the answer to our unsubscribe does not end the room opened again; it subscribes again"
+  )
+  func duplicatedUnsubscribeAnswer() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    await rig.sync.open(Self.room)
+    _ = try await rig.channel.next { $0.subscribe }
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
+    await rig.sync.close(Self.room)
+    _ = try await rig.channel.next { $0.unsubscribe }
+    await rig.sync.open(Self.room)
+    _ = try await rig.channel.next { $0.subscribe }
+    rig.channel.emit(.unsubscribed(room: Self.room))
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
+    // The answer again (frames may come twice): asked again, not ended.
+    rig.channel.emit(.unsubscribed(room: Self.room))
+    _ = try await rig.channel.next { $0.subscribe }
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
+    // Still open: a reconnect subscribes it again.
+    rig.channel.emit(.state(.waitingToReconnect(retryIn: .zero)))
+    rig.channel.emit(.state(.connected))
+    _ = try await rig.channel.next { $0.subscribe }
+    // The server refuses the room (the user left it): it ends for good.
+    rig.channel.emit(.refused(clientMessageID: nil, room: Self.room, error: .forbidden))
+    rig.channel.emit(.state(.waitingToReconnect(retryIn: .zero)))
+    rig.channel.emit(.state(.connected))
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(rig.channel.calls.filter { $0.subscribe != nil }.count == 4)
+    await rig.sync.stop()
+  }
+
   @Test("a running ack timeout is not pushed later by later sends: a lost ack's message goes again")
   func ackTimeoutIsNotPushedBack() async throws {
     let clock = TestClock()
