@@ -98,6 +98,9 @@ public actor ChatSync {
   /// Rooms the engine unsubscribed from and whose `unsubscribed` answer has not come yet: that
   /// answer must not close the room again if a reader opened it meanwhile.
   private var unsubscribing: [ChatRoom.ID: Int] = [:]
+  // Messages moderation hid before they arrived (`message_hidden` overtook `message`), per
+  // room: each is left out of the burst that brings it, once (a restore may bring it later).
+  private var hiddenBeforeArrival: [ChatRoom.ID: Set<Int64>] = [:]
   // Rooms whose unsubscribe this link answered: a later `unsubscribed` of one may be a copy.
   private var answeredUnsubscribes: Set<ChatRoom.ID> = []
   private var tasks: [Task<Void, Never>] = []
@@ -520,7 +523,11 @@ public actor ChatSync {
         typists.publish((room, ChatTyping(user: user, afterSeq: announcedSeqs[room] ?? 0)))
       case .messageHidden(let room, let seq):
         inTurn(of: room) { sync, _ in
-          try sync.store.removeHidden(seq, in: room)
+          // Not stored yet (the frames came out of order): the message, when it comes, is
+          // left out once.
+          if try !sync.store.removeHidden(seq, in: room) {
+            sync.hiddenBeforeArrival[room, default: []].insert(seq)
+          }
           // The server's unread counts leave hidden messages out: the list is read again.
           sync.rereadRooms()
         }
@@ -561,8 +568,12 @@ public actor ChatSync {
       return
     }
     let number = inTurn(of: room) { sync, number in
-      let burst = sync.burstMessages.removeValue(forKey: number) ?? []
+      var burst = sync.burstMessages.removeValue(forKey: number) ?? []
       if sync.openBursts[room] == number { sync.openBursts[room] = nil }
+      if var hidden = sync.hiddenBeforeArrival[room] {
+        burst.removeAll { message in message.seq.map { hidden.remove($0) != nil } ?? false }
+        sync.hiddenBeforeArrival[room] = hidden.isEmpty ? nil : hidden
+      }
       try sync.store.save(burst)
       try await sync.syncing(room) { room in try await sync.fillGaps(in: room) }
     }
@@ -624,6 +635,9 @@ public actor ChatSync {
     // A link that went down answers nothing more.
     unsubscribing = [:]
     answeredUnsubscribes = []
+    // A message hidden before it arrived comes on this link or not at all (a catch-up page
+    // never holds a hidden message); after it, a restore must not be left out.
+    hiddenBeforeArrival = [:]
     subscribing = [:]
     awaitingAck = [:]
     guard connected else { return }

@@ -443,6 +443,25 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
+  @Test("a hide that overtakes its message leaves the message out when it comes")
+  func hideBeforeTheMessage() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    await rig.sync.open(Self.room)
+    _ = try await rig.channel.next { $0.subscribe }
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
+    await rig.handledEvents()
+    await rig.server.add(2, by: Self.peer)
+    await rig.server.hide(1)
+    // The frames came out of order: the hide of 1 first, then 1 itself, then 2.
+    rig.channel.emit(.messageHidden(room: Self.room, seq: 1))
+    rig.channel.emit(.messages([await rig.server.message(1)]))
+    rig.channel.emit(.messages([await rig.server.message(2)]))
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 2 }
+    #expect(try rig.store.latestMessages(in: Self.room).compactMap(\.seq) == [2])
+    await rig.sync.stop()
+  }
+
   @Test("a catch-up waiting for the server holds back neither typing nor another room")
   func catchUpBesideTheHandler() async throws {
     let rig = try Rig()
