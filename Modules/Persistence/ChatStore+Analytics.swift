@@ -62,17 +62,21 @@ extension ChatStore {
         let events = try Self.events(rows, db)
         if !events.isEmpty { return QueuedEventBatch(key: key, events: events) }
       }
-      let rows = try Row.fetchAll(
-        db, sql: "SELECT * FROM analytics_event WHERE batch_key IS NULL ORDER BY id LIMIT ?",
-        arguments: [max(size, 1)])
-      guard let last = rows.last else { return nil }
-      let key = newKey()
-      // The rows are the oldest unbatched ones, so they are exactly those up to the last id.
-      try db.execute(
-        sql: "UPDATE analytics_event SET batch_key = ? WHERE batch_key IS NULL AND id <= ?",
-        arguments: [key, last["id"] as Int64])
-      let events = try Self.events(rows, db)
-      return events.isEmpty ? nil : QueuedEventBatch(key: key, events: events)
+      // Until a batch holds an event: rows that did not decode are gone, and the next ones
+      // are looked at.
+      while true {
+        let rows = try Row.fetchAll(
+          db, sql: "SELECT * FROM analytics_event WHERE batch_key IS NULL ORDER BY id LIMIT ?",
+          arguments: [max(size, 1)])
+        guard let last = rows.last else { return nil }
+        let key = newKey()
+        // The rows are the oldest unbatched ones, so they are exactly those up to the last id.
+        try db.execute(
+          sql: "UPDATE analytics_event SET batch_key = ? WHERE batch_key IS NULL AND id <= ?",
+          arguments: [key, last["id"] as Int64])
+        let events = try Self.events(rows, db)
+        if !events.isEmpty { return QueuedEventBatch(key: key, events: events) }
+      }
     }
   }
 

@@ -335,18 +335,27 @@ struct ChatStoreTests {
   @Test("a queued row that is not an event is deleted instead of failing every upload")
   func undecodableEvent() throws {
     let store = try ChatStore(at: .inMemory, owner: mina.id)
-    try store.write { db in
-      try db.execute(
-        sql: """
-          INSERT INTO analytics_event (name, properties, occurred_at) VALUES
-            ('Not A Name!', '{}', 0), ('app_opened', 'not json', 0)
-          """)
+    // Two rows that are not events (written by something else than `enqueue(events:)`).
+    func insertBadRows() throws {
+      try store.write { db in
+        try db.execute(
+          sql: """
+            INSERT INTO analytics_event (name, properties, occurred_at) VALUES
+              ('Not A Name!', '{}', 0), ('app_opened', 'not json', 0)
+            """)
+      }
     }
+    try insertBadRows()
     try store.enqueue(events: [try AnalyticsEvent(name: "app_opened", occurredAt: epoch)])
     let batch = try #require(try store.nextEventBatch(size: 10, newKey: "a"))
     #expect(batch.events.map(\.occurredAt) == [epoch])
     try store.removeEventBatch("a")
     #expect(try store.queuedEventCount() == 0)
+    // A whole batch's worth of bad rows does not hide the events after them.
+    try insertBadRows()
+    try store.enqueue(events: [try AnalyticsEvent(name: "app_opened", occurredAt: epoch)])
+    let after = try #require(try store.nextEventBatch(size: 2, newKey: "b"))
+    #expect(after.events.map(\.occurredAt) == [epoch])
   }
 
   @Test("a file store and its journal are the owner's alone (0600)")
