@@ -524,8 +524,11 @@ public actor ChatSync {
       case .messageHidden(let room, let seq):
         inTurn(of: room) { sync, _ in
           // Not stored yet (the frames came out of order): the message, when it comes, is
-          // left out once.
-          if try !sync.store.removeHidden(seq, in: room) {
+          // left out once. One the cursor passed already left the store (a reconcile, an
+          // earlier copy of this frame); a restore of it must get in.
+          if try !sync.store.removeHidden(seq, in: room),
+            try seq > sync.store.syncCursor(of: room)
+          {
             sync.hiddenBeforeArrival[room, default: []].insert(seq)
           }
           // The server's unread counts leave hidden messages out: the list is read again.

@@ -125,6 +125,9 @@ public actor Authenticator {
   // already spent the old refresh token), and saved again before each later token until the
   // store takes it, so the next launch does not start from the spent refresh token.
   private var unsaved: (pair: Credentials, replacing: String)?
+  // The session's sign-in could not be saved: an empty store is then this session's to fill,
+  // not one another process signed out of.
+  private var signInUnsaved = false
 
   @TaskLocal private static var isRefreshing = false
 
@@ -196,6 +199,8 @@ public actor Authenticator {
     do {
       try await store.save(credentials)
     } catch {
+      // The session goes on in memory; its next refreshed pair may fill the empty store.
+      signInUnsaved = true
       throw .credentialStorage("saving the credentials failed: \(error)")
     }
     broadcaster.publish(.signedIn)
@@ -218,8 +223,7 @@ public actor Authenticator {
     guard session.rawValue == generation else { return false }
     // A refused token ends this session only: a store another process has signed in to since
     // keeps that session. A requested sign-out empties it.
-    try await clear(
-      reason: reason, ifStoreHolds: reason == .requested ? nil : cached?.refreshToken)
+    try await clear(reason: reason, onlyOwn: reason != .requested)
     return true
   }
 
@@ -371,6 +375,7 @@ public actor Authenticator {
     generation += 1
     inFlight = nil
     unsaved = nil
+    signInUnsaved = false
     let waiting = waiters
     waiters = [:]
     for waiter in waiting.values { waiter.continuation.resume(returning: .failure(error)) }
@@ -393,6 +398,8 @@ public actor Authenticator {
       return .failure(.timeout)
     }
     defer { release?() }
+    // The session ended while another process held the lock: its token is not to be spent.
+    guard generation == self.generation else { return .failure(.sessionEnded) }
     var refreshToken = current.refreshToken
     // Not while a pair of our own waits to be saved: the store's is older than it then.
     if unsaved == nil, let replacement,
@@ -442,7 +449,7 @@ public actor Authenticator {
     case .failure(let error) where isRevocation(error):
       if isCurrentSession {
         do {
-          try await clear(reason: .refreshTokenRejected, ifStoreHolds: refreshToken)
+          try await clear(reason: .refreshTokenRejected, onlyOwn: true)
         } catch {
           return .failure(error)
         }
@@ -469,21 +476,25 @@ public actor Authenticator {
     expiringOnArrival = isExpiring ? credentials.accessToken : nil
   }
 
-  /// Ends the session and clears the store; with `refreshToken`, only a store that still holds
-  /// it (or nothing, or what cannot be read) is cleared: another process sharing the store may
-  /// have signed in since, and its session is not this one's to remove.
-  private func clear(
-    reason: SignOutReason, ifStoreHolds refreshToken: String? = nil
-  ) async throws(NetworkError) {
+  /// Ends the session and clears the store; with `onlyOwn`, only a store that still holds this
+  /// session's pair (or nothing, or what cannot be read) is cleared: another process sharing
+  /// the store may have signed in since, and its session is not this one's to remove.
+  private func clear(reason: SignOutReason, onlyOwn: Bool = false) async throws(NetworkError) {
+    // The refresh tokens the store may hold for this session: the one in use, and while a
+    // refreshed pair waits to be saved, the one it replaced.
+    let own = Set([cached?.refreshToken, unsaved?.replacing].compactMap { $0 })
     endSession(
       failingWaitersWith: reason == .refreshTokenRejected ? .sessionRevoked : .sessionEnded)
+    let ended = generation
     cached = nil
     isLoaded = true
     do {
-      if let refreshToken, let stored = try? await store.credentials(),
-        stored.refreshToken != refreshToken
+      if onlyOwn, let stored = try? await store.credentials(),
+        !own.contains(stored.refreshToken)
       {
         // Left as it is.
+      } else if onlyOwn, generation != ended {
+        // A sign-in while the store was read: the store is that session's now.
       } else {
         try await store.clear()
       }
@@ -521,17 +532,23 @@ public actor Authenticator {
   private func saveUnsaved() async {
     guard let pending = unsaved else { return }
     do {
-      if try await store.credentials()?.refreshToken != pending.replacing {
+      let stored = try await store.credentials()
+      if stored?.refreshToken != pending.replacing, stored != nil || !signInUnsaved {
         if unsaved?.pair == pending.pair { unsaved = nil }
         return
       }
     } catch {
       // A store that cannot be read is written all the same.
     }
+    // A sign-out (or sign-in) while the store was read ended this pair: nothing to save.
+    guard unsaved?.pair == pending.pair else { return }
     do {
       try await store.save(pending.pair)
       // Unless a newer pair (or another session) replaced it while the store saved.
-      if unsaved?.pair == pending.pair { unsaved = nil }
+      if unsaved?.pair == pending.pair {
+        unsaved = nil
+        signInUnsaved = false
+      }
     } catch {
       // Tried again before the next token.
     }

@@ -16,7 +16,8 @@ public struct ChatTail {
   /// The room being printed.
   public let room: ChatRoom.ID
 
-  private var printed: [UUID: ChatMessage.DeliveryState] = [:]
+  // Keyed by sender and client message id: ids are unique per sender only.
+  private var printed: [PrintedKey: ChatMessage.DeliveryState] = [:]
   private var newestSeq: Int64?
 
   /// A tail of `room` in `store` that has printed nothing yet.
@@ -27,9 +28,10 @@ public struct ChatTail {
 
   /// The messages to print for `window`, the store's newest messages as `ChatStore` observes
   /// them (oldest first, unsent ones last), in that order: the ones not printed yet in their
-  /// current state. From the second call on, the stored messages between the newest one printed
-  /// before and the window's oldest come first: the window jumped over them. (The first call
-  /// prints the window alone: it is the history shown on opening.)
+  /// current state. Once a sent message was printed, the stored messages between the newest one
+  /// printed and the window's oldest come first: the window jumped over them. (Until then, a
+  /// window is printed alone: it is the history shown on opening, also when the cache was
+  /// empty and the first catch-up filled it.)
   public mutating func messages(
     toPrint window: [ChatMessage]
   ) throws(PersistenceError)
@@ -39,13 +41,22 @@ public struct ChatTail {
     if let newestSeq, let oldest = window.lazy.compactMap(\.seq).first, oldest > newestSeq + 1 {
       candidates = try skipped(after: newestSeq, before: oldest) + window
     }
-    let fresh = candidates.filter { printed[$0.clientMessageID] != $0.deliveryState }
+    let fresh = candidates.filter { printed[PrintedKey($0)] != $0.deliveryState }
     for message in fresh {
-      printed[message.clientMessageID] = message.deliveryState
+      printed[PrintedKey(message)] = message.deliveryState
       if let seq = message.seq { newestSeq = max(newestSeq ?? seq, seq) }
     }
-    if newestSeq == nil { newestSeq = 0 }
     return fresh
+  }
+
+  private struct PrintedKey: Hashable {
+    let sender: User.ID
+    let clientMessageID: UUID
+
+    init(_ message: ChatMessage) {
+      sender = message.sender.id
+      clientMessageID = message.clientMessageID
+    }
   }
 
   /// The stored messages with a sequence number after `low` and before `high`, oldest first.

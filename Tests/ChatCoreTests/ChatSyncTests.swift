@@ -459,6 +459,11 @@ struct ChatSyncEngineTests {
     rig.channel.emit(.messages([await rig.server.message(2)]))
     try await waitUntil { try rig.store.syncCursor(of: Self.room) == 2 }
     #expect(try rig.store.latestMessages(in: Self.room).compactMap(\.seq) == [2])
+    // A second copy of the hide, of a message long gone, leaves its restore alone.
+    rig.channel.emit(.messageHidden(room: Self.room, seq: 1))
+    rig.channel.emit(.messages([await rig.server.message(1)]))
+    try await waitUntil { try rig.store.latestMessages(in: Self.room).count == 2 }
+    #expect(try rig.store.latestMessages(in: Self.room).compactMap(\.seq) == [1, 2])
     await rig.sync.stop()
   }
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import NetworkKit
 import NetworkKitTesting
 import Synchronization
+import TestSupport
 import Testing
 
 /// An authenticator whose refresh calls the test server's `/refresh`, and a provider using it.
@@ -69,6 +70,38 @@ private actor FlakyCredentialStore: CredentialStore {
   func failSaves(_ fails: Bool) { failsSaves = fails }
   /// What another process sharing the store writes.
   func put(_ credentials: Credentials?) { stored = credentials }
+}
+
+/// Credentials in memory whose reads (and refresh lock), once armed, wait at a gate: what a
+/// read returns is what the store held when it began (a read racing a sign-out).
+private actor GatedReadStore: CredentialStore {
+  private(set) var stored: Credentials?
+  let reads = Gate()
+  let hold = Gate()
+  private var gatesReads = false
+  private var gatesHold = false
+
+  init(_ credentials: Credentials?) { stored = credentials }
+
+  func gateReads() { gatesReads = true }
+  func gateHold() { gatesHold = true }
+  func credentials() async -> Credentials? {
+    let value = stored
+    if gatesReads {
+      gatesReads = false
+      await reads.wait()
+    }
+    return value
+  }
+  func save(_ credentials: Credentials) { stored = credentials }
+  func clear() { stored = nil }
+  func holdRefreshes() async -> (@Sendable () -> Void)? {
+    if gatesHold {
+      gatesHold = false
+      await hold.wait()
+    }
+    return nil
+  }
 }
 
 /// Credentials in memory with a refresh lock, recording what happens in which order.
@@ -387,6 +420,74 @@ struct AuthenticationTests {
       try await authenticator.accessToken(afterRejecting: "a0")
     }
     #expect(refreshes.withLock { $0 } == 0)
+  }
+
+  @Test("a sign-out while a refreshed pair's save reads the store is not undone by that save")
+  func aSignOutDuringTheSaveIsNotUndone() async throws {
+    let epoch = TestClock.epoch
+    let store = GatedReadStore(Credentials(accessToken: "a0", refreshToken: "r0"))
+    let authenticator = Authenticator(store: store, now: { epoch }) { _ in
+      Credentials(accessToken: "a1", refreshToken: "r1")
+    }
+    #expect(try await authenticator.validAccessToken() == "a0")
+    await store.gateReads()
+    let refresh = Task { try await authenticator.accessToken(afterRejecting: "a0") }
+    try await store.reads.waitForArrivals()
+    try await authenticator.signOut()
+    await store.reads.open()
+    _ = try? await refresh.value
+    #expect(await store.stored == nil)
+    #expect(try await authenticator.credentials() == nil)
+  }
+
+  @Test("a refresh that waited for the store's lock past the end of its session sends nothing")
+  func aRefreshOfASessionEndedWhileWaitingForTheLock() async throws {
+    let store = GatedReadStore(Credentials(accessToken: "a0", refreshToken: "r0"))
+    let refreshes = Mutex(0)
+    let authenticator = Authenticator(store: store) { _ in
+      refreshes.withLock { $0 += 1 }
+      return Credentials(accessToken: "a1", refreshToken: "r1")
+    }
+    #expect(try await authenticator.validAccessToken() == "a0")
+    await store.gateHold()
+    let refresh = Task { try await authenticator.accessToken(afterRejecting: "a0") }
+    try await store.hold.waitForArrivals()
+    try await authenticator.signIn(Credentials(accessToken: "b0", refreshToken: "s0"))
+    await store.hold.open()
+    await #expect(throws: NetworkError.sessionEnded) { try await refresh.value }
+    #expect(refreshes.withLock { $0 } == 0)
+  }
+
+  @Test(
+    "a session whose sign-in could not be saved saves its refreshed pair once the store works; a rejected refresh clears what this session left"
+  )
+  func anUnsavedSessionFillsAndClearsItsStore() async throws {
+    let epoch = TestClock.epoch
+    let store = FlakyCredentialStore(nil)
+    let rejects = Mutex(false)
+    let authenticator = Authenticator(
+      store: store, now: { epoch }, isRevocation: { _ in true }
+    ) { refreshToken in
+      if rejects.withLock({ $0 }) { throw NetworkError.timeout }
+      return Credentials(accessToken: "new-\(refreshToken)", refreshToken: "next-\(refreshToken)")
+    }
+    await store.failSaves(true)
+    await #expect(throws: NetworkError.self) {
+      try await authenticator.signIn(Credentials(accessToken: "a0", refreshToken: "r0"))
+    }
+    await store.failSaves(false)
+    #expect(try await authenticator.accessToken(afterRejecting: "a0") == "new-r0")
+    #expect(await store.stored?.refreshToken == "next-r0")
+    // A refreshed pair the store refuses, then a refresh the server rejects: the store held
+    // this session's older pair, and it is cleared.
+    await store.failSaves(true)
+    #expect(try await authenticator.accessToken(afterRejecting: "new-r0") == "new-next-r0")
+    #expect(await store.stored?.refreshToken == "next-r0")
+    rejects.withLock { $0 = true }
+    await #expect(throws: NetworkError.sessionRevoked) {
+      try await authenticator.accessToken(afterRejecting: "new-next-r0")
+    }
+    #expect(await store.stored == nil)
   }
 
   @Test("a refresh holds the store's refresh lock from before it reads the store until it saved")

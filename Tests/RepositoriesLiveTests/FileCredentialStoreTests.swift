@@ -102,7 +102,7 @@ struct FileCredentialStoreTests {
     let store = FileCredentialStore(fileURL: file)
     try await store.save(Self.credentials)
     // What a write that crashed before its rename left behind (two minutes ago), and files that
-    // are not ours: another process's write still under way (younger than a minute) among them.
+    // are not ours.
     func leftover() throws -> String {
       let name = ".s.json.\(UUID().uuidString).tmp"
       let url = directory.url.appendingPathComponent(name)
@@ -111,10 +111,7 @@ struct FileCredentialStoreTests {
         [.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: url.path)
       return name
     }
-    let unrelated = [
-      ".s.json.notes.tmp", "other.json", ".t.json.\(UUID().uuidString).tmp",
-      ".s.json.\(UUID().uuidString).tmp",
-    ]
+    let unrelated = [".s.json.notes.tmp", "other.json", ".t.json.\(UUID().uuidString).tmp"]
     for name in unrelated {
       try Data().write(to: directory.url.appendingPathComponent(name))
     }
@@ -122,13 +119,24 @@ struct FileCredentialStoreTests {
       Set(try FileManager.default.contentsOfDirectory(atPath: directory.url.path))
     }
 
+    // Another process's write still under way: younger than a minute.
+    func underWay() throws -> String {
+      let name = ".s.json.\(UUID().uuidString).tmp"
+      try Data("tokens".utf8).write(to: directory.url.appendingPathComponent(name))
+      return name
+    }
+
+    // A sign-out takes every one of ours.
     _ = try leftover()
+    _ = try underWay()
     try await store.clear()
     #expect(try contents() == Set(unrelated))
 
+    // A write passes over the one under way.
     _ = try leftover()
+    let writing = try underWay()
     try await store.save(Self.credentials)
-    #expect(try contents() == Set(unrelated + ["s.json"]))
+    #expect(try contents() == Set(unrelated + ["s.json", writing]))
     #expect(try await store.credentials() == Self.credentials)
   }
 

@@ -206,6 +206,24 @@ struct LiveOnlyScenarioTests {
     }
   }
 
+  @Test("a withdrawal leaves a session another process signed in to a shared file")
+  func sharedSessionFileWithdrawal() async throws {
+    try await withLiveBackend { backend in
+      let folder = try TemporaryDirectory()
+      defer { folder.remove() }
+      let file = folder.url.appendingPathComponent("local.session.json")
+      let alice = Self.client(of: backend, sharing: file)
+      _ = try await backend.signUp(alice, nickname: "alice")
+      let other = Self.client(of: backend, sharing: file)
+      let bob = try await backend.signUp(other, nickname: "bob")
+      try await alice.auth.withdraw()
+      #expect(await alice.auth.currentState() == .signedOut)
+      let stored = try #require(try await FileCredentialStore(fileURL: file).storedSession())
+      #expect(stored.user?.id == bob.id)
+      _ = try await other.board.fetchPosts(.first)
+    }
+  }
+
   @Test("a profile change does not label another user's session in a shared file as this user's")
   func sharedSessionFileProfileSnapshot() async throws {
     try await withLiveBackend { backend in

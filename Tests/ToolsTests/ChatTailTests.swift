@@ -38,14 +38,19 @@ struct ChatTailTests {
     #expect(next.compactMap(\.seq) == [511])
   }
 
-  @Test("an empty room that catches up prints all it received; a changed state prints again")
+  @Test(
+    "an empty cache's first catch-up prints its window, as opening would; a changed state prints again"
+  )
   func emptyRoomAndStateChanges() throws {
     let store = try ChatStore(at: .inMemory, owner: "u_1")
     var tail = ChatTail(store: store, room: room)
     #expect(try tail.messages(toPrint: store.latestMessages(in: room, limit: 5)).isEmpty)
     _ = try store.save(stored(1...12))
     let caughtUp = try tail.messages(toPrint: store.latestMessages(in: room, limit: 5))
-    #expect(caughtUp.compactMap(\.seq) == Array(1...12))
+    #expect(caughtUp.compactMap(\.seq) == Array(8...12))
+    _ = try store.save(stored(13...20))
+    let next = try tail.messages(toPrint: store.latestMessages(in: room, limit: 5))
+    #expect(next.compactMap(\.seq) == Array(13...20))
 
     let mine = try store.enqueue(
       "hello", to: room, clientMessageID: UUID(), sender: UserSummary(id: "u_1", nickname: "Mina"),
@@ -55,5 +60,18 @@ struct ChatTailTests {
     try store.markFailed(mine.clientMessageID, reason: "refused")
     let failed = try tail.messages(toPrint: store.latestMessages(in: room, limit: 5))
     #expect(failed.map(\.deliveryState) == [.failed(reason: "refused")])
+    // Sent after all (stored by the server as 21), then another member's message with the
+    // same client id (ids are unique per sender only): both print.
+    func message(_ seq: Int64, by who: UserSummary, _ text: String) -> ChatMessage {
+      ChatMessage(
+        id: ChatMessage.ID(rawValue: "m_\(seq)"), roomID: room, seq: seq,
+        clientMessageID: mine.clientMessageID, sender: who, text: text,
+        createdAt: Date(timeIntervalSince1970: 1_773_622_800 + Double(seq)))
+    }
+    _ = try store.save([message(21, by: UserSummary(id: "u_1", nickname: "Mina"), "hello")])
+    #expect(try tail.messages(toPrint: store.latestMessages(in: room, limit: 5)).count == 1)
+    _ = try store.save([message(22, by: sender, "same id, other sender")])
+    let other = try tail.messages(toPrint: store.latestMessages(in: room, limit: 5))
+    #expect(other.map(\.text) == ["same id, other sender"])
   }
 }

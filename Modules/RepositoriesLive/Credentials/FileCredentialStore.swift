@@ -19,7 +19,7 @@ import Darwin
 /// - Writes are atomic: a temporary file (`0600`) in the same directory is written, flushed to
 ///   disk and renamed over the old one, so a crash leaves either the old or the new session.
 ///   A temporary file a crash left behind (`.<name>.<uuid>.tmp`, holding tokens) is removed by
-///   `clear()` and by the next write once it is a minute old (a younger one may be another
+///   `clear()`, and by the next write once it is a minute old (a younger one may be another
 ///   process's write under way).
 /// - A file that others can read (e.g. `0644` after a copy) is tightened to `0600` when it is
 ///   read, and a warning is logged: the tokens may have been exposed, so consider signing out.
@@ -131,7 +131,7 @@ public actor FileCredentialStore: SessionStore {
     if unlink(fileURL.path) != 0, errno != ENOENT {
       throw .fileSystem(operation: "delete", path: fileURL.path, errno: errno)
     }
-    try removeLeftoverTemporaryFiles()
+    try removeLeftoverTemporaryFiles(olderThan: 0)
   }
 
   // MARK: - Files
@@ -189,8 +189,11 @@ public actor FileCredentialStore: SessionStore {
 
   /// Removes the temporary files (they hold tokens) that writes interrupted by a crash left in
   /// the file's directory: only names of the form ``temporaryName(_:)``, last changed more than
-  /// ``leftoverAge`` ago.
-  private func removeLeftoverTemporaryFiles() throws(CredentialStoreError) {
+  /// `age` seconds ago (a write passes over younger ones, ``leftoverAge``; a sign-out takes
+  /// them all).
+  private func removeLeftoverTemporaryFiles(
+    olderThan age: TimeInterval = leftoverAge
+  ) throws(CredentialStoreError) {
     let directory = fileURL.deletingLastPathComponent()
     let names: [String]
     do {
@@ -209,7 +212,7 @@ public actor FileCredentialStore: SessionStore {
       let path = directory.appendingPathComponent(name).path
       guard
         let changed = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate]
-          as? Date, -changed.timeIntervalSinceNow > Self.leftoverAge
+          as? Date, -changed.timeIntervalSinceNow >= age
       else { continue }
       if unlink(path) != 0, errno != ENOENT {
         throw .fileSystem(operation: "delete", path: path, errno: errno)

@@ -93,7 +93,7 @@ extension AuthRepository {
         // The account is gone: what the device keeps of it goes too, even when the stored
         // credentials cannot be cleared (that failure is still the caller's to hear).
         do {
-          try await session.signOut(ifCurrent: account.session)
+          try await session.signOutWithdrawn(account.session)
         } catch {
           await forget(account.user)
           throw error

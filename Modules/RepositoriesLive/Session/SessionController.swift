@@ -168,15 +168,22 @@ public actor SessionController {
     }
   }
 
-  /// Signs out like ``signOut()``, but only while `session` is still the current one: after a
-  /// call of that session (a withdrawal), never the user who signed in since.
-  func signOut(ifCurrent session: SessionGeneration) async throws(DomainError) {
+  /// Signs out after a withdrawal of `session`'s account, only while `session` is still the
+  /// current one (never the user who signed in since), and empties the store only while it
+  /// holds that session's tokens (another process sharing it may have signed in since).
+  func signOutWithdrawn(_ session: SessionGeneration) async throws(DomainError) {
     await restore()
     try await exclusively { () throws(DomainError) in
       guard await self.authenticator.currentSession == session else { return }
       self.isRestored = true
       defer { self.publish(.signedOut) }
-      try await self.forgetCredentials()
+      do throws(NetworkError) {
+        // The server revoked every token of the account: its tokens are refused from now on.
+        try await self.authenticator.signOut(ifCurrent: session, reason: .accessTokenRejected)
+      } catch {
+        self.noteStorageProblem("clearing the credentials failed", error)
+        throw LiveErrorMapping.domainError(for: error, operation: "signOut")
+      }
     }
   }
 
