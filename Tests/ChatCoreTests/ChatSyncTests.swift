@@ -82,6 +82,18 @@ struct ChatSyncEngineTests {
       return message
     }
 
+    /// Connects, opens the room (its subscribe answered), closes it and opens it again: the
+    /// unsubscribe and the second subscribe go out, neither answered yet.
+    func reopened() async throws {
+      await connected()
+      await sync.open(ChatSyncEngineTests.room)
+      _ = try await channel.next { $0.subscribe }
+      channel.emit(.subscribed(room: ChatSyncEngineTests.room, lastSeq: 0))
+      await sync.close(ChatSyncEngineTests.room)
+      _ = try await channel.next { $0.unsubscribe }
+      await sync.open(ChatSyncEngineTests.room)
+    }
+
     /// Connects with 3 messages on the server and subscribes the room, its catch-up's page
     /// held on its way until `server.releaseFetches()`; with `failingReconcile`, the newest
     /// page the catch-up reads after it fails.
@@ -309,13 +321,7 @@ struct ChatSyncEngineTests {
   )
   func crossedUnsubscribeSubscribesAgain() async throws {
     let rig = try Rig()
-    await rig.connected()
-    await rig.sync.open(Self.room)
-    _ = try await rig.channel.next { $0.subscribe }
-    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
-    await rig.sync.close(Self.room)
-    _ = try await rig.channel.next { $0.unsubscribe }
-    await rig.sync.open(Self.room)
+    try await rig.reopened()
     // The server got the subscribe first: it answers it, then ends it for the unsubscribe.
     rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
     rig.channel.emit(.unsubscribed(room: Self.room))
@@ -330,13 +336,7 @@ struct ChatSyncEngineTests {
   )
   func duplicatedUnsubscribeAnswer() async throws {
     let rig = try Rig()
-    await rig.connected()
-    await rig.sync.open(Self.room)
-    _ = try await rig.channel.next { $0.subscribe }
-    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
-    await rig.sync.close(Self.room)
-    _ = try await rig.channel.next { $0.unsubscribe }
-    await rig.sync.open(Self.room)
+    try await rig.reopened()
     _ = try await rig.channel.next { $0.subscribe }
     rig.channel.emit(.unsubscribed(room: Self.room))
     rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))

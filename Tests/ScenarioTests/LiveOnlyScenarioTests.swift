@@ -152,14 +152,23 @@ struct LiveOnlyScenarioTests {
     backend.makeLiveClient(store: FileCredentialStore(fileURL: file)).repositories
   }
 
+  /// A live backend and a session file in a folder of its own, for clients that share it
+  /// (``client(of:sharing:)``).
+  private func withSharedSessionFile(
+    accessTokenLifetime: Duration = .seconds(15 * 60),
+    _ body: (LiveScenarioBackend, URL) async throws -> Void
+  ) async throws {
+    let folder = try TemporaryDirectory()
+    defer { folder.remove() }
+    let file = folder.url.appendingPathComponent("local.session.json")
+    try await withLiveBackend(accessTokenLifetime: accessTokenLifetime) { try await body($0, file) }
+  }
+
   @Test(
     "two processes on one session file: the later refresh takes the pair the earlier one stored, and both stay signed in"
   )
   func sharedSessionFile() async throws {
-    try await withLiveBackend(accessTokenLifetime: .seconds(300)) { backend in
-      let folder = try TemporaryDirectory()
-      defer { folder.remove() }
-      let file = folder.url.appendingPathComponent("local.session.json")
+    try await withSharedSessionFile(accessTokenLifetime: .seconds(300)) { backend, file in
       let first = Self.client(of: backend, sharing: file)
       let user = try await backend.signUp(first, nickname: "alice")
       // A second command starts from the same file and holds the same pair.
@@ -183,10 +192,7 @@ struct LiveOnlyScenarioTests {
     "a session signed in on a shared file by another user is neither taken over nor cleared by a refresh that fails"
   )
   func sharedSessionFileOtherUser() async throws {
-    try await withLiveBackend(accessTokenLifetime: .seconds(300)) { backend in
-      let folder = try TemporaryDirectory()
-      defer { folder.remove() }
-      let file = folder.url.appendingPathComponent("local.session.json")
+    try await withSharedSessionFile(accessTokenLifetime: .seconds(300)) { backend, file in
       let alice = Self.client(of: backend, sharing: file)
       _ = try await backend.signUp(alice, nickname: "alice")
       // Another command on the same file signs alice out and bob in.
@@ -208,10 +214,7 @@ struct LiveOnlyScenarioTests {
 
   @Test("a withdrawal leaves a session another process signed in to a shared file")
   func sharedSessionFileWithdrawal() async throws {
-    try await withLiveBackend { backend in
-      let folder = try TemporaryDirectory()
-      defer { folder.remove() }
-      let file = folder.url.appendingPathComponent("local.session.json")
+    try await withSharedSessionFile { backend, file in
       let alice = Self.client(of: backend, sharing: file)
       _ = try await backend.signUp(alice, nickname: "alice")
       let other = Self.client(of: backend, sharing: file)
@@ -226,10 +229,7 @@ struct LiveOnlyScenarioTests {
 
   @Test("a profile change does not label another user's session in a shared file as this user's")
   func sharedSessionFileProfileSnapshot() async throws {
-    try await withLiveBackend { backend in
-      let folder = try TemporaryDirectory()
-      defer { folder.remove() }
-      let file = folder.url.appendingPathComponent("local.session.json")
+    try await withSharedSessionFile { backend, file in
       let alice = Self.client(of: backend, sharing: file)
       _ = try await backend.signUp(alice, nickname: "alice")
       // Another command on the same file signs bob in (alice's session stays valid).

@@ -147,6 +147,16 @@ struct APIError: Error, Sendable, CustomStringConvertible {
 }
 
 extension APIError {
+  /// The envelope of an error the server's own code throws: an `APIError` as it is, an engine
+  /// refusal (``init(_:viewer:)``); `nil` for anything else (a failure to log and answer 500).
+  static func of(_ error: any Error) -> APIError? {
+    switch error {
+    case let error as APIError: error
+    case let error as DomainError: APIError(error)
+    default: nil
+    }
+  }
+
   /// The envelope of an engine refusal. `viewer` words a ban with its end.
   init(_ error: DomainError, viewer: Viewer? = nil) {
     switch error {

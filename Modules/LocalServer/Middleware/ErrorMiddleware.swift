@@ -20,10 +20,8 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
   ) async throws -> Response {
     do {
       return try await next(request, context)
-    } catch let error as APIError {
-      return Reply.envelope(error).response
-    } catch let error as DomainError {
-      return Reply.envelope(APIError(error)).response
+    } catch let error where APIError.of(error) != nil {
+      return Reply.envelope(APIError.of(error)!).response
     } catch let error as DecodingError {
       return Reply.envelope(Call.apiError(for: DTODecoding.translate(error, data: Data()))).response
     } catch let error as any HTTPResponseError {

@@ -40,15 +40,12 @@ extension QappleServer {
     do {
       viewer = try AuthenticationMiddleware.viewer(
         authorization: head.headerFields[.authorization], engine: core.engine)
-    } catch let error as APIError {
-      await refuse(.envelope(error))
-      return .dontUpgrade
-    } catch let error as DomainError {
-      await refuse(.envelope(APIError(error)))
-      return .dontUpgrade
     } catch {
-      core.logger.error("Checking a realtime handshake's token failed: \(error)")
-      await refuse(.envelope(.internalError("The server failed; try again later.")))
+      let refusal = APIError.of(error)
+      if refusal == nil {
+        core.logger.error("Checking a realtime handshake's token failed: \(error)")
+      }
+      await refuse(.envelope(refusal ?? .internalError("The server failed; try again later.")))
       return .dontUpgrade
     }
     let session = RealtimeSession(
