@@ -4,8 +4,10 @@ import Foundation
 /// What a ``ChatChannel`` reports to the sync engine, in the order it happened.
 public enum ChatChannelEvent: Sendable, Hashable {
   /// The link's state changed; on every `.connected` the engine subscribes its open rooms
-  /// again (a new link has no subscriptions).
-  case state(ChatConnectionState)
+  /// again (a new link has no subscriptions). `link` names the connection a `.connected`
+  /// opened; the engine names it in every call it makes until the next state change (it means
+  /// nothing for the other states).
+  case state(ChatConnectionState, link: ChatLink = ChatLink(0))
   /// A subscription is live: every message after `lastSeq` arrives as ``message(_:)``.
   case subscribed(room: ChatRoom.ID, lastSeq: Int64)
   /// The server ended a subscription (the user left the room, or it was deleted).
@@ -28,19 +30,39 @@ public enum ChatChannelEvent: Sendable, Hashable {
   /// The kinds of frame a client sends; the raw value is the frame's `type` on the wire
   /// (``unknown`` stands for any type this SDK does not know; it is never sent).
   public enum ClientFrameKind: String, Sendable, Hashable, CaseIterable {
-    /// ``ChatChannel/subscribe(to:afterSeq:)``.
+    /// ``ChatChannel/subscribe(to:afterSeq:on:)``.
     case subscribe
-    /// ``ChatChannel/unsubscribe(from:)``.
+    /// ``ChatChannel/unsubscribe(from:on:)``.
     case unsubscribe
-    /// ``ChatChannel/send(_:to:clientMessageID:)``.
+    /// ``ChatChannel/send(_:to:clientMessageID:on:)``.
     case send
-    /// ``ChatChannel/typing(in:)``.
+    /// ``ChatChannel/typing(in:on:)``.
     case typing
     /// The link's heartbeat.
     case ping
     /// A frame type this SDK does not know (a newer client's, named by a newer server).
     case unknown
   }
+}
+
+/// One connection of a ``ChatChannel``, numbered by the channel.
+///
+/// The engine learns of a new connection from the channel's events, later than the channel
+/// makes it. Every call names the connection the engine last heard of, and the channel refuses
+/// a call meant for one that is gone instead of making it on the next: a message sent there
+/// could reach the server before the earlier messages the old connection lost, which the engine
+/// sends again only once it handles the reconnect.
+public struct ChatLink: Sendable, Hashable, CustomStringConvertible {
+  /// The channel's number for the connection.
+  public var number: Int
+
+  /// The connection numbered `number`.
+  public init(_ number: Int) {
+    self.number = number
+  }
+
+  /// "link N".
+  public var description: String { "link \(number)" }
 }
 
 /// The real-time half of the chat engine: the live client's WebSocket (`/realtime`,
@@ -50,7 +72,9 @@ public enum ChatChannelEvent: Sendable, Hashable {
 ///
 /// A channel keeps itself connected between ``open()`` and ``close()`` (reconnecting with its
 /// own backoff) and reports every change as an event. Sends are fire-and-forget: the answer
-/// arrives later as a `.message` (the acknowledgement) or a `.refused` event.
+/// arrives later as a `.message` (the acknowledgement) or a `.refused` event. Every call names
+/// the ``ChatLink`` of the `.connected` the engine last handled, and throws when the channel is
+/// no longer on that connection (down, or on another one since).
 public protocol ChatChannel: Sendable {
   /// Everything the channel reports; read by one engine. Ends after ``close()``.
   var events: AsyncStream<ChatChannelEvent> { get }
@@ -59,12 +83,16 @@ public protocol ChatChannel: Sendable {
   /// Disconnects for good and ends ``events``.
   func close() async
   /// Subscribes to a room from `afterSeq`: the answer is `.subscribed` with the room's last
-  /// `seq`. Throws when the link is down.
-  func subscribe(to room: ChatRoom.ID, afterSeq: Int64) async throws
-  /// Stops the events of a room. Throws when the link is down.
-  func unsubscribe(from room: ChatRoom.ID) async throws
-  /// Sends a message of the outbox; throws when the link is down (the engine then uses REST).
-  func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws
-  /// Tells the room's other members the user is typing. Throws when the link is down.
-  func typing(in room: ChatRoom.ID) async throws
+  /// `seq`. Throws when `link` is not the open connection.
+  func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ChatLink) async throws
+  /// Stops the events of a room. Throws when `link` is not the open connection.
+  func unsubscribe(from room: ChatRoom.ID, on link: ChatLink) async throws
+  /// Sends a message of the outbox; throws when `link` is not the open connection (the engine
+  /// then holds the message back, or uses REST).
+  func send(
+    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ChatLink)
+    async throws
+  /// Tells the room's other members the user is typing. Throws when `link` is not the open
+  /// connection.
+  func typing(in room: ChatRoom.ID, on link: ChatLink) async throws
 }

@@ -104,9 +104,12 @@ public actor ChatSync {
   // Rooms whose unsubscribe this link answered: a later `unsubscribed` of one may be a copy.
   private var answeredUnsubscribes: Set<ChatRoom.ID> = []
   private var tasks: [Task<Void, Never>] = []
-  private var isConnected = false
-  /// Counts the links: a subscribe that fails after its link changed answers nothing of the
-  /// new link's.
+  /// The channel's connection, as its last `.connected` named it; `nil` while down. Every call
+  /// on the channel names it, so none is made on a connection this engine has not handled yet.
+  private var link: ChatLink?
+  private var isConnected: Bool { link != nil }
+  /// Counts the link changes: a subscribe that fails after its link changed answers nothing of
+  /// the new link's.
   private var linkNumber = 0
   /// Set by ``stop()``: nothing is sent or scheduled any more.
   private var isStopped = false
@@ -213,7 +216,7 @@ public actor ChatSync {
     for work in roomWork.values { work.task.cancel() }
     roomWork = [:]
     (burstMessages, openBursts) = ([:], [:])
-    isConnected = false
+    link = nil
     states.publishIfChanged(.offline)
     states.finish()
     typists.finish()
@@ -388,10 +391,10 @@ public actor ChatSync {
   /// Ends the subscription of a room nobody keeps open any more (unless a reader opened it
   /// again while an earlier unsubscribe of the same batch was awaited).
   private func unsubscribe(_ room: ChatRoom.ID) async {
-    guard isConnected, openRooms[room] == nil else { return }
+    guard let link, openRooms[room] == nil else { return }
     do {
       unsubscribing[room, default: 0] += 1
-      try await channel.unsubscribe(from: room)
+      try await channel.unsubscribe(from: room, on: link)
     } catch {
       unsubscribing.countOff(room)
     }
@@ -482,7 +485,8 @@ public actor ChatSync {
 
   /// Tells the room's other members the user is typing (nothing when offline).
   public func userIsTyping(in room: ChatRoom.ID) async {
-    try? await channel.typing(in: room)
+    guard let link else { return }
+    try? await channel.typing(in: room, on: link)
   }
 
   // MARK: The channel
@@ -494,8 +498,8 @@ public actor ChatSync {
   private func handle(_ event: ChatChannelEvent) async {
     do {
       switch event {
-      case .state(let state):
-        await connectionChanged(to: state)
+      case .state(let state, let link):
+        await connectionChanged(to: state, link: link)
       case .subscribed(let room, let lastSeq):
         subscribing.countOff(room)
         announced(lastSeq, in: room)
@@ -629,11 +633,11 @@ public actor ChatSync {
     if !endedListings.isEmpty { rereadRooms() }
   }
 
-  private func connectionChanged(to state: ChatConnectionState) async {
+  private func connectionChanged(to state: ChatConnectionState, link: ChatLink) async {
     states.publishIfChanged(state)
-    let connected = state == .connected
-    guard connected != isConnected else { return }
-    isConnected = connected
+    let newLink = state == .connected ? link : nil
+    guard newLink != self.link else { return }
+    self.link = newLink
     linkNumber += 1
     // A link that went down answers nothing more.
     unsubscribing = [:]
@@ -643,24 +647,25 @@ public actor ChatSync {
     hiddenBeforeArrival = [:]
     subscribing = [:]
     awaitingAck = [:]
-    guard connected else { return }
+    guard newLink != nil else { return }
     // A new link has no subscriptions: subscribe every open room from its cursor, and send
     // what the outbox holds (unacknowledged sends of the last link included).
     for room in openRooms.keys {
-      // A room closed, or a link lost, while an earlier room's subscribe was written.
-      guard isConnected else { break }
+      // A room closed, or the link changed, while an earlier room's subscribe was written.
+      guard self.link == newLink else { break }
       if openRooms[room] != nil { await subscribe(room) }
     }
     flush()
   }
 
   private func subscribe(_ room: ChatRoom.ID) async {
-    let link = linkNumber
+    guard let link else { return }
+    let number = linkNumber
     do {
       subscribing[room, default: 0] += 1
-      try await channel.subscribe(to: room, afterSeq: try store.syncCursor(of: room))
+      try await channel.subscribe(to: room, afterSeq: try store.syncCursor(of: room), on: link)
     } catch {
-      if link == linkNumber { subscribing.countOff(room) }
+      if number == linkNumber { subscribing.countOff(room) }
       logger.debug("Subscribing to \(room.rawValue) failed: \(error)")
     }
   }
@@ -848,11 +853,11 @@ public actor ChatSync {
     // their later messages may follow it over that link only, never by the server call, which
     // could store them first.
     var onLink: Set<ChatRoom.ID> = []
-    let link = linkNumber
+    let number = linkNumber
     for message in outbox {
       // The link changed since this flush began: a message it passed over as awaiting its ack
       // there is in doubt now, and goes again before the ones after it. Start over.
-      if linkNumber != link {
+      if linkNumber != number {
         flushAgain = true
         break
       }
@@ -871,7 +876,7 @@ public actor ChatSync {
       let inDoubt = message.deliveryState == .sending
       do {
         guard try store.markSending(message.clientMessageID) else { continue }
-        if isConnected {
+        if let link {
           // Counted before the send: its answer may be handled before the send returns.
           // (`sentInDoubt` stays as set: a refusal of an earlier send may still come while the
           // server call below runs, and must not make an in-doubt message deletable.)
@@ -879,11 +884,13 @@ public actor ChatSync {
           awaitingAck[id] = elapsed()
           if inDoubt { sentInDoubt.insert(id) } else { sentInDoubt.remove(id) }
           do {
-            try await channel.send(message.text, to: message.roomID, clientMessageID: id)
+            try await channel.send(
+              message.text, to: message.roomID, clientMessageID: id, on: link)
             onLink.insert(message.roomID)
             continue
           } catch {
-            // The link went away between the check and the send: use the server call.
+            // The link went away between the check and the send, or the channel is on a newer
+            // one this engine has not handled yet: use the server call.
             awaitingAck[id] = nil
           }
         }

@@ -17,7 +17,7 @@ import Primitives
 ///   `interval` (25 s) from the moment it opened. Only a frame the heartbeat recognises as the
 ///   pong answers it; other frames do not count as liveness. Without a pong within `timeout`
 ///   (10 s) the socket is dropped (closed with 1001 in the background) and a reconnect follows.
-///   Pongs are consumed, never forwarded to ``frames``.
+///   Pongs are consumed, never forwarded to ``events``.
 /// - **Reconnect.** After a failed attempt or a lost connection the wait before attempt `n`
 ///   (1, 2, ...) is ``Backoff/delay(beforeRetry:)`` with retry `n - 1`: full jitter,
 ///   `random(0 ... min(30 s, 0.5 s * 2^(n-1)))` by default. The counter goes back to 0 when a
@@ -25,8 +25,13 @@ import Primitives
 ///   ever delivering anything keeps the backoff growing.
 /// - **State.** ``state`` and ``stateChanges()`` report ``State``; every `.connected` after the
 ///   first one is a reconnect, the moment for the owner to re-subscribe to what it follows.
-/// - **Sending.** ``send(_:)`` throws ``WebSocketError/notConnected`` when no socket is open; the
-///   connection never buffers outgoing frames.
+/// - **Events.** ``events`` hands over the state changes and the server's frames in the one order
+///   they happened: a frame of a socket never comes after the state change that ended that
+///   socket, and each `.connected` names its socket (a ``Link``).
+/// - **Sending.** ``send(_:on:)`` throws ``WebSocketError/notConnected`` when no socket is open,
+///   or, given a ``Link``, when that socket is no longer the open one (the frame was meant for a
+///   socket that is gone, and must not reach the server over the next one before the owner has
+///   handled the reconnect). The connection never buffers outgoing frames.
 ///
 /// Time and randomness come from the injected clock and ``Backoff``, so tests control both.
 public actor WebSocketConnection {
@@ -36,7 +41,7 @@ public actor WebSocketConnection {
     case disconnected
     /// Opening a socket; `attempt` counts the attempts since the last stable connection (0 first).
     case connecting(attempt: Int)
-    /// A socket is open; ``send(_:)`` works.
+    /// A socket is open; ``send(_:on:)`` works.
     case connected
     /// Waiting `retryIn` before attempt `attempt`.
     case waitingToReconnect(attempt: Int, retryIn: Duration)
@@ -50,7 +55,7 @@ public actor WebSocketConnection {
   public struct Heartbeat: Sendable {
     /// The frame sent as a ping.
     public var ping: WebSocketFrame
-    /// Whether a received frame is the pong; pongs are not forwarded to ``frames``.
+    /// Whether a received frame is the pong; pongs are not forwarded to ``events``.
     public var isPong: @Sendable (WebSocketFrame) -> Bool
     /// The time between pings, counted from the moment the socket opened.
     public var interval: Duration
@@ -103,9 +108,35 @@ public actor WebSocketConnection {
   /// `Authenticator.accessToken(afterRejecting:)`.
   public typealias RefreshAccessToken = @Sendable (_ rejectedToken: String) async throws -> String
 
-  /// The frames the server sent, in order, across reconnects (pongs excluded); it ends after
-  /// ``stop()``. Iterate it once: it buffers until read.
-  public nonisolated let frames: AsyncStream<WebSocketFrame>
+  /// One socket of the connection: the `number`-th opened since the connection was created
+  /// (from 1). A `.connected` event names it, and ``send(_:on:)`` takes it.
+  public struct Link: Sendable, Hashable, CustomStringConvertible {
+    /// The socket's number, counted from 1 in the order they opened.
+    public let number: Int
+
+    /// The link numbered `number` (a test's, or a copy of one the connection named).
+    public init(number: Int) {
+      self.number = number
+    }
+
+    /// "link N".
+    public var description: String { "link \(number)" }
+  }
+
+  /// What ``events`` hands over.
+  public enum Event: Sendable, Hashable {
+    /// The state changed (as ``stateChanges()`` reports it); `link` names the socket a
+    /// `.connected` opened, and is `nil` for every other state.
+    case state(State, link: Link?)
+    /// A frame the server sent on the open socket (pongs excluded).
+    case frame(WebSocketFrame)
+  }
+
+  /// The state changes and the server's frames, in the order they happened, across reconnects
+  /// (pongs excluded): every frame of a socket comes before the state change that ended it. It
+  /// begins with the first change after creation and ends after ``stop()`` (with `.closed`).
+  /// Iterate it once: it buffers until read.
+  public nonisolated let events: AsyncStream<Event>
 
   private let configuration: Configuration
   private let transport: any WebSocketTransport
@@ -114,10 +145,13 @@ public actor WebSocketConnection {
   private let accessToken: AccessToken
   private let refreshAccessToken: RefreshAccessToken
   private let states = Broadcaster<State>(replaysLatest: true, initial: .disconnected)
-  private let framesContinuation: AsyncStream<WebSocketFrame>.Continuation
+  private let eventsContinuation: AsyncStream<Event>.Continuation
 
   private var runLoop: Task<Void, Never>?
   private var socket: (any WebSocket)?
+  // The open socket's link (set with `socket`), and how many sockets have opened.
+  private var link: Link?
+  private var socketsOpened = 0
   private var isStopped = false
   private var stopping: Task<Void, Never>?
   // Failed attempts and lost connections since the last stable connection.
@@ -152,7 +186,7 @@ public actor WebSocketConnection {
     self.logger = logger
     self.accessToken = accessToken
     self.refreshAccessToken = refreshAccessToken
-    (frames, framesContinuation) = AsyncStream<WebSocketFrame>.makeStream()
+    (events, eventsContinuation) = AsyncStream<Event>.makeStream()
   }
 
   // MARK: - Public API
@@ -189,6 +223,7 @@ public actor WebSocketConnection {
   private func shutDown() async {
     let socket = self.socket
     self.socket = nil
+    link = nil
     // Close first so the server receives 1000; the run loop sees its frames end and returns.
     if let socket { await socket.close(.normalClosure, reason: nil) }
     runLoop?.cancel()
@@ -198,14 +233,21 @@ public actor WebSocketConnection {
       closing[id] = nil
     }
     setState(.closed)
-    framesContinuation.finish()
+    eventsContinuation.finish()
     states.finish()
   }
 
   /// Sends `frame` on the open socket; throws ``WebSocketError/notConnected`` when there is
   /// none, or the socket's error (e.g. ``WebSocketError/messageTooLarge``).
-  public func send(_ frame: WebSocketFrame) async throws(WebSocketError) {
-    guard let socket, state == .connected else { throw .notConnected }
+  ///
+  /// - Parameter link: The socket the frame is meant for, as a `.connected` event named it: when
+  ///   the connection has moved on to another socket since (or has none), the send throws
+  ///   ``WebSocketError/notConnected`` instead of writing the frame to a socket its owner does
+  ///   not know of yet. `nil` sends on whichever socket is open.
+  public func send(_ frame: WebSocketFrame, on link: Link? = nil) async throws(WebSocketError) {
+    guard let socket, state == .connected, link == nil || link == self.link else {
+      throw .notConnected
+    }
     try await socket.send(frame)
   }
 
@@ -223,11 +265,16 @@ public actor WebSocketConnection {
       case .success(let socket):
         mayRefresh = true
         self.socket = socket
+        socketsOpened += 1
+        link = Link(number: socketsOpened)
         setState(.connected)
         logger.info("WebSocket connected", metadata: ["url": "\(configuration.url)"])
         let attemptsBefore = failures
+        // The session returns once its reader has ended: every frame of this socket is handed
+        // over before the state change that ends it.
         let end = await session(on: socket)
         self.socket = nil
+        self.link = nil
         if isStopped { return }
         // The server asked for fewer frames or a later try (its error frame came first, and
         // would have counted as stability): the backoff keeps growing.
@@ -325,7 +372,7 @@ public actor WebSocketConnection {
       awaitingPong = false
       return
     }
-    framesContinuation.yield(frame)
+    eventsContinuation.yield(.frame(frame))
   }
 
   /// Sends a ping at `openedAt + k * interval` and checks for the pong `timeout` later.
@@ -366,7 +413,8 @@ public actor WebSocketConnection {
   }
 
   private func setState(_ new: State) {
-    states.publishIfChanged(new)
+    guard states.publishIfChanged(new) else { return }
+    eventsContinuation.yield(.state(new, link: new == .connected ? link : nil))
   }
 }
 

@@ -74,7 +74,8 @@ public enum WebSocketError: Error, Sendable, Hashable {
   /// A message exceeded the transport's maximum message size: an outgoing one was refused
   /// before it left, an incoming one closed the connection (1009).
   case messageTooLarge
-  /// ``WebSocketConnection/send(_:)`` was called while no socket is open.
+  /// ``WebSocketConnection/send(_:on:)`` was called while no socket is open, or naming a socket
+  /// that is no longer the open one.
   case notConnected
   /// The task that waited for the socket was cancelled.
   case cancelled

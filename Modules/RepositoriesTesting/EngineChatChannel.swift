@@ -20,6 +20,8 @@ final class EngineChatChannel: ChatChannel {
     var forwarding: Task<Void, Never>?
     var watching: Task<Void, Never>?
     var isClosed = false
+    /// How many listeners opened: the number of the open one, its `ChatLink`.
+    var opened = 0
   }
 
   init(backend: FakeBackend, client: FakeClient.ID) {
@@ -53,8 +55,8 @@ final class EngineChatChannel: ChatChannel {
     queue.finish()
   }
 
-  func subscribe(to room: ChatRoom.ID, afterSeq: Int64) async throws {
-    let listener = try connectedListener()
+  func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ChatLink) async throws {
+    let listener = try connectedListener(link)
     do {
       let start = try backend.perform(client) { viewer in
         try backend.engine.subscribe(
@@ -67,13 +69,15 @@ final class EngineChatChannel: ChatChannel {
     }
   }
 
-  func unsubscribe(from room: ChatRoom.ID) async throws {
-    try connectedListener().unsubscribe(from: room)
+  func unsubscribe(from room: ChatRoom.ID, on link: ChatLink) async throws {
+    try connectedListener(link).unsubscribe(from: room)
     queue.push(.unsubscribed(room: room))
   }
 
-  func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws {
-    _ = try connectedListener()
+  func send(
+    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ChatLink
+  ) async throws {
+    _ = try connectedListener(link)
     do {
       let sent = try backend.perform(client, write: .writes) { viewer in
         try backend.engine.sendMessage(
@@ -86,15 +90,17 @@ final class EngineChatChannel: ChatChannel {
     }
   }
 
-  func typing(in room: ChatRoom.ID) async throws {
-    _ = try connectedListener()
+  func typing(in room: ChatRoom.ID, on link: ChatLink) async throws {
+    _ = try connectedListener(link)
     try backend.perform(client) { viewer in try backend.engine.typing(in: room, as: viewer) }
   }
 
   // MARK: The link
 
-  private func connectedListener() throws(DomainError) -> ChatListener {
-    guard let listener = link.withLock({ $0.listener }) else { throw .offline }
+  /// The open listener, if it is the one `chatLink` names (not one opened since).
+  private func connectedListener(_ chatLink: ChatLink) throws(DomainError) -> ChatListener {
+    let listener = link.withLock { $0.opened == chatLink.number ? $0.listener : nil }
+    guard let listener else { throw .offline }
     return listener
   }
 
@@ -124,21 +130,22 @@ final class EngineChatChannel: ChatChannel {
       // overflow that catches up; after a withdrawal the client is signed out and stays down.
       if listener.ending != nil { self?.reconnect() }
     }
-    let replaced = link.withLock { link -> Link? in
+    let replaced = link.withLock { link -> (Link, ChatLink)? in
       guard !link.isClosed else { return nil }
       let old = link
       link.listener = listener
       link.forwarding = forwarding
-      return old
+      link.opened += 1
+      return (old, ChatLink(link.opened))
     }
-    guard let replaced else {
+    guard let (replaced, opened) = replaced else {
       forwarding.cancel()
       listener.close()
       return
     }
     replaced.forwarding?.cancel()
     replaced.listener?.close()
-    queue.push(.state(.connected))
+    queue.push(.state(.connected, link: opened))
   }
 
   /// Drops the listener (the socket went down while offline).

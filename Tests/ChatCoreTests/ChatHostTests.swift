@@ -40,12 +40,18 @@ struct ChatHostTests {
       }
       continuation.finish()
     }
-    func subscribe(to room: ChatRoom.ID, afterSeq: Int64) async throws { throw DomainError.offline }
-    func unsubscribe(from room: ChatRoom.ID) async throws { throw DomainError.offline }
-    func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws {
+    func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ChatLink) async throws {
       throw DomainError.offline
     }
-    func typing(in room: ChatRoom.ID) async throws { throw DomainError.offline }
+    func unsubscribe(from room: ChatRoom.ID, on link: ChatLink) async throws {
+      throw DomainError.offline
+    }
+    func send(
+      _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ChatLink
+    ) async throws {
+      throw DomainError.offline
+    }
+    func typing(in room: ChatRoom.ID, on link: ChatLink) async throws { throw DomainError.offline }
   }
 
   static func user(_ id: String) -> User {

@@ -19,7 +19,8 @@ enum ChannelCall: Hashable, Sendable {
 }
 
 /// A channel the test drives: it records every call and emits what the test tells it to.
-/// Calls throw `DomainError.offline` unless the last emitted state is `.connected`.
+/// Calls throw `DomainError.offline` unless the last emitted state is `.connected` and the call
+/// names its link (``moveOn(to:)`` changes the link without telling the engine yet).
 final class ScriptedChannel: ChatChannel, @unchecked Sendable {
   let events: AsyncStream<ChatChannelEvent>
   private let continuation: AsyncStream<ChatChannelEvent>.Continuation
@@ -28,6 +29,7 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
   private var recorded: [ChannelCall] = []
   private var consumed = 0
   private var connected = false
+  private var link = ChatLink(0)
   private var holdsSends = false
   private var heldSend: CheckedContinuation<Void, any Error>?
 
@@ -40,8 +42,22 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
 
   /// Sends `event` to the engine.
   func emit(_ event: ChatChannelEvent) {
-    if case .state(let state) = event { lock.withLock { connected = state == .connected } }
+    if case .state(let state, let link) = event {
+      lock.withLock {
+        connected = state == .connected
+        self.link = link
+      }
+    }
     continuation.yield(event)
+  }
+
+  /// Connects on `link` (a reconnect) without telling the engine: its calls naming the link
+  /// it last heard of fail until the test emits `.state(.connected, link: link)`.
+  func moveOn(to link: ChatLink) {
+    lock.withLock {
+      connected = true
+      self.link = link
+    }
   }
 
   /// The next call not returned yet that `match` accepts (earlier ones it skips).
@@ -63,21 +79,25 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
     return found
   }
 
-  private func record(_ call: ChannelCall) throws {
+  private func record(_ call: ChannelCall, on link: ChatLink) throws {
     try lock.withLock {
-      guard connected else { throw DomainError.offline }
+      guard connected, link == self.link else { throw DomainError.offline }
       recorded.append(call)
     }
   }
 
   func open() async {}
   func close() async { continuation.finish() }
-  func subscribe(to room: ChatRoom.ID, afterSeq: Int64) async throws {
-    try record(.subscribe(room, afterSeq: afterSeq))
+  func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ChatLink) async throws {
+    try record(.subscribe(room, afterSeq: afterSeq), on: link)
   }
-  func unsubscribe(from room: ChatRoom.ID) async throws { try record(.unsubscribe(room)) }
-  func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws {
-    try record(.send(room, text, clientMessageID))
+  func unsubscribe(from room: ChatRoom.ID, on link: ChatLink) async throws {
+    try record(.unsubscribe(room), on: link)
+  }
+  func send(
+    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ChatLink
+  ) async throws {
+    try record(.send(room, text, clientMessageID), on: link)
     try await withCheckedThrowingContinuation { continuation in
       let waits = lock.withLock {
         if holdsSends { heldSend = continuation }
@@ -101,7 +121,9 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
     }
     if let error { held?.resume(throwing: error) } else { held?.resume() }
   }
-  func typing(in room: ChatRoom.ID) async throws { try record(.typing(room)) }
+  func typing(in room: ChatRoom.ID, on link: ChatLink) async throws {
+    try record(.typing(room), on: link)
+  }
 }
 
 struct ScriptError: Error, CustomStringConvertible {

@@ -113,7 +113,7 @@ struct WebSocketConnectionTests {
   @Test func theAttemptCounterResetsOnceAConnectionDeliveredAFrame() async throws {
     let harness = Harness(answers: .refuse(.offline), .accept, .accept, .accept)
     var states = harness.connection.stateChanges().makeAsyncIterator()
-    var frames = harness.connection.frames.makeAsyncIterator()
+    var frames = harness.connection.events.makeAsyncIterator()
     await harness.connection.start()
     #expect(await states.next() == .disconnected)
     #expect(await states.next() == .connecting(attempt: 0))
@@ -132,7 +132,7 @@ struct WebSocketConnectionTests {
     // This one delivers a frame: stable, so losing it starts over at attempt 1.
     let socket = try await harness.transport.socket(1)
     socket.deliver(.text("hello"))
-    #expect(await frames.next() == .text("hello"))
+    #expect(await frames.nextFrame() == .text("hello"))
     socket.closeFromServer(code: .goingAway)
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
     try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
@@ -144,7 +144,7 @@ struct WebSocketConnectionTests {
   @Test func aCloseThatAsksToBackOffKeepsTheBackoffGrowingAfterFrames() async throws {
     let harness = Harness(answers: .accept, .accept, .accept)
     var states = harness.connection.stateChanges().makeAsyncIterator()
-    var frames = harness.connection.frames.makeAsyncIterator()
+    var frames = harness.connection.events.makeAsyncIterator()
     await harness.connection.start()
     #expect(await states.next() == .disconnected)
     #expect(await states.next() == .connecting(attempt: 0))
@@ -152,7 +152,7 @@ struct WebSocketConnectionTests {
     // The server's error frame, then "try again later" (a socket that fell behind).
     let first = try await harness.transport.socket(0)
     first.deliver(.text("slow_consumer"))
-    #expect(await frames.next() == .text("slow_consumer"))
+    #expect(await frames.nextFrame() == .text("slow_consumer"))
     first.closeFromServer(code: .tryAgainLater)
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
     try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
@@ -161,7 +161,7 @@ struct WebSocketConnectionTests {
     // Again, with "too many frames" (1008): the wait grows instead of starting over.
     let second = try await harness.transport.socket(1)
     second.deliver(.text("too_many_frames"))
-    #expect(await frames.next() == .text("too_many_frames"))
+    #expect(await frames.nextFrame() == .text("too_many_frames"))
     second.closeFromServer(code: .policyViolation)
     #expect(await states.next() == .waitingToReconnect(attempt: 2, retryIn: .milliseconds(500)))
     await harness.connection.stop()
@@ -269,7 +269,7 @@ struct WebSocketConnectionTests {
 
   @Test func pingsEvery25SecondsAndConsumesThePongs() async throws {
     let harness = Harness(answers: .accept)
-    var frames = harness.connection.frames.makeAsyncIterator()
+    var frames = harness.connection.events.makeAsyncIterator()
     await harness.connection.start()
     let socket = try await harness.transport.socket(0)
 
@@ -281,7 +281,7 @@ struct WebSocketConnectionTests {
     // The pong is consumed; the text after it proves it was handled (frames are in order).
     socket.deliver(Harness.pong)
     socket.deliver(.text("after the pong"))
-    #expect(await frames.next() == .text("after the pong"))
+    #expect(await frames.nextFrame() == .text("after the pong"))
 
     try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(10))
     #expect(harness.connection.state == .connected)
@@ -356,15 +356,15 @@ struct WebSocketConnectionTests {
 
   @Test func framesArriveInOrderAcrossReconnects() async throws {
     let harness = Harness(answers: .accept, .accept)
-    var frames = harness.connection.frames.makeAsyncIterator()
+    var frames = harness.connection.events.makeAsyncIterator()
     var states = harness.connection.stateChanges().makeAsyncIterator()
     await harness.connection.start()
     let first = try await harness.transport.socket(0)
     first.deliver(.text("one"))
     first.deliver(.binary(Data([2])))
     first.closeFromServer(code: .goingAway)
-    #expect(await frames.next() == .text("one"))
-    #expect(await frames.next() == .binary(Data([2])))
+    #expect(await frames.nextFrame() == .text("one"))
+    #expect(await frames.nextFrame() == .binary(Data([2])))
     #expect(await states.next() == .disconnected)
     #expect(await states.next() == .connecting(attempt: 0))
     #expect(await states.next() == .connected)
@@ -372,7 +372,58 @@ struct WebSocketConnectionTests {
     try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
     let second = try await harness.transport.socket(1)
     second.deliver(.text("three"))
-    #expect(await frames.next() == .text("three"))
+    #expect(await frames.nextFrame() == .text("three"))
+    await harness.connection.stop()
+  }
+
+  @Test("events: states and frames in one order; a .connected names its socket")
+  func eventsKeepStatesAndFramesInOneOrder() async throws {
+    let harness = Harness(answers: .accept, .accept)
+    var events = harness.connection.events.makeAsyncIterator()
+    await harness.connection.start()
+    let first = try await harness.transport.socket(0)
+    first.deliver(.text("one"))
+    first.closeFromServer(code: .goingAway)
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    let second = try await harness.transport.socket(1)
+    second.deliver(.text("two"))
+    let link = WebSocketConnection.Link.init(number:)
+    for expected: WebSocketConnection.Event in [
+      .state(.connecting(attempt: 0), link: nil), .state(.connected, link: link(1)),
+      .frame(.text("one")),
+      .state(.waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)), link: nil),
+      .state(.connecting(attempt: 1), link: nil), .state(.connected, link: link(2)),
+      .frame(.text("two")),
+    ] {
+      #expect(await events.next() == expected)
+    }
+    await harness.connection.stop()
+    #expect(await events.next() == .state(.closed, link: nil))
+    #expect(await events.next() == nil)
+  }
+
+  @Test("a send meant for a socket that is gone throws, and the next socket never sees it")
+  func sendOnALinkThatIsGoneThrows() async throws {
+    let harness = Harness(answers: .accept, .accept)
+    var events = harness.connection.events.makeAsyncIterator()
+    await harness.connection.start()
+    let first = try #require(await events.nextLink())
+    try await harness.connection.send(.text("on the first"), on: first)
+    let socket = try await harness.transport.socket(0)
+    socket.closeFromServer(code: .goingAway)
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    let second = try #require(await events.nextLink())
+    #expect(second != first)
+    // The owner has not handled the reconnect yet: what it meant for the first socket must
+    // not go out on the second (it would overtake what the first one lost).
+    await #expect(throws: WebSocketError.notConnected) {
+      try await harness.connection.send(.text("meant for the first"), on: first)
+    }
+    try await harness.connection.send(.text("on the second"), on: second)
+    try await harness.connection.send(.text("on any"))
+    let next = try await harness.transport.socket(1)
+    #expect(next.sentFrames == [.text("on the second"), .text("on any")])
+    #expect(socket.sentFrames == [.text("on the first")])
     await harness.connection.stop()
   }
 
@@ -381,7 +432,7 @@ struct WebSocketConnectionTests {
   @Test func stopClosesWithNormalClosureEndsTheStreamsAndNeverReconnects() async throws {
     let harness = Harness(answers: .accept, .accept)
     var states = harness.connection.stateChanges().makeAsyncIterator()
-    var frames = harness.connection.frames.makeAsyncIterator()
+    var frames = harness.connection.events.makeAsyncIterator()
     await harness.connection.start()
     #expect(await states.next() == .disconnected)
     #expect(await states.next() == .connecting(attempt: 0))
@@ -392,7 +443,7 @@ struct WebSocketConnectionTests {
     #expect(socket.closeCalls == [.init(code: .normalClosure, reason: nil)])
     #expect(await states.next() == .closed)
     #expect(await states.next() == nil)
-    #expect(await frames.next() == nil)
+    #expect(await frames.nextFrame() == nil)
 
     await harness.connection.start()
     await harness.clock.advance(by: .seconds(120))
@@ -493,6 +544,24 @@ struct WebSocketConnectionTests {
 }
 
 // MARK: - Support
+
+extension AsyncStream<WebSocketConnection.Event>.Iterator {
+  /// The next frame event's frame, past any state changes; `nil` once the events end.
+  mutating func nextFrame() async -> WebSocketFrame? {
+    while let event = await next() {
+      if case .frame(let frame) = event { return frame }
+    }
+    return nil
+  }
+
+  /// The socket of the next `.connected`, past any other event; `nil` once the events end.
+  mutating func nextLink() async -> WebSocketConnection.Link? {
+    while let event = await next() {
+      if case .state(.connected, let link) = event { return link }
+    }
+    return nil
+  }
+}
 
 /// A connection on a virtual clock over a scripted transport, with a heartbeat and a backoff
 /// whose random source returns the middle of its range.

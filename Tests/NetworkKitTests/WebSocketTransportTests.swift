@@ -157,12 +157,12 @@ struct WebSocketTransportTests {
     #expect(await states.next() == .connected)
     #expect(refreshes.value == 1)
 
-    var frames = connection.frames.makeAsyncIterator()
+    var frames = connection.events.makeAsyncIterator()
     try await connection.send(.text("through the connection"))
-    #expect(await frames.next() == .text("through the connection"))
+    #expect(await frames.nextFrame() == .text("through the connection"))
     await connection.stop()
     #expect(await states.next() == .closed)
-    #expect(await frames.next() == nil)
+    #expect(await frames.nextFrame() == nil)
   }
 
   @Test func platformDefaultIsHummingbirdOnLinux() {

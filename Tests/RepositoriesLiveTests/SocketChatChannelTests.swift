@@ -92,6 +92,46 @@ struct SocketChatChannelTests {
     await channel.close()
   }
 
+  @Test(
+    "each connect names its socket; an old socket's frames come before its end; a call naming a socket that is gone never reaches the next"
+  )
+  func callsNameTheirSocket() async throws {
+    let harness = Harness()
+    try await harness.signIn(as: "u_a", accessToken: "access-a", refreshToken: "refresh-a")
+    let transport = ScriptedWebSocketTransport(.accept, .accept)
+    let channel = Self.channel(harness, for: "u_a", transport: transport)
+    var events = channel.events.makeAsyncIterator()
+    await channel.open()
+    let first = try await transport.socket(0)
+    first.deliver(.text(ServerFrame.subscribed(roomID: "r_1", lastSeq: 3).text))
+    first.closeFromServer(code: .goingAway)
+    var seen: [ChatChannelEvent] = []
+    while let event = await events.next() {
+      seen.append(event)
+      if case .state(.connected, ChatLink(2)) = event { break }
+    }
+    let connects = seen.compactMap { event -> ChatLink? in
+      if case .state(.connected, let link) = event { link } else { nil }
+    }
+    #expect(connects == [ChatLink(1), ChatLink(2)])
+    let answer = try #require(seen.firstIndex(of: .subscribed(room: "r_1", lastSeq: 3)))
+    let end = try #require(
+      seen.firstIndex { if case .state(.waitingToReconnect, _) = $0 { true } else { false } })
+    #expect(answer < end)
+
+    // The engine has not handled the reconnect: what it sends naming the first socket fails
+    // (it goes again once the engine has), and only what names the second reaches it.
+    let late = UUID()
+    await #expect(throws: WebSocketError.notConnected) {
+      try await channel.send("late", to: "r_1", clientMessageID: late, on: ChatLink(1))
+    }
+    try await channel.send("now", to: "r_1", clientMessageID: UUID(), on: ChatLink(2))
+    let second = try await transport.socket(1)
+    #expect(second.sentFrames.count == 1)
+    #expect(second.sentFrames.allSatisfy { !"\($0)".contains(late.uuidString.lowercased()) })
+    await channel.close()
+  }
+
   @Test func aChannelOfAUserWhoIsNotSignedInNeverConnects() async throws {
     // A's engine made its channel, but B signed in before its first connect.
     let harness = Harness()

@@ -79,26 +79,29 @@ public final class SocketChatChannel: ChatChannel {
     return url
   }
 
-  /// Starts connecting (and reconnecting until ``close()``).
+  /// Starts connecting (and reconnecting until ``close()``). The connection's states and
+  /// frames become events in the one order they happened: an old socket's answer is never
+  /// handled after the reconnect that ended it.
   public func open() async {
-    let frames = connection.frames
-    let states = connection.stateChanges()
+    let events = connection.events
     let queue = queue
     let logger = logger
     tasks.add(
       Task {
-        for await frame in frames {
-          guard case .text(let text) = frame else { continue }
-          do {
-            if let event = try Self.event(ServerFrame(text: text)) { queue.push(event) }
-          } catch {
-            logger.warning("Ignoring a realtime frame: \(error)")
+        for await event in events {
+          switch event {
+          case .state(let state, let link):
+            queue.push(.state(Self.state(state), link: ChatLink(link?.number ?? 0)))
+          case .frame(.text(let text)):
+            do {
+              if let event = try Self.event(ServerFrame(text: text)) { queue.push(event) }
+            } catch {
+              logger.warning("Ignoring a realtime frame: \(error)")
+            }
+          case .frame:
+            continue
           }
         }
-      })
-    tasks.add(
-      Task {
-        for await state in states { queue.push(.state(Self.state(state))) }
       })
     await connection.start()
   }
@@ -111,28 +114,34 @@ public final class SocketChatChannel: ChatChannel {
     queue.finish()
   }
 
-  /// Sends `subscribe` with `after_seq`.
-  public func subscribe(to room: ChatRoom.ID, afterSeq: Int64) async throws {
-    try await send(.subscribe(roomID: room.rawValue, afterSeq: afterSeq))
+  /// Sends `subscribe` with `after_seq` on the socket `link` names.
+  public func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ChatLink) async throws {
+    try await send(.subscribe(roomID: room.rawValue, afterSeq: afterSeq), on: link)
   }
 
-  /// Sends `unsubscribe`.
-  public func unsubscribe(from room: ChatRoom.ID) async throws {
-    try await send(.unsubscribe(roomID: room.rawValue))
+  /// Sends `unsubscribe` on the socket `link` names.
+  public func unsubscribe(from room: ChatRoom.ID, on link: ChatLink) async throws {
+    try await send(.unsubscribe(roomID: room.rawValue), on: link)
   }
 
-  /// Sends `send` with the client message id (the answer is an `ack` or an `error`).
-  public func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws {
-    try await send(.send(roomID: room.rawValue, clientMessageID: clientMessageID, text: text))
+  /// Sends `send` with the client message id on the socket `link` names (the answer is an
+  /// `ack` or an `error`).
+  public func send(
+    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ChatLink
+  ) async throws {
+    try await send(
+      .send(roomID: room.rawValue, clientMessageID: clientMessageID, text: text), on: link)
   }
 
-  /// Sends `typing`.
-  public func typing(in room: ChatRoom.ID) async throws {
-    try await send(.typing(roomID: room.rawValue))
+  /// Sends `typing` on the socket `link` names.
+  public func typing(in room: ChatRoom.ID, on link: ChatLink) async throws {
+    try await send(.typing(roomID: room.rawValue), on: link)
   }
 
-  private func send(_ frame: ClientFrame) async throws {
-    try await connection.send(.text(frame.text))
+  /// Writes `frame` to the socket `link` names; throws `notConnected` when the connection has
+  /// no socket or has opened another since (the engine has not handled that reconnect yet).
+  private func send(_ frame: ClientFrame, on link: ChatLink) async throws {
+    try await connection.send(.text(frame.text), on: WebSocketConnection.Link(number: link.number))
   }
 
   /// The engine's event for a server frame (`nil` for a pong).
