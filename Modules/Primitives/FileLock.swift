@@ -23,24 +23,9 @@ public final class FileLock: Sendable {
   deinit { unlock() }
 
   /// Opens the lock file at `path` (made with mode 0600 when missing; its folder must exist)
-  /// and waits, blocking the calling thread, until the lock is this one's.
-  ///
-  /// - Throws: ``PrivateFile/Failure`` when the file cannot be opened or locked.
-  public static func acquire(at path: String) throws(PrivateFile.Failure) -> FileLock {
-    let descriptor = try openLockFile(path)
-    while flock(descriptor, LOCK_EX) != 0 {
-      let code = errno
-      guard code == EINTR else {
-        close(descriptor)
-        throw PrivateFile.Failure(operation: "lock", path: path, errno: code)
-      }
-    }
-    return FileLock(descriptor: descriptor)
-  }
-
-  /// Like ``acquire(at:)``, without blocking a thread: tries again every `interval` until
-  /// `limit` has passed. `nil` when another holder kept the lock that long, or the waiting
-  /// task was cancelled.
+  /// and waits until the lock is this one's, without blocking a thread: tries again every
+  /// `interval` until `limit` has passed. `nil` when another holder kept the lock that long, or
+  /// the waiting task was cancelled.
   ///
   /// - Throws: ``PrivateFile/Failure`` when the file cannot be opened or locked.
   public static func acquire(

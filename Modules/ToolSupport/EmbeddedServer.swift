@@ -26,8 +26,11 @@ public final class EmbeddedServer: Sendable {
   /// - Parameters:
   ///   - database: A file shared by every run, or memory for a throwaway server.
   ///   - echoesEmailCodes: Whether e-mail codes are printed to stderr as they are sent.
+  ///   - setupLockWait: How long to wait for another tool setting up the same database file
+  ///     (``setupLockWait`` by default); longer fails with a ``ToolError`` naming the lock file.
   public static func start(
-    database: ServerConfiguration.Database, echoesEmailCodes: Bool = true
+    database: ServerConfiguration.Database, echoesEmailCodes: Bool = true,
+    setupLockWait: Duration = setupLockWait
   ) async throws(ToolError) -> EmbeddedServer {
     // Server entries reach stderr from warning up (or at QAPPLE_LOG_LEVEL).
     let level = ToolLogging.explicitLevel() ?? .warning
@@ -41,7 +44,8 @@ public final class EmbeddedServer: Sendable {
       // what reaches stderr.
       logLevel: min(.notice, level))
     do {
-      let server = try openServer(configuration: configuration, logger: logger)
+      let server = try await openServer(
+        configuration: configuration, logger: logger, setupLockWait: setupLockWait)
       let url = try await server.start()
       return EmbeddedServer(baseURL: url, server: server, sink: sink)
     } catch {
@@ -57,22 +61,32 @@ public final class EmbeddedServer: Sendable {
     }
   }
 
+  /// How long a tool waits for another one setting up the shared database file: a first
+  /// start migrates and seeds it, which takes a few seconds at most.
+  public static let setupLockWait: Duration = .seconds(60)
+
   /// Creates the server; for a shared file, under an exclusive lock on `<file>.lock`.
   ///
   /// Creating the server migrates and seeds the database. Two tools started at the same
   /// moment on a new file would both try to create the schema, so the second waits for the
-  /// first; once the file is set up the lock is held only for a moment.
+  /// first (without blocking a thread), at most `setupLockWait`; once the file is set up the
+  /// lock is held only for a moment.
   private static func openServer(
-    configuration: ServerConfiguration, logger: Logger
-  ) throws -> QappleServer {
+    configuration: ServerConfiguration, logger: Logger, setupLockWait: Duration
+  ) async throws -> QappleServer {
     guard case .file(let path) = configuration.database else {
       return try QappleServer(configuration: configuration, logger: logger)
     }
-    let lock: FileLock
+    let lock: FileLock?
     do {
-      lock = try FileLock.acquire(at: path + ".lock")
+      lock = try await FileLock.acquire(at: path + ".lock", waitingAtMost: setupLockWait)
     } catch {
       throw ToolError(error.description, exitCode: .failure)
+    }
+    guard let lock else {
+      throw ToolError(
+        "another qapple tool has held \(path).lock for \(setupLockWait) (setting the database "
+          + "up, or stuck); try again, or end that tool", exitCode: .failure)
     }
     defer { lock.unlock() }
     return try QappleServer(configuration: configuration, logger: logger)

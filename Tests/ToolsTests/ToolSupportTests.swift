@@ -102,6 +102,34 @@ struct ToolSupportTests {
     #expect(error.exitCode == .failure)
   }
 
+  @Test("a tool waits for another one setting up the database, and says so when it waits too long")
+  func theSetupLockIsWaitedForWithALimit() async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("setup-lock-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("server.sqlite").path
+    // Another tool is setting the file up.
+    let held = try #require(
+      try await FileLock.acquire(at: path + ".lock", waitingAtMost: .seconds(5)))
+    let error = await #expect(throws: ToolError.self) {
+      try await EmbeddedServer.start(
+        database: .file(path: path), echoesEmailCodes: false, setupLockWait: .milliseconds(100))
+    }
+    #expect(error?.message.contains("\(path).lock") == true)
+    #expect(!FileManager.default.fileExists(atPath: path))
+    // Released while the next tool waits: that one starts.
+    let starting = Task {
+      try await EmbeddedServer.start(
+        database: .file(path: path), echoesEmailCodes: false, setupLockWait: .seconds(30))
+    }
+    try await Task.sleep(for: .milliseconds(100))
+    held.unlock()
+    let server = try await starting.value
+    await server.stop()
+    #expect(FileManager.default.fileExists(atPath: path))
+  }
+
   @Test func jsonWritesAbsentValuesAsNull() throws {
     let list = ListOutput<PostOutput>(items: [], nextCursor: nil)
     let text = try ToolJSON.string(list)
