@@ -63,14 +63,20 @@ final class TimingChannel: ChatChannel {
 
   func open() async { await inner.open() }
   func close() async { await inner.close() }
-  func subscribe(to room: ChatRoom.ID, afterSeq: Int64) async throws {
-    try await inner.subscribe(to: room, afterSeq: afterSeq)
+  func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ChatLink) async throws {
+    try await inner.subscribe(to: room, afterSeq: afterSeq, on: link)
   }
-  func unsubscribe(from room: ChatRoom.ID) async throws { try await inner.unsubscribe(from: room) }
-  func send(_ text: String, to room: ChatRoom.ID, clientMessageID: UUID) async throws {
-    try await inner.send(text, to: room, clientMessageID: clientMessageID)
+  func unsubscribe(from room: ChatRoom.ID, on link: ChatLink) async throws {
+    try await inner.unsubscribe(from: room, on: link)
   }
-  func typing(in room: ChatRoom.ID) async throws { try await inner.typing(in: room) }
+  func send(
+    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ChatLink
+  ) async throws {
+    try await inner.send(text, to: room, clientMessageID: clientMessageID, on: link)
+  }
+  func typing(in room: ChatRoom.ID, on link: ChatLink) async throws {
+    try await inner.typing(in: room, on: link)
+  }
 }
 
 /// Lets the stream's unfolding closure own a mutable iterator (only the engine reads it).
@@ -82,6 +88,8 @@ final class UncheckedBox<Value>: @unchecked Sendable {
 struct DeliveryRig {
   let server: QappleServer
   let sender: SocketChatChannel
+  /// The sender's socket, which its sends name (a reconnect fails them: the run is void).
+  let link: ChatLink
   let receiver: ChatSync
   let timing: TimingChannel
   let room: ChatRoom.ID
@@ -101,8 +109,6 @@ struct DeliveryRig {
     else { throw BenchmarkError("P6: the group has no room") }
 
     let sender = SocketChatChannel(backend: senderBackend, for: senderUser.id)
-    let senderEvents = sender.events
-    let draining = Task { for await _ in senderEvents {} }
     let timing = TimingChannel(SocketChatChannel(backend: receiverBackend, for: receiverUser.id))
     let store = try ChatStore(at: .inMemory, owner: receiverUser.id)
     let receiver = ChatSync(
@@ -111,14 +117,13 @@ struct DeliveryRig {
       options: ChatSyncOptions(logger: quietLogger, retryDelay: { _ in .milliseconds(100) }))
     await receiver.start()
     await receiver.open(room.id)
-    await sender.open()
     // Wait until both sockets are up and the receiver is subscribed (its catch-up is done).
-    for await state in sender.connection.stateChanges() where state == .connected { break }
+    let (link, draining) = try await openDraining(sender)
     while receiver.connectionState != .connected { try await Task.sleep(for: .milliseconds(5)) }
     try await Task.sleep(for: .milliseconds(200))
     return DeliveryRig(
-      server: server, sender: sender, receiver: receiver, timing: timing, room: room.id,
-      draining: draining)
+      server: server, sender: sender, link: link, receiver: receiver, timing: timing,
+      room: room.id, draining: draining)
   }
 
   /// Sends `count` messages at `rate` per second (paced against the start, so a late send
@@ -143,7 +148,7 @@ struct DeliveryRig {
       if due > now + 50_000 { try await Task.sleep(for: .nanoseconds(Int64(due - now))) }
       let text = "\(label) \(index)"
       sentAt[text] = monotonicNanos()
-      try await sender.send(text, to: room, clientMessageID: UUID())
+      try await sender.send(text, to: room, clientMessageID: UUID(), on: link)
     }
     let sendRate = Double(count) / (Double(monotonicNanos() - start) / 1e9)
     let deadline = monotonicNanos() + 120_000_000_000
@@ -177,6 +182,24 @@ let quietLogger: Logger = {
 }()
 
 /// An in-process server with the demo community, no rate limits, listening on loopback.
+/// Opens `channel`, whose events nothing else reads: returns the link its first connect named,
+/// and the task that reads and drops its later events (acks), so they do not pile up.
+func openDraining(
+  _ channel: SocketChatChannel
+) async throws -> (link: ChatLink, draining: Task<Void, Never>) {
+  let (links, found) = AsyncStream<ChatLink>.makeStream()
+  let events = channel.events
+  let draining = Task {
+    for await event in events {
+      if case .state(.connected, let link) = event { found.yield(link) }
+    }
+    found.finish()
+  }
+  await channel.open()
+  for await link in links { return (link, draining) }
+  throw BenchmarkError("the sender's socket never connected")
+}
+
 func startBenchmarkServer() async throws -> (QappleServer, URL) {
   let server = try QappleServer(
     configuration: ServerConfiguration(

@@ -71,11 +71,7 @@ func fanOut() async throws {
     try await socket.send(.text(ClientFrame.subscribe(roomID: room.rawValue, afterSeq: nil).text))
   }
   let sender = SocketChatChannel(backend: senderBackend, for: senderUser.id)
-  // Its acks are read and dropped, so they do not pile up.
-  let senderEvents = sender.events
-  let draining = Task { for await _ in senderEvents {} }
-  await sender.open()
-  for await state in sender.connection.stateChanges() where state == .connected { break }
+  let (link, draining) = try await openDraining(sender)
   try await Task.sleep(for: .milliseconds(200))
 
   /// Sends `count` messages as fast as the socket takes them; the seconds until every receiver
@@ -84,7 +80,7 @@ func fanOut() async throws {
     for (_, counter, _) in receivers { counter.expect(count) }
     let start = monotonicNanos()
     for index in 0..<count {
-      try await sender.send("\(label) \(index)", to: room, clientMessageID: UUID())
+      try await sender.send("\(label) \(index)", to: room, clientMessageID: UUID(), on: link)
     }
     let deadline = start + 120_000_000_000
     while receivers.contains(where: { $0.1.done == nil }) {
