@@ -890,8 +890,10 @@ public actor ChatSync {
             continue
           } catch {
             // The link went away between the check and the send, or the channel is on a newer
-            // one this engine has not handled yet: use the server call.
+            // one this engine has not handled yet: use the server call, unless the engine
+            // stopped meanwhile (the message stays sending, for the next start to settle).
             awaitingAck[id] = nil
+            guard !isStopped, !Task.isCancelled else { return }
           }
         }
         if onLink.contains(message.roomID) {

@@ -507,6 +507,21 @@ struct ChatSyncEngineTests {
     #expect(await rig.server.restCalls == 1)
   }
 
+  @Test("a send over the link that fails after stop does not fall back to the server call")
+  func stopEndsAFailedLinkSend() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    rig.channel.holdSends()
+    let message = try await rig.sync.send("first", to: Self.room)
+    _ = try await rig.channel.next { $0.send }
+    await rig.sync.stop()
+    // The socket's write fails once the engine has stopped (its close ended the link).
+    rig.channel.releaseHeldSend(throwing: .offline)
+    try await Task.sleep(for: .milliseconds(100))
+    #expect(await rig.server.restCalls == 0)
+    #expect(try rig.store.outbox().map(\.clientMessageID) == [message.clientMessageID])
+  }
+
   @Test("sends waiting for their ack are not sent again by the next flush, only after the timeout")
   func noResendBeforeTheAckTimeout() async throws {
     let clock = TestClock()
