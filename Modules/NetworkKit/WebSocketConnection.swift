@@ -207,7 +207,7 @@ public actor WebSocketConnection {
   }
 
   /// Closes the socket with 1000 (normal closure), stops reconnecting for good and ends
-  /// ``frames`` and the state streams; returns once everything has ended (also when called
+  /// ``events`` and the state streams; returns once everything has ended (also when called
   /// again while stopping).
   public func stop() async {
     if let stopping {

@@ -130,22 +130,25 @@ final class EngineChatChannel: ChatChannel {
       // overflow that catches up; after a withdrawal the client is signed out and stays down.
       if listener.ending != nil { self?.reconnect() }
     }
-    let replaced = link.withLock { link -> (Link, ChatLink)? in
+    // The state is queued under the lock: two connects at once (coming online while an
+    // overflowed listener reconnects) queue their links in the order they were numbered, so
+    // the engine ends on the open one.
+    let replaced = link.withLock { link -> Link? in
       guard !link.isClosed else { return nil }
       let old = link
       link.listener = listener
       link.forwarding = forwarding
       link.opened += 1
-      return (old, ChatLink(link.opened))
+      queue.push(.state(.connected, link: ChatLink(link.opened)))
+      return old
     }
-    guard let (replaced, opened) = replaced else {
+    guard let replaced else {
       forwarding.cancel()
       listener.close()
       return
     }
     replaced.forwarding?.cancel()
     replaced.listener?.close()
-    queue.push(.state(.connected, link: opened))
   }
 
   /// Drops the listener (the socket went down while offline).
@@ -155,12 +158,12 @@ final class EngineChatChannel: ChatChannel {
         link.listener = nil
         link.forwarding = nil
       }
+      // Queued under the lock, like a connect's state: never after a later connect's.
+      if link.listener != nil { queue.push(.state(.waitingToReconnect(retryIn: .zero))) }
       return link
     }
     old.forwarding?.cancel()
     old.listener?.close()
-    guard old.listener != nil else { return }
-    queue.push(.state(.waitingToReconnect(retryIn: .zero)))
   }
 
   private func reconnect() {

@@ -84,6 +84,9 @@ public final class EmbeddedServer: Sendable {
       throw ToolError(error.description, exitCode: .failure)
     }
     guard let lock else {
+      if Task.isCancelled {
+        throw ToolError("interrupted while waiting for \(path).lock", exitCode: .failure)
+      }
       throw ToolError(
         "another qapple tool has held \(path).lock for \(setupLockWait) (setting the database "
           + "up, or stuck); try again, or end that tool", exitCode: .failure)

@@ -181,7 +181,6 @@ let quietLogger: Logger = {
   return logger
 }()
 
-/// An in-process server with the demo community, no rate limits, listening on loopback.
 /// Opens `channel`, whose events nothing else reads: returns the link its first connect named,
 /// and the task that reads and drops its later events (acks), so they do not pile up.
 func openDraining(
@@ -200,6 +199,7 @@ func openDraining(
   throw BenchmarkError("the sender's socket never connected")
 }
 
+/// An in-process server with the demo community, no rate limits, listening on loopback.
 func startBenchmarkServer() async throws -> (QappleServer, URL) {
   let server = try QappleServer(
     configuration: ServerConfiguration(
