@@ -82,12 +82,17 @@ struct ChatSyncEngineTests {
       return message
     }
 
-    /// Connects, opens the room (its subscribe answered), closes it and opens it again: the
-    /// unsubscribe and the second subscribe go out, neither answered yet.
-    func reopened() async throws {
+    /// Connects and opens the room; returns once its subscribe went out (not answered yet).
+    func openedRoom() async throws {
       await connected()
       await sync.open(ChatSyncEngineTests.room)
       _ = try await channel.next { $0.subscribe }
+    }
+
+    /// Connects, opens the room (its subscribe answered), closes it and opens it again: the
+    /// unsubscribe and the second subscribe go out, neither answered yet.
+    func reopened() async throws {
+      try await openedRoom()
       channel.emit(.subscribed(room: ChatSyncEngineTests.room, lastSeq: 0))
       await sync.close(ChatSyncEngineTests.room)
       _ = try await channel.next { $0.unsubscribe }
@@ -196,9 +201,7 @@ struct ChatSyncEngineTests {
     let rig = try Rig()
     await rig.server.add(300, by: Self.peer)
     await rig.server.hide(5, 150)
-    await rig.connected()
-    await rig.sync.open(Self.room)
-    _ = try await rig.channel.next { $0.subscribe }
+    try await rig.openedRoom()
     rig.channel.emit(.subscribed(room: Self.room, lastSeq: 300))
     try await waitUntil { try rig.store.syncCursor(of: Self.room) == 300 }
     #expect(await rig.server.fetches == [0, 101, 202])
@@ -446,9 +449,7 @@ struct ChatSyncEngineTests {
   @Test("a hide that overtakes its message leaves the message out when it comes")
   func hideBeforeTheMessage() async throws {
     let rig = try Rig()
-    await rig.connected()
-    await rig.sync.open(Self.room)
-    _ = try await rig.channel.next { $0.subscribe }
+    try await rig.openedRoom()
     rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
     await rig.handledEvents()
     await rig.server.add(2, by: Self.peer)
@@ -928,9 +929,7 @@ struct ChatSyncEngineTests {
   @Test("a screen the server ended closing later does not close a screen that reopened the room")
   func endedScreenClosesLate() async throws {
     let rig = try Rig()
-    await rig.connected()
-    await rig.sync.open(Self.room)
-    _ = try await rig.channel.next { $0.subscribe }
+    try await rig.openedRoom()
     rig.channel.emit(.unsubscribed(room: Self.room))
     try await Task.sleep(for: .milliseconds(20))
     // The user rejoined: a second screen opens the room; then the first screen goes away.
@@ -946,9 +945,7 @@ struct ChatSyncEngineTests {
   @Test("the answer to our own unsubscribe keeps a room reopened meanwhile; an unasked one ends it")
   func unsubscribedAnswers() async throws {
     let rig = try Rig()
-    await rig.connected()
-    await rig.sync.open(Self.room)
-    _ = try await rig.channel.next { $0.subscribe }
+    try await rig.openedRoom()
     await rig.sync.close(Self.room)
     _ = try await rig.channel.next { $0.unsubscribe }
     await rig.sync.open(Self.room)

@@ -557,8 +557,6 @@ struct MigrationTests {
     #expect(batch.events.map(\.name) == ["app_opened"])
   }
 
-  /// Writes the fixture of the current schema (run once per released schema, with
-  /// `QAPPLE_WRITE_STORE_FIXTURE=<folder>`, and commit the file).
   @Test("v3 (a client message id is unique per sender)")
   func v3() throws {
     let (store, cleanUp) = try Self.open(3)
@@ -567,6 +565,8 @@ struct MigrationTests {
     #expect(try store.queuedEventCount() == 2)
   }
 
+  /// Writes the fixture of the current schema (run once per released schema, with
+  /// `QAPPLE_WRITE_STORE_FIXTURE=<folder>`, and commit the file).
   @Test("writes the current schema's fixture when asked")
   func writeFixture() throws {
     guard let folder = ProcessInfo.processInfo.environment["QAPPLE_WRITE_STORE_FIXTURE"] else {

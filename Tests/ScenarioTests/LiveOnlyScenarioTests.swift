@@ -152,6 +152,18 @@ struct LiveOnlyScenarioTests {
     backend.makeLiveClient(store: FileCredentialStore(fileURL: file)).repositories
   }
 
+  /// Alice signs up in a client on the shared `file`; then another command on the same file
+  /// signs bob up in a second client (first signing alice out, with `signingAliceOut`).
+  private static func aliceThenBob(
+    on backend: LiveScenarioBackend, sharing file: URL, signingAliceOut: Bool = false
+  ) async throws -> (alice: RepositorySet, other: RepositorySet, bob: User) {
+    let alice = client(of: backend, sharing: file)
+    _ = try await backend.signUp(alice, nickname: "alice")
+    let other = client(of: backend, sharing: file)
+    if signingAliceOut { try await other.auth.signOut() }
+    return (alice, other, try await backend.signUp(other, nickname: "bob"))
+  }
+
   /// A live backend and a session file in a folder of its own, for clients that share it
   /// (``client(of:sharing:)``).
   private func withSharedSessionFile(
@@ -193,12 +205,9 @@ struct LiveOnlyScenarioTests {
   )
   func sharedSessionFileOtherUser() async throws {
     try await withSharedSessionFile(accessTokenLifetime: .seconds(300)) { backend, file in
-      let alice = Self.client(of: backend, sharing: file)
-      _ = try await backend.signUp(alice, nickname: "alice")
       // Another command on the same file signs alice out and bob in.
-      let other = Self.client(of: backend, sharing: file)
-      try await other.auth.signOut()
-      let bob = try await backend.signUp(other, nickname: "bob")
+      let (alice, other, bob) = try await Self.aliceThenBob(
+        on: backend, sharing: file, signingAliceOut: true)
       let bobsPair = try #require(try await FileCredentialStore(fileURL: file).credentials())
 
       backend.clock.advance(by: .seconds(301))
@@ -215,10 +224,7 @@ struct LiveOnlyScenarioTests {
   @Test("a withdrawal leaves a session another process signed in to a shared file")
   func sharedSessionFileWithdrawal() async throws {
     try await withSharedSessionFile { backend, file in
-      let alice = Self.client(of: backend, sharing: file)
-      _ = try await backend.signUp(alice, nickname: "alice")
-      let other = Self.client(of: backend, sharing: file)
-      let bob = try await backend.signUp(other, nickname: "bob")
+      let (alice, other, bob) = try await Self.aliceThenBob(on: backend, sharing: file)
       try await alice.auth.withdraw()
       #expect(await alice.auth.currentState() == .signedOut)
       let stored = try #require(try await FileCredentialStore(fileURL: file).storedSession())
@@ -230,10 +236,8 @@ struct LiveOnlyScenarioTests {
   @Test("a profile change does not label another user's session in a shared file as this user's")
   func sharedSessionFileProfileSnapshot() async throws {
     try await withSharedSessionFile { backend, file in
-      let alice = Self.client(of: backend, sharing: file)
-      _ = try await backend.signUp(alice, nickname: "alice")
       // Another command on the same file signs bob in (alice's session stays valid).
-      let bob = try await backend.signUp(Self.client(of: backend, sharing: file), nickname: "bob")
+      let (alice, _, bob) = try await Self.aliceThenBob(on: backend, sharing: file)
       _ = try await alice.profile.updateProfile(ProfileUpdate(cohort: "2026 Evening"))
       let stored = try #require(try await FileCredentialStore(fileURL: file).storedSession())
       #expect(stored.user?.id == bob.id)
