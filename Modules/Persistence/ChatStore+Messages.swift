@@ -11,8 +11,10 @@ public struct SaveResult: Sendable, Hashable {
 }
 
 extension ChatStore {
-  /// Stores the rooms the server listed (title, kind, unread count and read cursor), in order;
-  /// messages and sync cursors stay. For a page of the list; ``replaceRooms(_:)`` takes the
+  /// Stores the rooms the server listed (title, kind, unread count, read cursor and newest
+  /// message), in order; messages and sync cursors stay. The listed newest message is not
+  /// stored among the room's messages: ``rooms()`` shows it until the room's own messages are
+  /// synced that far. For a page of the list; ``replaceRooms(_:)`` takes the
   /// whole list. The read cursor never moves back. A room listed with a cursor behind the
   /// stored one (read here before the server applied it) counts at least the server's unread
   /// messages less those the stored cursor may have read (one per `seq` it is ahead), or the
@@ -52,6 +54,7 @@ extension ChatStore {
         try statement.execute(arguments: [
           room.id.rawValue, kind, peer, room.title, room.unreadCount, room.lastReadSeq, position,
         ])
+        try Self.list(room.lastMessage, of: room.id, db)
       }
       guard droppingUnlisted else { return }
       // Rooms only known from messages (`unknown`) may be newer than the list: they stay.
@@ -121,12 +124,37 @@ extension ChatStore {
     try write { db in try Self.delete(seq, in: room, db) }
   }
 
-  /// Deletes one stored message by `seq`; `false` when there was none.
+  /// Deletes one stored message by `seq`, and the room's listed newest message if it is that
+  /// one; `false` when there was no stored message.
   @discardableResult
   private static func delete(_ seq: Int64, in room: ChatRoom.ID, _ db: Database) throws -> Bool {
     try db.cachedStatement(sql: "DELETE FROM message WHERE room_id = ? AND seq = ?")
       .execute(arguments: [room.rawValue, seq])
-    return db.changesCount > 0
+    let deleted = db.changesCount > 0
+    try db.cachedStatement(sql: "DELETE FROM listed_message WHERE room_id = ? AND seq = ?")
+      .execute(arguments: [room.rawValue, seq])
+    return deleted
+  }
+
+  /// Keeps `message` as the newest message the server listed for `room`; `nil` (the server
+  /// lists none: no visible message) forgets the one kept.
+  private static func list(_ message: ChatMessage?, of room: ChatRoom.ID, _ db: Database) throws {
+    guard let message, let seq = message.seq else {
+      try db.cachedStatement(sql: "DELETE FROM listed_message WHERE room_id = ?")
+        .execute(arguments: [room.rawValue])
+      return
+    }
+    try db.cachedStatement(
+      sql: """
+        INSERT OR REPLACE INTO listed_message (room_id, id, seq, client_message_id, sender_id,
+          sender_nickname, text, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    ).execute(arguments: [
+      room.rawValue, message.id.rawValue, seq, message.clientMessageID.uuidString.lowercased(),
+      message.sender.id.rawValue, message.sender.nickname, message.text,
+      message.createdAt.timeIntervalSince1970,
+    ])
   }
 
   private static func save(

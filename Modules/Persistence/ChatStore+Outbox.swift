@@ -106,7 +106,10 @@ extension ChatStore {
 extension ChatStore {
   /// The stored rooms in the server's order, each with its newest message and as unread the
   /// stored messages of others after the read cursor, or the server's count when that is
-  /// higher (a room whose messages were never synced).
+  /// higher (a room whose messages were never synced). The newest message is the newest unsent
+  /// one, else the newest stored one, or the one the server listed when that is newer than
+  /// both it and the sync cursor (a room not synced that far; one the cursor passed without
+  /// storing it was hidden by moderation).
   public func rooms() throws(PersistenceError) -> [ChatRoom] {
     try read { db in try Self.rooms(db, owner: owner.rawValue) }
   }
@@ -130,21 +133,28 @@ extension ChatStore {
         ? .direct(User.ID(rawValue: peer)) : .group(StudyGroup.ID(rawValue: peer))
       // The newest unsent message, else the newest sent one, each off its index (one ORDER BY
       // over both scanned the room's whole history on every change of the observed list).
-      let last =
-        try messages(
-          db,
-          sql: """
-            SELECT * FROM message INDEXED BY message_outbox
-            WHERE state IN ('pending', 'sending', 'failed') AND room_id = ? ORDER BY row DESC
-            LIMIT 1
-            """, [id]
-        ).first
-        ?? messages(
-          db,
-          sql: """
-            SELECT * FROM message WHERE room_id = ? AND seq IS NOT NULL ORDER BY seq DESC LIMIT 1
-            """, [id]
-        ).first
+      let unsent = try messages(
+        db,
+        sql: """
+          SELECT * FROM message INDEXED BY message_outbox
+          WHERE state IN ('pending', 'sending', 'failed') AND room_id = ? ORDER BY row DESC
+          LIMIT 1
+          """, [id]
+      ).first
+      let stored = try messages(
+        db,
+        sql:
+          "SELECT * FROM message WHERE room_id = ? AND seq IS NOT NULL ORDER BY seq DESC LIMIT 1",
+        [id]
+      ).first
+      let listed = try messages(
+        db,
+        sql: """
+          SELECT *, 'sent' AS state, NULL AS failure FROM listed_message
+          WHERE room_id = ? AND seq > ?
+          """, [id, max(row["sync_seq"] as Int64, stored?.seq ?? 0)]
+      ).first
+      let last = unsent ?? listed ?? stored
       return ChatRoom(
         id: ChatRoom.ID(rawValue: id), kind: kind, title: row["title"], lastMessage: last,
         unreadCount: row["unread"], lastReadSeq: row["read_seq"])

@@ -9,6 +9,7 @@ enum StoreSchema {
     "v1: rooms, messages, cursors, outbox, analytics queue",
     "v2: analytics batches",
     "v3: a client message id is unique per sender",
+    "v4: a room keeps the newest message the server listed",
   ]
 
   static var migrator: DatabaseMigrator {
@@ -83,6 +84,21 @@ enum StoreSchema {
       try db.execute(
         sql: "CREATE UNIQUE INDEX message_room_seq ON message(room_id, seq) WHERE seq IS NOT NULL")
       try db.create(index: "message_outbox", on: "message", columns: ["state", "row"])
+    }
+    migrator.registerMigration(migrations[3]) { db in
+      // The newest message of each room as the server's room list gave it: the list shows it
+      // until the room's own messages are synced that far (rooms nobody opened, rows below
+      // the live part of the list). Not a stored message: it moves no cursor.
+      try db.create(table: "listed_message") { t in
+        t.primaryKey("room_id", .text).references("room", onDelete: .cascade)
+        t.column("id", .text).notNull()
+        t.column("seq", .integer).notNull()
+        t.column("client_message_id", .text).notNull()
+        t.column("sender_id", .text).notNull()
+        t.column("sender_nickname", .text).notNull()
+        t.column("text", .text).notNull()
+        t.column("created_at", .double).notNull()
+      }
     }
     return migrator
   }

@@ -150,6 +150,55 @@ struct ChatStoreTests {
     #expect(try store.rooms().map(\.unreadCount) == [0, 2])
   }
 
+  @Test(
+    "the list shows the server's newest message until the room is synced that far; never a hidden one"
+  )
+  func listedNewestMessage() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    func list(_ last: ChatMessage?) throws {
+      try store.saveRooms([
+        ChatRoom(id: room, kind: .group("g_1"), title: "Study", lastMessage: last)
+      ])
+    }
+    func shown() throws -> String? { try store.rooms().first?.lastMessage?.text }
+    // A room nobody opened: the server's newest message, not stored among the room's messages.
+    let five = sent(5)
+    try list(five)
+    #expect(try store.rooms().first?.lastMessage == five)
+    #expect(try store.latestMessages(in: room).isEmpty && store.syncCursor(of: room) == 0)
+    // Synced part of the way: the listed one is still newer.
+    try store.save([sent(1), sent(2), sent(3)])
+    #expect(try shown() == "message 5")
+    // Synced past it: the stored messages show.
+    try store.save([sent(4), sent(5), sent(6)])
+    #expect(try shown() == "message 6")
+    // Hidden after it was listed (the realtime `message_hidden`): it is gone at once.
+    try list(sent(8))
+    #expect(try shown() == "message 8")
+    try store.removeHidden(8, in: room)
+    #expect(try shown() == "message 6")
+    // Listed, then stepped over by a catch-up that never got it (hidden): not shown.
+    try list(sent(9))
+    try store.skip(in: room, through: 9)
+    #expect(try shown() == "message 6")
+    // An unsent message is the newest; a list with no newest message forgets the listed one.
+    try list(sent(12))
+    let unsent = try store.enqueue(
+      "draft", to: room, clientMessageID: UUID(), sender: mina, at: epoch)
+    #expect(try shown() == "draft")
+    try store.markFailed(unsent.clientMessageID, reason: "no")
+    try store.deleteUnsent(unsent.clientMessageID)
+    #expect(try shown() == "message 12")
+    try list(nil)
+    #expect(try shown() == "message 6")
+    // A room the whole list no longer holds takes its listed message with it.
+    try list(sent(12))
+    try store.replaceRooms([])
+    #expect(
+      try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM listed_message") } == 0
+    )
+  }
+
   @Test("the owner's own message, from any device, moves the read cursor to it; others' do not")
   func ownMessageIsRead() throws {
     let store = try ChatStore(at: .inMemory, owner: mina.id)
@@ -565,6 +614,19 @@ struct MigrationTests {
     #expect(try store.queuedEventCount() == 2)
   }
 
+  @Test("v4 (a room keeps the newest message the server listed)")
+  func v4() throws {
+    let (store, cleanUp) = try Self.open(4)
+    defer { cleanUp() }
+    try Self.expectCommonContent(store)
+    #expect(try store.queuedEventCount() == 2)
+    // The listed message (seq 4) is newer than the synced ones; the unsent one is newer still.
+    let unsent = try #require(try store.outbox().first)
+    try store.markFailed(unsent.clientMessageID, reason: "no")
+    try store.deleteUnsent(unsent.clientMessageID)
+    #expect(try store.rooms().first?.lastMessage?.seq == 4)
+  }
+
   /// Writes the fixture of the current schema (run once per released schema, with
   /// `QAPPLE_WRITE_STORE_FIXTURE=<folder>`, and commit the file).
   @Test("writes the current schema's fixture when asked")
@@ -575,7 +637,9 @@ struct MigrationTests {
     let path = folder + "/v\(StoreSchema.migrations.count).qapple-cache"
     try? FileManager.default.removeItem(atPath: path)
     let store = try ChatStore(at: .file(path: path), owner: mina.id)
-    try store.saveRooms([ChatRoom(id: room, kind: .group("g_1"), title: "Study")])
+    try store.saveRooms([
+      ChatRoom(id: room, kind: .group("g_1"), title: "Study", lastMessage: sent(4))
+    ])
     try store.save([sent(1), sent(2), sent(3)])
     try store.enqueue("unsent", to: room, clientMessageID: UUID(), sender: mina, at: epoch)
     try store.enqueue(events: [
