@@ -312,6 +312,7 @@ let testTargets: [Target] = [
       "RepositoriesTesting", "Repositories", "ServiceEngine", "Domain",
       .product(name: "Dependencies", package: "swift-dependencies"),
       .product(name: "Clocks", package: "swift-clocks"),
+      .product(name: "GRDB", package: "GRDB.swift"),
     ],
     path: "Tests/RepositoriesTestingTests"
   ),

@@ -997,15 +997,6 @@ extension ChatSync {
 }
 
 extension DomainError {
-  /// `true` for failures that may pass on a later try (offline, timeout, server error, rate
-  /// limit); `false` for a refusal the user must act on.
-  var isWorthRetrying: Bool {
-    switch self {
-    case .offline, .timeout, .server, .rateLimited, .signedOut: true
-    default: false
-    }
-  }
-
   /// `true` for failures of a server call after which the write may still have been carried
   /// out, its answer lost (a timeout, or a server error that may come from a proxy after the
   /// service stored it); `false` when the call was refused or, as far as the SDK can tell,

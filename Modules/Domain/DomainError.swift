@@ -56,6 +56,17 @@ public enum DomainError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension DomainError {
+  /// `true` for failures that may pass on a later try with nothing changed (offline, timeout,
+  /// server error, rate limit, a session a sign-in renews); `false` for a refusal the user
+  /// must act on. The chat outbox retries the first kind and fails the second; the chat
+  /// server ends a socket whose send failed for now (`Docs/Realtime.md`).
+  public var isWorthRetrying: Bool {
+    switch self {
+    case .offline, .timeout, .server, .rateLimited, .signedOut: true
+    default: false
+    }
+  }
+
   /// `error` as a domain error, for code that calls a repository (whose endpoints throw
   /// ``DomainError``): a domain error stays itself, a ``ValidationError`` becomes
   /// ``validation(_:)``, anything else (a bug, an unimplemented test endpoint) becomes

@@ -79,7 +79,9 @@ final class EngineChatChannel: ChatChannel {
   ) async throws {
     _ = try connectedListener(link)
     do {
-      let sent = try backend.perform(client, write: .writes) { viewer in
+      // Not counted against the write limit: the server's socket has none (its frame limit
+      // is not modelled here); the REST call is limited.
+      let sent = try backend.perform(client) { viewer in
         try backend.engine.sendMessage(
           text, to: room, clientMessageID: clientMessageID, as: viewer)
       }
@@ -87,6 +89,7 @@ final class EngineChatChannel: ChatChannel {
     } catch let error as DomainError where error != .offline {
       queue.push(
         .refused(clientMessageID: clientMessageID, room: room, frame: .send, error: error))
+      if error.isWorthRetrying { endAfterFailedSend() }
     }
   }
 
@@ -165,6 +168,22 @@ final class EngineChatChannel: ChatChannel {
     old.forwarding?.cancel()
     old.listener?.close()
   }
+
+  /// Ends the link after a send that failed for now, as the server closes such a socket (no
+  /// later send on it can be stored before the client sends that one again), and connects
+  /// anew after a pause, as the live client backs off after that close (a failure that lasts
+  /// must not turn into a busy loop of reconnects and resends).
+  private func endAfterFailedSend() {
+    drop()
+    Task { [weak self] in
+      try? await Task.sleep(for: Self.pauseAfterFailedSend)
+      guard let self, !self.backend.isOffline else { return }
+      self.connect()
+    }
+  }
+
+  /// How long the link stays down after a send that failed for now.
+  static let pauseAfterFailedSend: Duration = .milliseconds(50)
 
   private func reconnect() {
     drop()

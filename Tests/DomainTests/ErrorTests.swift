@@ -86,6 +86,19 @@ struct DomainErrorTests {
     #expect(DomainError(Unexpected()) == .server("boom"))
   }
 
+  @Test("failures that may pass on a later try, and refusals the user must act on")
+  func worthRetrying() {
+    let later: [DomainError] = [
+      .offline, .timeout, .server("boom"), .rateLimited(retryAfter: nil), .signedOut,
+    ]
+    let refusals: [DomainError] = [
+      .validation(.empty(field: "text")), .nicknameTaken, .alreadyReported, .banned, .notFound,
+      .forbidden, .answerRequired, .conflict("taken"),
+    ]
+    #expect(later.allSatisfy { $0.isWorthRetrying })
+    #expect(!refusals.contains { $0.isWorthRetrying })
+  }
+
   @Test("rateLimited without a time says to wait a moment")
   func rateLimitedWithoutTime() {
     let description = DomainError.rateLimited(retryAfter: nil).description

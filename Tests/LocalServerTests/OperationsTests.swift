@@ -1,7 +1,6 @@
 import DTO
 import Domain
 import Foundation
-import GRDB
 import Hummingbird
 import HummingbirdTesting
 import LocalServer
@@ -86,20 +85,9 @@ struct OperationsTests {
 
   @Test("a write whose answer cannot be stored for its Idempotency-Key still answers its result")
   func unstoredReplyKeepsTheWrite() async throws {
-    let folder = try TemporaryDirectory("qapple-idempotency")
+    // Storing answers fails.
+    let (path, folder) = try await databaseFailingInserts(into: "idempotency")
     defer { folder.remove() }
-    let path = folder.path("qapple.sqlite")
-    // The database, migrated; storing answers then fails, as a full disk would make it.
-    try ServiceEngine(configuration: .init(storage: .file(path: path))).close()
-    let side = try DatabaseQueue(path: path)
-    try await side.write { db in
-      try db.execute(
-        sql: """
-          CREATE TRIGGER no_replies BEFORE INSERT ON idempotency
-          BEGIN SELECT RAISE(ABORT, 'disk full'); END
-          """)
-    }
-    try side.close()
     let capture = LogCapture()
     try await withServer(.testing(database: .file(path: path)), logger: capture.logger) { h in
       let token = try await h.member("Unlucky")

@@ -393,6 +393,42 @@ struct RealtimeTests {
     }
   }
 
+  @Test(
+    "a send that fails for now (the database refuses it) ends the socket with 1013: no later send on it is stored first"
+  )
+  func sendFailedForNowEndsTheSocket() async throws {
+    // Storing the message "first" fails.
+    let (path, folder) = try await databaseFailingInserts(
+      into: "chat_message", when: "NEW.text = 'first'")
+    defer { folder.remove() }
+    try await withServer(.testing(database: .file(path: path))) { h in
+      let r = try await Self.room(h)
+      let probe = try await SocketProbe.open(h.url, token: r.owner)
+      let first = UUID()
+      probe.send(.send(roomID: r.room, clientMessageID: first, text: "first"))
+      probe.send(.send(roomID: r.room, clientMessageID: UUID(), text: "second"))
+      // "second" is refused with it (one transaction) or never run: nothing is acknowledged.
+      var refused: [String?] = []
+      var event = try await probe.next()
+      while case .text(let text) = event {
+        let frame = try ServerFrame(text: text)
+        if case .error(let error) = frame {
+          #expect(error.code == "internal")
+          refused.append(error.clientMessageId)
+        } else {
+          Issue.record("expected only refusals, got \(frame)")
+        }
+        event = try await probe.next()
+      }
+      #expect(refused.first == first.uuidString.lowercased())
+      #expect(event == .closed(code: 1013))
+      let history = try await h.expect(
+        .ok, PageDTO<ChatMessageDTO>.self, .get, "/chat/rooms/\(r.room)/messages",
+        token: r.owner)
+      #expect(history.items.isEmpty)
+    }
+  }
+
   @Test("a flood gets too_many_frames and close 1008")
   func flood() async throws {
     var configuration = ServerConfiguration.testing()

@@ -1,9 +1,11 @@
 import Domain
 import Foundation
+import GRDB
 import Repositories
 import RepositoriesTesting
-import ServiceEngine
 import Testing
+
+@testable import ServiceEngine
 
 @Suite("Fake study groups")
 struct StudyGroupTests {
@@ -221,10 +223,7 @@ struct FakeChatSyncTests {
     var states = alice.chat.connectionStates().makeAsyncIterator()
     var messages = alice.chat.messages(in: room.id, limit: 10).makeAsyncIterator()
     #expect(try await messages.next() == [])
-    // Ends with the stream too (`nil` is not `.connected`, and would loop forever).
-    var state = await states.next()
-    while let current = state, current != .connected { state = await states.next() }
-    try #require(state == .connected)
+    try #require(await states.next(where: { $0 == .connected }) == .connected)
 
     backend.isOffline = true
     #expect(await states.next() == .waitingToReconnect(retryIn: .zero))
@@ -249,6 +248,45 @@ struct FakeChatSyncTests {
     #expect(onServer.map(\.clientMessageID) == [pending.clientMessageID])
   }
 
+  @Test(
+    "a send the database fails for now ends the link, as on the server: the later send is not stored first"
+  )
+  func sendFailedForNowKeepsTheOrder() async throws {
+    let (backend, alice, _, _) = try makeCast()
+    _ = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Order"))
+    let room = try #require(try await alice.chat.fetchRooms(page: .first).items.first)
+    var states = alice.chat.connectionStates().makeAsyncIterator()
+    var messages = alice.chat.messages(in: room.id, limit: 10).makeAsyncIterator()
+    #expect(try await messages.next() == [])
+    try #require(await states.next(where: { $0 == .connected }) == .connected)
+
+    // Storing "first" fails, as a full disk would make it, until the trigger goes.
+    try await backend.engine.writer.write { db in
+      try db.execute(
+        sql: """
+          CREATE TRIGGER refuse_first BEFORE INSERT ON chat_message WHEN NEW.text = 'first'
+          BEGIN SELECT RAISE(ABORT, 'disk full'); END
+          """)
+    }
+    _ = try await alice.chat.send(text: "first", to: room.id)
+    _ = try await alice.chat.send(text: "second", to: room.id)
+    // The refusal ends the link (the engine sees it go down); nothing is stored meanwhile.
+    try #require(await states.next(where: { $0 != .connected }) != nil)
+    let aliceViewer = try backend.engine.viewer(try alice.userID)
+    #expect(
+      try backend.engine.messages(
+        in: room.id, afterSeq: nil, beforeSeq: nil, limit: 10, as: aliceViewer
+      ).isEmpty)
+
+    try await backend.engine.writer.write { db in try db.execute(sql: "DROP TRIGGER refuse_first") }
+    var latest: [ChatMessage] = []
+    while latest.count < 2 || latest.contains(where: { $0.deliveryState != .sent }) {
+      latest = try #require(try await messages.next())
+    }
+    #expect(latest.map(\.text) == ["first", "second"])
+    #expect(latest.compactMap(\.seq) == [1, 2])
+  }
+
   @Test("two fake clients chat live; each has its own store")
   func liveBetweenClients() async throws {
     let (_, alice, bob, _) = try makeCast()
@@ -262,5 +300,17 @@ struct FakeChatSyncTests {
     while seen.count < 3 { seen = try #require(try await bobs.next()) }
     #expect(seen.map(\.text) == ["one", "two", "three"])
     #expect(seen.compactMap(\.seq) == [1, 2, 3])
+  }
+}
+
+extension AsyncStream<ChatConnectionState>.Iterator {
+  /// The next state that `matches`, skipping the others; `nil` when the stream ends first.
+  mutating func next(
+    where matches: (ChatConnectionState) -> Bool
+  ) async -> ChatConnectionState? {
+    while let state = await next() {
+      if matches(state) { return state }
+    }
+    return nil
   }
 }

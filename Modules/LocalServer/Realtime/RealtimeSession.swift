@@ -237,7 +237,7 @@ struct RealtimeSession: Sendable {
           sends.append(Self.request(room: room, id: id, text: text))
           continue
         }
-        if !sends.isEmpty { send(sends, post: post) }
+        if !sends.isEmpty, !send(sends, post: post) { return }
         sends = []
         switch item {
         case .frame(let frame):
@@ -250,7 +250,7 @@ struct RealtimeSession: Sendable {
           return
         }
       }
-      if !sends.isEmpty { send(sends, post: post) }
+      if !sends.isEmpty, !send(sends, post: post) { return }
     }
   }
 
@@ -258,9 +258,13 @@ struct RealtimeSession: Sendable {
     MessageSend(text: text, roomID: ChatRoom.ID(rawValue: room), clientMessageID: id)
   }
 
-  /// Runs sends in one transaction and answers each: its `ack`, or its refusal.
-  private func send(_ sends: [MessageSend], post: AsyncStream<Outgoing>.Continuation) {
-    for (send, result) in zip(sends, engine.sendMessages(sends, as: viewer)) {
+  /// Runs sends in one transaction and answers each: its `ack`, or its refusal. A send that
+  /// failed for now (the database refused the transaction) ends the socket, and `false` tells
+  /// the handler to run nothing more: a later send of the client stored before the client
+  /// sends that one again would break the order its messages were written in.
+  private func send(_ sends: [MessageSend], post: AsyncStream<Outgoing>.Continuation) -> Bool {
+    let results = engine.sendMessages(sends, as: viewer)
+    for (send, result) in zip(sends, results) {
       let clientMessageID = send.clientMessageID
       switch result {
       case .success(let sent):
@@ -276,6 +280,11 @@ struct RealtimeSession: Sendable {
               error, of: "send", room: send.roomID.rawValue, clientMessageID: clientMessageID)))
       }
     }
+    let failedForNow = results.contains { result in
+      if case .failure(let error) = result { error.isWorthRetrying } else { false }
+    }
+    if failedForNow { end(.tryAgainLater, reason: "a send failed; send it again", post: post) }
+    return !failedForNow
   }
 
   private func handle(
@@ -311,8 +320,8 @@ struct RealtimeSession: Sendable {
     case .unsubscribe(let room):
       listener.unsubscribe(from: ChatRoom.ID(rawValue: room))
       post.yield(.frame(.unsubscribed(roomID: room)))
-    case .send(let room, let id, let text):
-      send([Self.request(room: room, id: id, text: text)], post: post)
+    case .send:
+      assertionFailure("The handler runs sends in batches, before the frames after them.")
     case .typing(let room):
       do {
         try engine.typing(in: ChatRoom.ID(rawValue: room), as: viewer)
@@ -405,17 +414,25 @@ struct RealtimeSession: Sendable {
     _ listener: ChatListener, post: AsyncStream<Outgoing>.Continuation
   ) {
     listener.close()
-    Task { [writerEnded, drop] in
-      try? await Task.sleep(for: Self.closeGrace)
-      if !writerEnded.withLock({ $0 }) { await drop() }
-    }
     post.yield(
       .frame(
         .error(
           RealtimeErrorDTO(
             code: "slow_consumer",
             message: "This connection fell too far behind; reconnect and catch up."))))
-    post.yield(.close(.tryAgainLater, reason: "slow consumer"))
+    end(.tryAgainLater, reason: "slow consumer", post: post)
+  }
+
+  /// Closes the socket with `close` after what the mailbox holds, or drops the connection if
+  /// the close is not written within ``closeGrace``.
+  private func end(
+    _ close: SocketClose, reason: String, post: AsyncStream<Outgoing>.Continuation
+  ) {
+    Task { [writerEnded, drop] in
+      try? await Task.sleep(for: Self.closeGrace)
+      if !writerEnded.withLock({ $0 }) { await drop() }
+    }
+    post.yield(.close(close, reason: reason))
   }
 
   // MARK: Writing
