@@ -309,10 +309,9 @@ let testTargets: [Target] = [
   .testTarget(
     name: "RepositoriesTestingTests",
     dependencies: [
-      "RepositoriesTesting", "Repositories", "ServiceEngine", "Domain",
+      "RepositoriesTesting", "Repositories", "ServiceEngine", "Domain", "TestSupport",
       .product(name: "Dependencies", package: "swift-dependencies"),
       .product(name: "Clocks", package: "swift-clocks"),
-      .product(name: "GRDB", package: "GRDB.swift"),
     ],
     path: "Tests/RepositoriesTestingTests"
   ),

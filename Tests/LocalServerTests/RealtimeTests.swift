@@ -5,6 +5,7 @@ import Hummingbird
 import LocalServer
 import NIOWebSocket
 import ServiceEngine
+import TestSupport
 import Testing
 
 /// `/realtime` frame by frame (Docs/Realtime.md), against a running server over real sockets.
@@ -397,12 +398,12 @@ struct RealtimeTests {
     "a send that fails for now (the database refuses it) ends the socket with 1013: no later send on it is stored first"
   )
   func sendFailedForNowEndsTheSocket() async throws {
-    // Storing the message "first" fails.
-    let (path, folder) = try await databaseFailingInserts(
-      into: "chat_message", when: "NEW.text = 'first'")
+    let folder = try TemporaryDirectory("qapple-realtime")
     defer { folder.remove() }
+    let path = folder.path("qapple.sqlite")
     try await withServer(.testing(database: .file(path: path))) { h in
       let r = try await Self.room(h)
+      try failInserts(into: "chat_message", when: "NEW.text = 'first'", ofDatabaseAt: path)
       let probe = try await SocketProbe.open(h.url, token: r.owner)
       let first = UUID()
       probe.send(.send(roomID: r.room, clientMessageID: first, text: "first"))

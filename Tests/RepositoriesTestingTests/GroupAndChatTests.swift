@@ -1,8 +1,8 @@
 import Domain
 import Foundation
-import GRDB
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 @testable import ServiceEngine
@@ -261,13 +261,7 @@ struct FakeChatSyncTests {
     try #require(await states.next(where: { $0 == .connected }) == .connected)
 
     // Storing "first" fails, as a full disk would make it, until the trigger goes.
-    try await backend.engine.writer.write { db in
-      try db.execute(
-        sql: """
-          CREATE TRIGGER refuse_first BEFORE INSERT ON chat_message WHEN NEW.text = 'first'
-          BEGIN SELECT RAISE(ABORT, 'disk full'); END
-          """)
-    }
+    try failInserts(into: "chat_message", when: "NEW.text = 'first'", in: backend.engine.writer)
     _ = try await alice.chat.send(text: "first", to: room.id)
     _ = try await alice.chat.send(text: "second", to: room.id)
     // The refusal ends the link (the engine sees it go down); nothing is stored meanwhile.
@@ -278,7 +272,7 @@ struct FakeChatSyncTests {
         in: room.id, afterSeq: nil, beforeSeq: nil, limit: 10, as: aliceViewer
       ).isEmpty)
 
-    try await backend.engine.writer.write { db in try db.execute(sql: "DROP TRIGGER refuse_first") }
+    try allowInserts(into: "chat_message", in: backend.engine.writer)
     var latest: [ChatMessage] = []
     while latest.count < 2 || latest.contains(where: { $0.deliveryState != .sent }) {
       latest = try #require(try await messages.next())

@@ -39,8 +39,12 @@ struct ChatSyncTests {
     return Member(backend: backend, user: user)
   }
 
-  static func world(socketFaults: SocketFaults = SocketFaults()) async throws -> World {
-    let server = try await LiveScenarioBackend.start(socketFaults: socketFaults)
+  static func world(
+    socketFaults: SocketFaults = SocketFaults(),
+    database: ServerConfiguration.Database = .inMemory
+  ) async throws -> World {
+    let server = try await LiveScenarioBackend.start(
+      socketFaults: socketFaults, database: database)
     let owner = try await member("Owner", on: server)
     let member = try await member("Member", on: server)
     let group = try await owner.backend.repositories.studyGroups.createGroup(
@@ -144,6 +148,36 @@ struct ChatSyncTests {
     #expect(history.map(\.seq) == [1, 2, 3, 4, 5])
     await sync.stop()
     try store.close()
+  }
+
+  @Test(
+    "a send the server's database fails for now goes again before the later one: the history keeps the order they were written in"
+  )
+  func sendFailedForNowKeepsTheOrder() async throws {
+    let folder = try TemporaryDirectory("chat-sync")
+    defer { folder.remove() }
+    let path = folder.path("server.sqlite")
+    let world = try await Self.world(database: .file(path: path))
+    defer { Task { await world.server.shutdown() } }
+    let store = try ChatStore(at: .inMemory, owner: world.owner.user.id)
+    let sync = await Self.started(world.owner, store, room: world.room)
+    var states = sync.connectionStates().makeAsyncIterator()
+    while let state = await states.next(), state != .connected {}
+
+    try failInserts(into: "chat_message", when: "NEW.text = 'first'", ofDatabaseAt: path)
+    try await sync.send("first", to: world.room)
+    try await sync.send("second", to: world.room)
+    // The server refuses "first" and closes the socket, running nothing after it.
+    while let state = await states.next(), state == .connected {}
+    try allowInserts(into: "chat_message", ofDatabaseAt: path)
+
+    let sent = try await Self.waitForSent(2, in: store, room: world.room)
+    #expect(sent.map(\.text) == ["first", "second"])
+    let history = try await world.member.backend.repositories.chat.fetchMessages(
+      world.room, 0, nil, 100)
+    #expect(history.map(\.text) == ["first", "second"])
+    #expect(history.map(\.seq) == [1, 2])
+    await sync.stop()
   }
 
   @Test("a refused send fails with the server's reason and can be deleted")

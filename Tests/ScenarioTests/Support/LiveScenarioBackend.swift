@@ -18,16 +18,17 @@ final class LiveScenarioBackend: ScenarioBackend {
     self.baseURL = baseURL
   }
 
-  /// Starts a server; the shared scenarios use no rate limit and no faults (the live-only
-  /// suite sets them).
+  /// Starts a server; the shared scenarios use no rate limit, no faults and an in-memory
+  /// database (the live-only suites set them).
   static func start(
     rateLimit: ServerConfiguration.RateLimit? = nil,
     accessTokenLifetime: Duration = .seconds(15 * 60),
     faults: [FaultRule] = [],
-    socketFaults: SocketFaults = SocketFaults()
+    socketFaults: SocketFaults = SocketFaults(),
+    database: ServerConfiguration.Database = .inMemory
   ) async throws -> LiveScenarioBackend {
     let configuration = ServerConfiguration(
-      host: "127.0.0.1", port: 0, database: .inMemory, seed: .none,
+      host: "127.0.0.1", port: 0, database: database, seed: .none,
       devMode: !faults.isEmpty || !socketFaults.isEmpty,
       accessTokenLifetime: accessTokenLifetime, rateLimit: rateLimit, logLevel: .critical,
       faults: faults, clock: ServerClock(fixed: scenarioEpoch), realtimeFrameLimit: nil,
