@@ -7,7 +7,8 @@ import ServiceEngine
 /// of a socket. It follows the backend's `isOffline` (down while offline, connected again
 /// after), answers a subscription with the replay and `subscribed` like the server, and turns
 /// the engine's refusals into `refused` events, so `ChatSync` runs on the fakes exactly as it
-/// runs live.
+/// runs live. Like the server's socket, the link ends after a send that failed for now
+/// (`Docs/Realtime.md`) and comes back after ``pauseAfterFailedSend``.
 final class EngineChatChannel: ChatChannel {
   var events: AsyncStream<ChatChannelEvent> { queue.events }
   private let queue = ChatEventQueue()
