@@ -58,8 +58,7 @@ public enum DomainError: Error, Hashable, Sendable, CustomStringConvertible {
 extension DomainError {
   /// `true` for failures that may pass on a later try with nothing changed (offline, timeout,
   /// server error, rate limit, a session a sign-in renews); `false` for a refusal the user
-  /// must act on. The chat outbox retries the first kind and fails the second; the chat
-  /// server ends a socket whose send failed for now (`Docs/Realtime.md`).
+  /// must act on. The chat outbox retries the first kind and fails the second.
   public var isWorthRetrying: Bool {
     switch self {
     case .offline, .timeout, .server, .rateLimited, .signedOut: true

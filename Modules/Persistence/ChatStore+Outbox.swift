@@ -131,34 +131,44 @@ extension ChatStore {
       let kind: ChatRoom.Kind =
         row["kind"] == "direct"
         ? .direct(User.ID(rawValue: peer)) : .group(StudyGroup.ID(rawValue: peer))
-      // The newest unsent message, else the newest sent one, each off its index (one ORDER BY
-      // over both scanned the room's whole history on every change of the observed list).
-      let unsent = try messages(
-        db,
-        sql: """
-          SELECT * FROM message INDEXED BY message_outbox
-          WHERE state IN ('pending', 'sending', 'failed') AND room_id = ? ORDER BY row DESC
-          LIMIT 1
-          """, [id]
-      ).first
-      let stored = try messages(
-        db,
-        sql:
-          "SELECT * FROM message WHERE room_id = ? AND seq IS NOT NULL ORDER BY seq DESC LIMIT 1",
-        [id]
-      ).first
-      let listed = try messages(
-        db,
-        sql: """
-          SELECT *, 'sent' AS state, NULL AS failure FROM listed_message
-          WHERE room_id = ? AND seq > ?
-          """, [id, max(row["sync_seq"] as Int64, stored?.seq ?? 0)]
-      ).first
-      let last = unsent ?? listed ?? stored
+      let last = try unsent(db, room: id) ?? newestSent(db, room: id, syncSeq: row["sync_seq"])
       return ChatRoom(
         id: ChatRoom.ID(rawValue: id), kind: kind, title: row["title"], lastMessage: last,
         unreadCount: row["unread"], lastReadSeq: row["read_seq"])
     }
+  }
+
+  /// The room's newest unsent message, off the outbox index (one ORDER BY over unsent and sent
+  /// messages scanned the room's whole history on every change of the observed list).
+  private static func unsent(_ db: Database, room: String) throws -> ChatMessage? {
+    try messages(
+      db,
+      sql: """
+        SELECT * FROM message INDEXED BY message_outbox
+        WHERE state IN ('pending', 'sending', 'failed') AND room_id = ? ORDER BY row DESC
+        LIMIT 1
+        """, [room]
+    ).first
+  }
+
+  /// The room's newest stored message, or the one the server listed when that is newer than
+  /// it and than the sync cursor `syncSeq`.
+  private static func newestSent(
+    _ db: Database, room: String, syncSeq: Int64
+  ) throws -> ChatMessage? {
+    let stored = try messages(
+      db,
+      sql: "SELECT * FROM message WHERE room_id = ? AND seq IS NOT NULL ORDER BY seq DESC LIMIT 1",
+      [room]
+    ).first
+    let listed = try messages(
+      db,
+      sql: """
+        SELECT *, 'sent' AS state, NULL AS failure FROM listed_message
+        WHERE room_id = ? AND seq > ?
+        """, [room, max(syncSeq, stored?.seq ?? 0)]
+    ).first
+    return listed ?? stored
   }
 
   /// The newest `limit` messages of `room` now and after every change, in order.

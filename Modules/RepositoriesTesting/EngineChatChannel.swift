@@ -8,7 +8,7 @@ import ServiceEngine
 /// after), answers a subscription with the replay and `subscribed` like the server, and turns
 /// the engine's refusals into `refused` events, so `ChatSync` runs on the fakes exactly as it
 /// runs live. Like the server's socket, the link ends after a send that failed for now
-/// (`Docs/Realtime.md`) and comes back after ``pauseAfterFailedSend``.
+/// (`Docs/Realtime.md`) and comes back after a pause (``pauseAfterFailedSend(_:)``).
 final class EngineChatChannel: ChatChannel {
   var events: AsyncStream<ChatChannelEvent> { queue.events }
   private let queue = ChatEventQueue()
@@ -23,6 +23,8 @@ final class EngineChatChannel: ChatChannel {
     var isClosed = false
     /// How many listeners opened: the number of the open one, its `ChatLink`.
     var opened = 0
+    /// Sends that failed for now since the last one stored: the pause before the next connect.
+    var failedSends = 0
   }
 
   init(backend: FakeBackend, client: FakeClient.ID) {
@@ -86,11 +88,12 @@ final class EngineChatChannel: ChatChannel {
         try backend.engine.sendMessage(
           text, to: room, clientMessageID: clientMessageID, as: viewer)
       }
+      self.link.withLock { $0.failedSends = 0 }
       queue.push(.messages([sent.message]))
     } catch let error as DomainError where error != .offline {
       queue.push(
         .refused(clientMessageID: clientMessageID, room: room, frame: .send, error: error))
-      if error.isWorthRetrying { endAfterFailedSend() }
+      if error.endsChatLink { endAfterFailedSend(on: link) }
     }
   }
 
@@ -111,6 +114,7 @@ final class EngineChatChannel: ChatChannel {
   /// Opens a listener as the client's user (a new "socket"); stays down when the client is
   /// signed out or offline.
   private func connect() {
+    guard !link.withLock({ $0.isClosed }) else { return }
     queue.push(.state(.connecting))
     let listener: ChatListener
     do {
@@ -155,36 +159,52 @@ final class EngineChatChannel: ChatChannel {
     replaced.listener?.close()
   }
 
-  /// Drops the listener (the socket went down while offline).
-  private func drop() {
-    let old = link.withLock { link -> Link in
+  /// Drops the listener (the socket went down while offline); with `number`, only while the
+  /// open listener is that one. `false` when nothing was dropped.
+  @discardableResult
+  private func drop(ifOpened number: Int? = nil) -> Bool {
+    let old = link.withLock { link -> Link? in
+      guard link.listener != nil, number == nil || number == link.opened else { return nil }
       defer {
         link.listener = nil
         link.forwarding = nil
       }
       // Queued under the lock, like a connect's state: never after a later connect's.
-      if link.listener != nil { queue.push(.state(.waitingToReconnect(retryIn: .zero))) }
+      queue.push(.state(.waitingToReconnect(retryIn: .zero)))
       return link
     }
-    old.forwarding?.cancel()
-    old.listener?.close()
+    old?.forwarding?.cancel()
+    old?.listener?.close()
+    return old != nil
   }
 
-  /// Ends the link after a send that failed for now, as the server closes such a socket (no
+  /// Ends `chatLink` after a send on it failed for now, as the server closes such a socket (no
   /// later send on it can be stored before the client sends that one again), and connects
-  /// anew after a pause, as the live client backs off after that close (a failure that lasts
-  /// must not turn into a busy loop of reconnects and resends).
-  private func endAfterFailedSend() {
-    drop()
+  /// anew after a pause, as the live client backs off after that close: longer after each
+  /// such failure in a row, so one that lasts does not become a busy loop of reconnects and
+  /// resends. Nothing happens to a link opened since, and the connect is left out if another
+  /// one (coming online, an overflow's reconnect) or a close came during the pause.
+  private func endAfterFailedSend(on chatLink: ChatLink) {
+    guard drop(ifOpened: chatLink.number) else { return }
+    let failures = link.withLock { link in
+      link.failedSends += 1
+      return link.failedSends
+    }
     Task { [weak self] in
-      try? await Task.sleep(for: Self.pauseAfterFailedSend)
+      try? await Task.sleep(for: Self.pauseAfterFailedSend(failures))
       guard let self, !self.backend.isOffline else { return }
-      self.connect()
+      let isStillDown = self.link.withLock {
+        $0.opened == chatLink.number && $0.listener == nil && !$0.isClosed
+      }
+      if isStillDown { self.connect() }
     }
   }
 
-  /// How long the link stays down after a send that failed for now.
-  static let pauseAfterFailedSend: Duration = .milliseconds(50)
+  /// How long the link stays down after the `failures`-th send in a row that failed for now:
+  /// 50 ms, doubling up to 1.6 s.
+  static func pauseAfterFailedSend(_ failures: Int) -> Duration {
+    .milliseconds(50 << min(max(failures - 1, 0), 5))
+  }
 
   private func reconnect() {
     drop()

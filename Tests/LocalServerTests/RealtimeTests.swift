@@ -2,11 +2,12 @@ import DTO
 import Domain
 import Foundation
 import Hummingbird
-import LocalServer
 import NIOWebSocket
 import ServiceEngine
 import TestSupport
 import Testing
+
+@testable import LocalServer
 
 /// `/realtime` frame by frame (Docs/Realtime.md), against a running server over real sockets.
 @Suite("Realtime socket")
@@ -427,6 +428,28 @@ struct RealtimeTests {
         .ok, PageDTO<ChatMessageDTO>.self, .get, "/chat/rooms/\(r.room)/messages",
         token: r.owner)
       #expect(history.items.isEmpty)
+    }
+  }
+
+  @Test(
+    "after a send that failed for now the session ends with the client's close, whatever the client sent after it"
+  )
+  func sessionEndsAfterFailedSend() async throws {
+    let folder = try TemporaryDirectory("qapple-realtime")
+    defer { folder.remove() }
+    let path = folder.path("qapple.sqlite")
+    var configuration = ServerConfiguration.testing(database: .file(path: path))
+    configuration.realtimeFrameLimit = nil
+    try await withServer(configuration) { h in
+      let r = try await Self.room(h)
+      let probe = try await SocketProbe.open(h.url, token: r.owner)
+      try failInserts(into: "chat_message", ofDatabaseAt: path)
+      // More frames after the failing send than the server's inbox holds (256).
+      for index in 0...400 {
+        probe.send(.send(roomID: r.room, clientMessageID: UUID(), text: "m\(index)"))
+      }
+      while case .text = try await probe.next() {}
+      try await waitUntil("the server's session has ended") { h.server.core.sockets.isEmpty }
     }
   }
 

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import ServiceEngine
@@ -149,6 +150,24 @@ struct ChatEventTests {
     var published: [String] = []
     for await case .message(let message) in listener.events { published.append(message.text) }
     #expect(published == ["one", "two"])
+  }
+
+  @Test(
+    "a burst the database refuses fails every send for now, which ends the link; a rule's refusal does not"
+  )
+  func failedForNow() throws {
+    let r = try Self.room()
+    try failInserts(into: "chat_message", when: "NEW.text = 'first'", in: r.engine.writer)
+    let sends = ["first", "second"].map {
+      MessageSend(text: $0, roomID: r.room, clientMessageID: UUID())
+    }
+    let results = r.engine.sendMessages(sends, as: r.member)
+    #expect(results.allSatisfy { $0.failure?.endsChatLink == true })
+    let refused = r.engine.sendMessages([sends[1]], as: r.outsider)
+    #expect(refused[0].failure == .forbidden)
+    #expect(refused[0].failure?.endsChatLink == false)
+    try allowInserts(into: "chat_message", in: r.engine.writer)
+    #expect(r.engine.sendMessages(sends, as: r.member).allSatisfy { (try? $0.get()) != nil })
   }
 
   @Test("moving a member's unread group_message notification reads one index entry, not a scan")

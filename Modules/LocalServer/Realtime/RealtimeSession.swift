@@ -16,7 +16,8 @@ enum SocketClose: UInt16, Sendable, Equatable {
   case policyViolation = 1008
   /// A message was larger than ``RealtimeLimits/maxMessageBytes``.
   case tooLarge = 1009
-  /// The client fell too far behind; reconnect and catch up.
+  /// The client fell too far behind, or a send failed for now; reconnect (and catch up, and
+  /// send again).
   case tryAgainLater = 1013
 }
 
@@ -45,8 +46,9 @@ struct RealtimeSession: Sendable {
 
   /// How many decoded frames may wait for the handler before the reader stops reading.
   static let inboxCapacity = 256
-  /// How long a socket cut off as a slow consumer may take to write its close before the
-  /// connection is dropped (a client that reads nothing never takes the close frame).
+  /// How long a socket the server ends (a slow consumer, a send that failed for now) may take
+  /// to end after its close is posted before the connection is dropped (a client that reads
+  /// nothing never takes the close frame; one that never answers it keeps the socket open).
   static let closeGrace: Duration = .seconds(5)
 
   let engine: ServiceEngine
@@ -69,8 +71,11 @@ struct RealtimeSession: Sendable {
   /// The live events in the mailbox that the writer has not taken yet, and whether the socket
   /// was cut off for having too many (the writer skips the rest then).
   private let backlog = Locked((waiting: 0, cutOff: false))
-  /// Set when the writer has ended (closed the socket, dropped it or failed).
-  private let writerEnded = Locked(false)
+  /// Set when the handler has ended (the reader then reads what comes, to the client's close,
+  /// and hands nothing over).
+  private let handlerEnded = Locked(false)
+  /// Set when the reader has ended: the connection is over.
+  private let readerEnded = Locked(false)
   /// When the reader last took a frame from the client, on the server's clock (``heard()``;
   /// the handshake, at first).
   private let lastHeard = Locked<Date?>(nil)
@@ -124,9 +129,13 @@ struct RealtimeSession: Sendable {
     var isText = true
     // A message whose last fragment has not come yet.
     var isContinuing = false
+    defer { readerEnded.withLock { $0 = true } }
     do {
       for try await frame in inbound {
         heard()
+        // The handler ended the socket: what still comes is read (to the client's close) and
+        // dropped, never run.
+        if handlerEnded.withLock({ $0 }) { continue }
         // A fragment must continue a message, and a message must not begin inside another.
         guard isContinuing == (frame.opcode == .continuation) else {
           inbox.push(
@@ -185,7 +194,9 @@ struct RealtimeSession: Sendable {
         }
         // Backpressure: a client that sends faster than the handler stores waits here (and
         // then in TCP) instead of growing the inbox.
-        while inbox.backlog >= Self.inboxCapacity { try await Task.sleep(for: .milliseconds(1)) }
+        while inbox.backlog >= Self.inboxCapacity, !handlerEnded.withLock({ $0 }) {
+          try await Task.sleep(for: .milliseconds(1))
+        }
       }
     } catch {
       // The socket failed (reset, protocol error): nothing to answer, the session ends.
@@ -229,6 +240,7 @@ struct RealtimeSession: Sendable {
     _ inbox: BatchQueue<Inbound>, listener: ChatListener, post: AsyncStream<Outgoing>.Continuation,
     turn: Locked<Void>
   ) async {
+    defer { handlerEnded.withLock { $0 = true } }
     for await batch in inbox.batches {
       // A run of sends is one engine call (one transaction), answered before what follows.
       var sends: [MessageSend] = []
@@ -237,7 +249,7 @@ struct RealtimeSession: Sendable {
           sends.append(Self.request(room: room, id: id, text: text))
           continue
         }
-        if !sends.isEmpty, !send(sends, post: post) { return }
+        guard sends.isEmpty || send(sends, post: post) else { return listener.close() }
         sends = []
         switch item {
         case .frame(let frame):
@@ -250,7 +262,7 @@ struct RealtimeSession: Sendable {
           return
         }
       }
-      if !sends.isEmpty, !send(sends, post: post) { return }
+      guard sends.isEmpty || send(sends, post: post) else { return listener.close() }
     }
   }
 
@@ -281,7 +293,7 @@ struct RealtimeSession: Sendable {
       }
     }
     let failedForNow = results.contains { result in
-      if case .failure(let error) = result { error.isWorthRetrying } else { false }
+      if case .failure(let error) = result { error.endsChatLink } else { false }
     }
     if failedForNow { end(.tryAgainLater, reason: "a send failed; send it again", post: post) }
     return !failedForNow
@@ -424,13 +436,13 @@ struct RealtimeSession: Sendable {
   }
 
   /// Closes the socket with `close` after what the mailbox holds, or drops the connection if
-  /// the close is not written within ``closeGrace``.
+  /// it has not ended ``closeGrace`` later.
   private func end(
     _ close: SocketClose, reason: String, post: AsyncStream<Outgoing>.Continuation
   ) {
-    Task { [writerEnded, drop] in
+    Task { [readerEnded, drop] in
       try? await Task.sleep(for: Self.closeGrace)
-      if !writerEnded.withLock({ $0 }) { await drop() }
+      if !readerEnded.withLock({ $0 }) { await drop() }
     }
     post.yield(.close(close, reason: reason))
   }
@@ -448,7 +460,6 @@ struct RealtimeSession: Sendable {
     // or alone once its wait is over (a held `pong` on an idle socket must not wait for the
     // client's heartbeat to give up on the connection).
     var held: (number: Int, text: String)?
-    defer { writerEnded.withLock { $0 = true } }
     do {
       for await item in mailbox {
         let text: String

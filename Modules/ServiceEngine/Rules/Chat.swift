@@ -208,6 +208,16 @@ public struct SentMessage: Sendable, Hashable {
   public var isNew: Bool
 }
 
+extension DomainError {
+  /// Whether a refused chat send failed for now (the database refused its transaction), so its
+  /// client will send it again: the link it came over then ends, and none of the client's
+  /// later sends on it is run, so none is stored before it (`Docs/Realtime.md`). The server's
+  /// socket and the fakes' link both follow this.
+  public var endsChatLink: Bool {
+    if case .server = self { true } else { false }
+  }
+}
+
 extension ServiceEngine {
   /// The viewer's rooms (groups they belong to and direct rooms), newest first.
   public func chatRooms(
