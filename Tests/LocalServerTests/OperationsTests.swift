@@ -85,11 +85,8 @@ struct OperationsTests {
 
   @Test("a write whose answer cannot be stored for its Idempotency-Key still answers its result")
   func unstoredReplyKeepsTheWrite() async throws {
-    let folder = try TemporaryDirectory("qapple-idempotency")
-    defer { folder.remove() }
-    let path = folder.path("qapple.sqlite")
     let capture = LogCapture()
-    try await withServer(.testing(database: .file(path: path)), logger: capture.logger) { h in
+    try await withFileServer(logger: capture.logger) { h, path in
       try failInserts(into: "idempotency", ofDatabaseAt: path)
       let token = try await h.member("Unlucky")
       let key: HTTPFields = [.init("Idempotency-Key")!: "post-1"]

@@ -399,10 +399,7 @@ struct RealtimeTests {
     "a send that fails for now (the database refuses it) ends the socket with 1013: no later send on it is stored first"
   )
   func sendFailedForNowEndsTheSocket() async throws {
-    let folder = try TemporaryDirectory("qapple-realtime")
-    defer { folder.remove() }
-    let path = folder.path("qapple.sqlite")
-    try await withServer(.testing(database: .file(path: path))) { h in
+    try await withFileServer { h, path in
       let r = try await Self.room(h)
       try failInserts(into: "chat_message", when: "NEW.text = 'first'", ofDatabaseAt: path)
       let probe = try await SocketProbe.open(h.url, token: r.owner)
@@ -435,12 +432,9 @@ struct RealtimeTests {
     "after a send that failed for now the session ends with the client's close, whatever the client sent after it"
   )
   func sessionEndsAfterFailedSend() async throws {
-    let folder = try TemporaryDirectory("qapple-realtime")
-    defer { folder.remove() }
-    let path = folder.path("qapple.sqlite")
-    var configuration = ServerConfiguration.testing(database: .file(path: path))
+    var configuration = ServerConfiguration.testing()
     configuration.realtimeFrameLimit = nil
-    try await withServer(configuration) { h in
+    try await withFileServer(configuration) { h, path in
       let r = try await Self.room(h)
       let probe = try await SocketProbe.open(h.url, token: r.owner)
       try failInserts(into: "chat_message", ofDatabaseAt: path)

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import LocalServer
 import Logging
+import TestSupport
 import Testing
 
 /// 2026-11-21 12:00 in Seoul: a fixed "now" so dates and "today" are predictable.
@@ -219,6 +220,21 @@ func withServer<T: Sendable>(
     await server.stop()
     throw error
   }
+}
+
+/// Runs `body` like ``withServer(_:logger:_:)``, on a database file of its own (in a
+/// temporary folder, removed afterwards) instead of `configuration`'s database; `body` gets
+/// the file's path, to reach it from the side (``failInserts(into:when:ofDatabaseAt:)``).
+func withFileServer<T: Sendable>(
+  _ configuration: ServerConfiguration = .testing(), logger: Logger? = nil,
+  _ body: @Sendable (Harness, _ path: String) async throws -> T
+) async throws -> T {
+  let folder = try TemporaryDirectory("qapple-server")
+  defer { folder.remove() }
+  let path = folder.path("qapple.sqlite")
+  var configuration = configuration
+  configuration.database = .file(path: path)
+  return try await withServer(configuration, logger: logger) { h in try await body(h, path) }
 }
 
 /// Today's date of the test clock in Seoul, shifted by `days`.
