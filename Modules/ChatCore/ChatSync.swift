@@ -99,7 +99,8 @@ public actor ChatSync {
   /// answer must not close the room again if a reader opened it meanwhile.
   private var unsubscribing: [ChatRoom.ID: Int] = [:]
   // Messages moderation hid before they arrived (`message_hidden` overtook `message`), per
-  // room: each is left out of the burst that brings it, once (a restore may bring it later).
+  // room: each is left out of the burst or send answer that brings it, once (a restore may
+  // bring it later).
   private var hiddenBeforeArrival: [ChatRoom.ID: Set<Int64>] = [:]
   // Rooms whose unsubscribe this link answered: a later `unsubscribed` of one may be a copy.
   private var answeredUnsubscribes: Set<ChatRoom.ID> = []
@@ -575,17 +576,25 @@ public actor ChatSync {
       return
     }
     let number = inTurn(of: room) { sync, number in
-      var burst = sync.burstMessages.removeValue(forKey: number) ?? []
+      let burst = sync.burstMessages.removeValue(forKey: number) ?? []
       if sync.openBursts[room] == number { sync.openBursts[room] = nil }
-      if var hidden = sync.hiddenBeforeArrival[room] {
-        burst.removeAll { message in message.seq.map { hidden.remove($0) != nil } ?? false }
-        sync.hiddenBeforeArrival[room] = hidden.isEmpty ? nil : hidden
-      }
-      try sync.store.save(burst)
+      try sync.storeDelivered(burst, in: room)
       try await sync.syncing(room) { room in try await sync.fillGaps(in: room) }
     }
     burstMessages[number] = messages
     openBursts[room] = number
+  }
+
+  /// Stores `messages` of `room` that the link delivered or a send's server call answered,
+  /// in the room's turn: those moderation hid on their way here are left out, and an own
+  /// message among them leaves the outbox (`ChatStore.saveDelivered`).
+  private func storeDelivered(_ messages: [ChatMessage], in room: ChatRoom.ID) throws {
+    let hidden = hiddenBeforeArrival[room] ?? []
+    let leftOut = try store.saveDelivered(messages, hidden: hidden).leftOut
+    if !hidden.isEmpty {
+      let stillAwaited = hidden.subtracting(leftOut)
+      hiddenBeforeArrival[room] = stillAwaited.isEmpty ? nil : stillAwaited
+    }
   }
 
   /// Queues `work` on `room` and returns its number: it runs once the room's earlier work is
@@ -905,7 +914,20 @@ public actor ChatSync {
         }
         let sent = try await server.sendMessage(
           message.text, message.roomID, message.clientMessageID)
-        try store.save([sent])
+        // Stored in the room's turn, like a message the link delivers: a hide handled before
+        // the answer came leaves it out (it was hidden on its way). A store that fails keeps
+        // the message sending, and the room's later ones wait, as before a send's answer.
+        let room = message.roomID
+        let failure = Locked<(any Error)?>(nil)
+        inTurn(of: room) { sync, _ in
+          do {
+            try sync.storeDelivered([sent], in: room)
+          } catch {
+            failure.withLock { $0 = error }
+          }
+        }
+        await roomWork[room]?.task.value
+        if let error = failure.withLock({ $0 }) { throw error }
         delivered = true
       } catch let error as DomainError where error.isWorthRetrying {
         transientFailure = true

@@ -8,6 +8,8 @@ public struct SaveResult: Sendable, Hashable {
   public var stored: Int
   /// Messages the store already had, unchanged.
   public var duplicates: Int
+  /// The `seq`s ``ChatStore/saveDelivered(_:hidden:)`` left out as hidden by moderation.
+  public var leftOut: [Int64] = []
 }
 
 extension ChatStore {
@@ -79,6 +81,62 @@ extension ChatStore {
   @discardableResult
   public func save(_ messages: [ChatMessage]) throws(PersistenceError) -> SaveResult {
     try write { db in try Self.save(messages, owner: owner.rawValue, db) }
+  }
+
+  /// Stores messages the link delivered, or the server's answer to one of the owner's sends,
+  /// like ``save(_:)``, leaving out those moderation hid on their way here (their `seq`s are
+  /// in the result's ``SaveResult/leftOut``):
+  /// - a message whose `seq` is in `hidden` (its `message_hidden` came first);
+  /// - an owner's message still unsent here whose `seq` the sync cursor passed without storing
+  ///   it: a catch-up found it hidden (the answer to its send came after that, or a resend of
+  ///   it was answered with it).
+  ///
+  /// The owner's unsent message that is left out is deleted: the server has it, hidden, so it
+  /// is neither shown nor sent again. A restore of such a message arriving while its send is
+  /// still unsent here cannot be told from its late answer: it is left out too, and comes
+  /// back with the room's next reconcile (``reconcile(_:newest:isWholeHistory:lastSeq:)``).
+  /// Pages the server fetched (a catch-up, older history) are stored with ``save(_:)``: what
+  /// they hold was visible when they were read.
+  @discardableResult
+  public func saveDelivered(
+    _ messages: [ChatMessage], hidden: Set<Int64> = []
+  ) throws(PersistenceError) -> SaveResult {
+    try write { db in
+      let owner = owner.rawValue
+      let steppedOver = try db.cachedStatement(
+        sql: """
+          SELECT EXISTS (SELECT 1 FROM message WHERE room_id = ?1 AND sender_id = ?2
+              AND client_message_id = ?3 AND state <> 'sent')
+            AND ?4 <= (SELECT sync_seq FROM room WHERE id = ?1)
+            AND NOT EXISTS (SELECT 1 FROM message WHERE room_id = ?1 AND seq = ?4)
+          """)
+      let deleteUnsent = try db.cachedStatement(
+        sql: """
+          DELETE FROM message
+          WHERE room_id = ? AND sender_id = ? AND client_message_id = ? AND state <> 'sent'
+          """)
+      var kept: [ChatMessage] = []
+      var leftOut: [Int64] = []
+      for message in messages {
+        guard let seq = message.seq else { continue }
+        let isOwn = message.sender.id.rawValue == owner
+        let key: StatementArguments = [
+          message.roomID.rawValue, owner, message.clientMessageID.uuidString.lowercased(),
+        ]
+        let isHidden =
+          try hidden.contains(seq)
+          || (isOwn && Bool.fetchOne(steppedOver, arguments: key + [seq]) == true)
+        guard isHidden else {
+          kept.append(message)
+          continue
+        }
+        leftOut.append(seq)
+        if isOwn { try deleteUnsent.execute(arguments: key) }
+      }
+      var result = try Self.save(kept, owner: owner, db)
+      result.leftOut = leftOut
+      return result
+    }
   }
 
   /// Makes the stored history of `room` agree with `newest`, the server's newest visible

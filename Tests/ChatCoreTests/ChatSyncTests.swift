@@ -468,6 +468,73 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
+  @Test(
+    "a send whose server call is answered after its hide came leaves the outbox and is not stored"
+  )
+  func serverCallAnsweredAfterItsHide() async throws {
+    let rig = try Rig()
+    await rig.sync.start()
+    await rig.server.holdSends()
+    _ = try await rig.sync.send("hidden on its way", to: Self.room)
+    try await waitUntil { await rig.server.restCalls == 1 }
+    // The server stored it as seq 1, moderation hid it, and the hide came before the answer.
+    await rig.server.hide(1)
+    rig.channel.emit(.messageHidden(room: Self.room, seq: 1))
+    await rig.handledEvents()
+    await rig.server.releaseSends()
+    try await waitUntil { try rig.store.outbox().isEmpty }
+    #expect(try rig.store.latestMessages(in: Self.room).isEmpty)
+    // A later message is stored as usual, and the hidden one was not sent again.
+    _ = try await rig.sync.send("next", to: Self.room)
+    try await waitUntil { try rig.store.outbox().isEmpty }
+    #expect(try rig.store.latestMessages(in: Self.room).map(\.text) == ["next"])
+    #expect(await rig.server.restSends == 2)
+    await rig.sync.stop()
+  }
+
+  @Test(
+    "an ack that comes after its message's hide leaves the outbox: the message is not sent again"
+  )
+  func ackAfterItsHide() async throws {
+    let clock = TestClock()
+    let rig = try Rig(clock: clock)
+    try await rig.openedRoom()
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
+    let message = try await rig.sendOne("hidden on its way")
+    let stored = await rig.server.accept(
+      message.text, from: Self.me, id: message.clientMessageID)
+    await rig.server.hide(1)
+    rig.channel.emit(.messageHidden(room: Self.room, seq: 1))
+    rig.channel.emit(.messages([stored]))
+    try await waitUntil { try rig.store.outbox().isEmpty }
+    #expect(try rig.store.latestMessages(in: Self.room).isEmpty)
+    // Its ack timeout passes: nothing goes out again.
+    await clock.advance(by: .seconds(30))
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(rig.sends(of: message) == 1)
+    await rig.sync.stop()
+  }
+
+  @Test(
+    "a resend answered with a message the catch-up found hidden leaves the outbox; the room's next message is stored"
+  )
+  func resendAnsweredWithAHiddenMessage() async throws {
+    let (rig, _) = try await lostAnswerRig()
+    // The lost answer's message is seq 1 on the server; moderation hid it, and a catch-up
+    // stepped over it.
+    await rig.server.hide(1)
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 1))
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 1 }
+    #expect(try rig.store.outbox().map(\.deliveryState) == [.sending])
+    // The next flush sends it again; the server answers with the hidden message.
+    let next = try await rig.sync.send("next", to: Self.room)
+    try await waitUntil { try rig.store.outbox().isEmpty }
+    #expect(
+      try rig.store.latestMessages(in: Self.room).map(\.clientMessageID) == [next.clientMessageID])
+    #expect(await rig.server.restCalls == 3)
+    await rig.sync.stop()
+  }
+
   @Test("a catch-up waiting for the server holds back neither typing nor another room")
   func catchUpBesideTheHandler() async throws {
     let rig = try Rig()
@@ -732,6 +799,36 @@ struct ChatSyncEngineTests {
       try rig.store.latestMessages(in: Self.room).map(\.clientMessageID) == [
         message.clientMessageID
       ])
+    await rig.sync.stop()
+  }
+
+  @Test(
+    "a server call's answer the store cannot keep leaves the message sending; a try after a backoff stores it"
+  )
+  func answerTheStoreCannotKeep() async throws {
+    let folder = try TemporaryDirectory("answer")
+    defer { folder.remove() }
+    let path = folder.path("chat.sqlite")
+    let clock = TestClock()
+    let rig = try Rig(clock: clock, retryDelay: .seconds(1), store: .file(path: path))
+    await rig.sync.start()
+    await rig.server.holdSends()
+    let message = try await rig.sync.send("kept on the second try", to: Self.room)
+    try await waitUntil { await rig.server.restCalls == 1 }
+    // The server stores it, and the store refuses its answer (a full disk, say).
+    try failInserts(into: "message", ofDatabaseAt: path)
+    await rig.server.releaseSends()
+    try await waitUntil { rig.retries.withLock { !$0.isEmpty } }
+    #expect(try rig.store.outbox().map(\.deliveryState) == [.sending])
+    try allowInserts(into: "message", ofDatabaseAt: path)
+    try await waitUntil(step: { await clock.advance(by: .seconds(1)) }) {
+      try rig.store.outbox().isEmpty
+    }
+    #expect(
+      try rig.store.latestMessages(in: Self.room).map(\.clientMessageID) == [
+        message.clientMessageID
+      ])
+    #expect(await rig.server.restCalls == 2)
     await rig.sync.stop()
   }
 
