@@ -178,8 +178,9 @@ public actor SessionController {
       self.isRestored = true
       defer { self.publish(.signedOut) }
       do throws(NetworkError) {
-        // The server revoked every token of the account: its tokens are refused from now on.
-        try await self.authenticator.signOut(ifCurrent: session, reason: .accessTokenRejected)
+        // The user asked for it (the server revoked every token of the account with it): a
+        // requested sign-out, not the server refusing a session.
+        try await self.authenticator.signOut(ifCurrent: session, reason: .requested)
       } catch {
         self.noteStorageProblem("clearing the credentials failed", error)
         throw LiveErrorMapping.domainError(for: error, operation: "signOut")
