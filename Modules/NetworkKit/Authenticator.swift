@@ -13,9 +13,7 @@ public enum AuthEvent: Sendable, Hashable {
 
 /// Why the user was signed out.
 public enum SignOutReason: Sendable, Hashable {
-  /// The app called ``Authenticator/signOut()``, or ``Authenticator/signOut(ifCurrent:reason:)``
-  /// with this reason (the default: a sign-out the user asked for, such as closing the
-  /// account).
+  /// The app called ``Authenticator/signOut()``.
   case requested
   /// The server rejected the refresh token (revoked, expired or unknown).
   case refreshTokenRejected

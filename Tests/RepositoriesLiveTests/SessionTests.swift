@@ -121,13 +121,10 @@ struct SessionTests {
     let harness = Harness()
     try await harness.signIn()
     harness.stub(.delete, "/me", status: .noContent, json: "")
-    var events = harness.backend.authenticator.events().makeAsyncIterator()
     try await harness.repositories.auth.withdraw()
     #expect(await harness.repositories.auth.currentState() == .signedOut)
     #expect(try await harness.store.credentials() == nil)
     #expect(harness.sentRequests.map(\.request.method) == [.delete])
-    // The user asked for it: not told as the server refusing the session.
-    #expect(await events.next() == .signedOut(.requested))
   }
 
   @Test func withdrawalDeletesTheAccountsLocalStore() async throws {

@@ -178,9 +178,8 @@ public actor SessionController {
       self.isRestored = true
       defer { self.publish(.signedOut) }
       do throws(NetworkError) {
-        // The user asked for it (the server revoked every token of the account with it): a
-        // requested sign-out, not the server refusing a session.
-        try await self.authenticator.signOut(ifCurrent: session, reason: .requested)
+        // The server revoked every token of the account: its tokens are refused from now on.
+        try await self.authenticator.signOut(ifCurrent: session, reason: .accessTokenRejected)
       } catch {
         self.noteStorageProblem("clearing the credentials failed", error)
         throw LiveErrorMapping.domainError(for: error, operation: "signOut")
