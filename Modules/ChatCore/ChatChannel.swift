@@ -13,13 +13,17 @@ public enum ChatChannelEvent: Sendable, Hashable {
   /// The server ended a subscription (the user left the room, or it was deleted).
   case unsubscribed(room: ChatRoom.ID)
   /// Stored messages of subscribed rooms, or acknowledgements of the user's own sends, in the
-  /// order they came (a ``ChatEventQueue`` merges a burst into one event).
+  /// order they came (a ``ChatEventQueue`` merges a burst into one event). Never a restored
+  /// message: that is ``restored(_:)``.
   case messages([ChatMessage])
   /// A member started typing.
   case typing(room: ChatRoom.ID, user: UserSummary)
-  /// Moderation hid the stored message `seq` of a subscribed room. (A restored message
-  /// arrives as ``messages(_:)``: it is stored again at its `seq`.)
+  /// Moderation hid the stored message `seq` of a subscribed room.
   case messageHidden(room: ChatRoom.ID, seq: Int64)
+  /// Moderators restored a hidden message of a subscribed room (they dismissed its case): it
+  /// is stored again at its `seq`. Kept apart from ``messages(_:)``, whose copies of a hidden
+  /// message (an acknowledgement that comes after the hide) are left out.
+  case restored(ChatMessage)
   /// The server refused a frame; `clientMessageID` names the refused send, if it was one,
   /// `room` the room the frame was about, and `frame` which frame it was, each if the server
   /// said.

@@ -98,10 +98,11 @@ public actor ChatSync {
   /// Rooms the engine unsubscribed from and whose `unsubscribed` answer has not come yet: that
   /// answer must not close the room again if a reader opened it meanwhile.
   private var unsubscribing: [ChatRoom.ID: Int] = [:]
-  // Messages moderation hid before they arrived (`message_hidden` overtook `message`), per
-  // room: each is left out of the burst or send answer that brings it, once (a restore may
-  // bring it later).
-  private var hiddenBeforeArrival: [ChatRoom.ID: Set<Int64>] = [:]
+  // The `seq`s this link said were hidden, per room, that lay after the sync cursor then: every
+  // copy that comes after the hide (the room's `message` and the sender's ack are two copies,
+  // in either order) is left out until a restore brings the message back. (Those at or below
+  // the cursor are left out by the store: `ChatStore.saveDelivered`.)
+  private var hiddenOnLink: [ChatRoom.ID: Set<Int64>] = [:]
   // Rooms whose unsubscribe this link answered: a later `unsubscribed` of one may be a copy.
   private var answeredUnsubscribes: Set<ChatRoom.ID> = []
   private var tasks: [Task<Void, Never>] = []
@@ -116,6 +117,8 @@ public actor ChatSync {
   private var isStopped = false
   /// The running flush, if any (``stop()`` cancels it).
   private var flushTask: Task<Void, Never>?
+  // Sends whose server call answered, waiting for their room's turn to be stored.
+  private var answersInTurn: Set<UUID> = []
   private var flushAgain = false
   /// The running re-read of the room list after moderation, if any (``stop()`` cancels it).
   private var roomsTask: Task<Void, Never>?
@@ -528,15 +531,21 @@ public actor ChatSync {
         typists.publish((room, ChatTyping(user: user, afterSeq: announcedSeqs[room] ?? 0)))
       case .messageHidden(let room, let seq):
         inTurn(of: room) { sync, _ in
-          // Not stored yet (the frames came out of order): the message, when it comes, is
-          // left out once. One the cursor passed already left the store (a reconcile, an
-          // earlier copy of this frame); a restore of it must get in.
-          if try !sync.store.removeHidden(seq, in: room),
-            try seq > sync.store.syncCursor(of: room)
-          {
-            sync.hiddenBeforeArrival[room, default: []].insert(seq)
+          // Stored or not yet (the frames came out of order, or this was the room's copy and
+          // the sender's ack is still to come), every later copy of it is left out.
+          try sync.store.removeHidden(seq, in: room)
+          if try seq > sync.store.syncCursor(of: room) {
+            sync.hiddenOnLink[room, default: []].insert(seq)
           }
           // The server's unread counts leave hidden messages out: the list is read again.
+          sync.rereadRooms()
+        }
+      case .restored(let message):
+        let room = message.roomID
+        inTurn(of: room) { sync, _ in
+          if let seq = message.seq { sync.hiddenOnLink[room]?.remove(seq) }
+          try sync.store.save([message])
+          // The server's unread counts take it in again.
           sync.rereadRooms()
         }
       case .unsubscribed(let room):
@@ -589,12 +598,7 @@ public actor ChatSync {
   /// in the room's turn: those moderation hid on their way here are left out, and an own
   /// message among them leaves the outbox (`ChatStore.saveDelivered`).
   private func storeDelivered(_ messages: [ChatMessage], in room: ChatRoom.ID) throws {
-    let hidden = hiddenBeforeArrival[room] ?? []
-    let leftOut = try store.saveDelivered(messages, hidden: hidden).leftOut
-    if !hidden.isEmpty {
-      let stillAwaited = hidden.subtracting(leftOut)
-      hiddenBeforeArrival[room] = stillAwaited.isEmpty ? nil : stillAwaited
-    }
+    try store.saveDelivered(messages, hidden: hiddenOnLink[room] ?? [])
   }
 
   /// Queues `work` on `room` and returns its number: it runs once the room's earlier work is
@@ -651,9 +655,9 @@ public actor ChatSync {
     // A link that went down answers nothing more.
     unsubscribing = [:]
     answeredUnsubscribes = []
-    // A message hidden before it arrived comes on this link or not at all (a catch-up page
-    // never holds a hidden message); after it, a restore must not be left out.
-    hiddenBeforeArrival = [:]
+    // The hides this link told of: the next link's catch-up and reconcile bring what the
+    // server shows now (a restore this link did not tell of included).
+    hiddenOnLink = [:]
     subscribing = [:]
     awaitingAck = [:]
     guard newLink != nil else { return }
@@ -871,6 +875,8 @@ public actor ChatSync {
         break
       }
       if message.deliveryState.isFailed { continue }
+      // Answered already, its store waiting for the room's turn: nothing to send.
+      if answersInTurn.contains(message.clientMessageID) { continue }
       if awaitingAck[message.clientMessageID] != nil {
         onLink.insert(message.roomID)
         continue
@@ -914,20 +920,7 @@ public actor ChatSync {
         }
         let sent = try await server.sendMessage(
           message.text, message.roomID, message.clientMessageID)
-        // Stored in the room's turn, like a message the link delivers: a hide handled before
-        // the answer came leaves it out (it was hidden on its way). A store that fails keeps
-        // the message sending, and the room's later ones wait, as before a send's answer.
-        let room = message.roomID
-        let failure = Locked<(any Error)?>(nil)
-        inTurn(of: room) { sync, _ in
-          do {
-            try sync.storeDelivered([sent], in: room)
-          } catch {
-            failure.withLock { $0 = error }
-          }
-        }
-        await roomWork[room]?.task.value
-        if let error = failure.withLock({ $0 }) { throw error }
+        storeInTurn(answer: sent)
         delivered = true
       } catch let error as DomainError where error.isWorthRetrying {
         transientFailure = true
@@ -954,6 +947,25 @@ public actor ChatSync {
       failedFlushes = 0
     }
     if transientFailure || waiting != false { scheduleRetry(backoff: transientFailure) }
+  }
+
+  /// Stores a send's server call answer in the room's turn, like a message the link delivers
+  /// (a hide handled before it came leaves it out), without holding up the flush: a catch-up
+  /// of the room may be under way. Until then no flush sends the message again; should the
+  /// store fail, it goes again after a backoff (the server answers with the same message).
+  private func storeInTurn(answer: ChatMessage) {
+    let id = answer.clientMessageID
+    answersInTurn.insert(id)
+    inTurn(of: answer.roomID) { sync, _ in
+      defer { sync.answersInTurn.remove(id) }
+      do {
+        try sync.storeDelivered([answer], in: answer.roomID)
+      } catch {
+        sync.logger.error("Storing the answer to \(id) failed: \(error)")
+        sync.failedFlushes += 1
+        sync.scheduleRetry(backoff: true)
+      }
+    }
   }
 
   /// Notes a send that failed for now: a `rate_limited` refusal's wait is kept for the next

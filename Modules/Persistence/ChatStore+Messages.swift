@@ -86,17 +86,16 @@ extension ChatStore {
   /// Stores messages the link delivered, or the server's answer to one of the owner's sends,
   /// like ``save(_:)``, leaving out those moderation hid on their way here (their `seq`s are
   /// in the result's ``SaveResult/leftOut``):
-  /// - a message whose `seq` is in `hidden` (its `message_hidden` came first);
-  /// - an owner's message still unsent here whose `seq` the sync cursor passed without storing
-  ///   it: a catch-up found it hidden (the answer to its send came after that, or a resend of
-  ///   it was answered with it).
+  /// - a message whose `seq` is in `hidden` (the link told of its hide already);
+  /// - a message whose `seq` the sync cursor passed without it being stored now: a catch-up
+  ///   found it hidden, or it was stored and moderation's hide took it out. (The cursor passes
+  ///   a `seq` only once the server listed everything visible up to it, and a room's `seq`s
+  ///   are committed in order, so a later copy of such a message is a copy of a hidden one: the
+  ///   sender's ack after the room's copy, or a resend answered with it.)
   ///
-  /// The owner's unsent message that is left out is deleted: the server has it, hidden, so it
-  /// is neither shown nor sent again. A restore of such a message arriving while its send is
-  /// still unsent here cannot be told from its late answer: it is left out too, and comes
-  /// back with the room's next reconcile (``reconcile(_:newest:isWholeHistory:lastSeq:)``).
-  /// Pages the server fetched (a catch-up, older history) are stored with ``save(_:)``: what
-  /// they hold was visible when they were read.
+  /// An owner's unsent message that is left out is deleted: the server has it, hidden, so it
+  /// is neither shown nor sent again. A restored message is stored with ``save(_:)``, as are
+  /// the pages the server fetched (a catch-up, older history): what they hold is visible.
   @discardableResult
   public func saveDelivered(
     _ messages: [ChatMessage], hidden: Set<Int64> = []
@@ -105,10 +104,8 @@ extension ChatStore {
       let owner = owner.rawValue
       let steppedOver = try db.cachedStatement(
         sql: """
-          SELECT EXISTS (SELECT 1 FROM message WHERE room_id = ?1 AND sender_id = ?2
-              AND client_message_id = ?3 AND state <> 'sent')
-            AND ?4 <= (SELECT sync_seq FROM room WHERE id = ?1)
-            AND NOT EXISTS (SELECT 1 FROM message WHERE room_id = ?1 AND seq = ?4)
+          SELECT ?2 <= (SELECT sync_seq FROM room WHERE id = ?1)
+            AND NOT EXISTS (SELECT 1 FROM message WHERE room_id = ?1 AND seq = ?2)
           """)
       let deleteUnsent = try db.cachedStatement(
         sql: """
@@ -119,19 +116,19 @@ extension ChatStore {
       var leftOut: [Int64] = []
       for message in messages {
         guard let seq = message.seq else { continue }
-        let isOwn = message.sender.id.rawValue == owner
-        let key: StatementArguments = [
-          message.roomID.rawValue, owner, message.clientMessageID.uuidString.lowercased(),
-        ]
         let isHidden =
           try hidden.contains(seq)
-          || (isOwn && Bool.fetchOne(steppedOver, arguments: key + [seq]) == true)
+          || Bool.fetchOne(steppedOver, arguments: [message.roomID.rawValue, seq]) == true
         guard isHidden else {
           kept.append(message)
           continue
         }
         leftOut.append(seq)
-        if isOwn { try deleteUnsent.execute(arguments: key) }
+        if message.sender.id.rawValue == owner {
+          try deleteUnsent.execute(arguments: [
+            message.roomID.rawValue, owner, message.clientMessageID.uuidString.lowercased(),
+          ])
+        }
       }
       var result = try Self.save(kept, owner: owner, db)
       result.leftOut = leftOut

@@ -127,8 +127,8 @@ final class EngineChatChannel: ChatChannel {
     let forwarding = Task { [weak self] in
       for await event in listener.events {
         switch event {
-        case .message(let message), .messageRestored(let message):
-          queue.push(.messages([message]))
+        case .message(let message): queue.push(.messages([message]))
+        case .messageRestored(let message): queue.push(.restored(message))
         case .messageHidden(let room, _, let seq): queue.push(.messageHidden(room: room, seq: seq))
         case .typing(let room, let user): queue.push(.typing(room: room, user: user))
         case .membershipEnded(let room, _): queue.push(.unsubscribed(room: room))

@@ -89,6 +89,14 @@ struct ChatSyncEngineTests {
       _ = try await channel.next { $0.subscribe }
     }
 
+    /// Connects and opens the room, its subscribe answered (`last_seq` 0) and the reconcile
+    /// after it done: a message the server stores after this is not read by that reconcile.
+    func subscribedRoom() async throws {
+      try await openedRoom()
+      channel.emit(.subscribed(room: ChatSyncEngineTests.room, lastSeq: 0))
+      try await waitUntil { await server.newestFetches == 1 }
+    }
+
     /// Connects, opens the room (its subscribe answered), closes it and opens it again: the
     /// unsubscribe and the second subscribe go out, neither answered yet.
     func reopened() async throws {
@@ -446,23 +454,27 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
-  @Test("a hide that overtakes its message leaves the message out when it comes")
+  @Test(
+    "a hide that overtakes its message leaves the message out when it comes, and every later copy, until a restore"
+  )
   func hideBeforeTheMessage() async throws {
     let rig = try Rig()
-    try await rig.openedRoom()
-    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
-    await rig.handledEvents()
+    try await rig.subscribedRoom()
     await rig.server.add(2, by: Self.peer)
     await rig.server.hide(1)
-    // The frames came out of order: the hide of 1 first, then 1 itself, then 2.
+    // The frames came out of order: the hide of 1 first, then 1 itself, then 2; then another
+    // copy of 1.
     rig.channel.emit(.messageHidden(room: Self.room, seq: 1))
     rig.channel.emit(.messages([await rig.server.message(1)]))
     rig.channel.emit(.messages([await rig.server.message(2)]))
     try await waitUntil { try rig.store.syncCursor(of: Self.room) == 2 }
+    rig.channel.emit(.messages([await rig.server.message(1)]))
+    await rig.handledEvents()
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 2 }
     #expect(try rig.store.latestMessages(in: Self.room).compactMap(\.seq) == [2])
     // A second copy of the hide, of a message long gone, leaves its restore alone.
     rig.channel.emit(.messageHidden(room: Self.room, seq: 1))
-    rig.channel.emit(.messages([await rig.server.message(1)]))
+    rig.channel.emit(.restored(await rig.server.message(1)))
     try await waitUntil { try rig.store.latestMessages(in: Self.room).count == 2 }
     #expect(try rig.store.latestMessages(in: Self.room).compactMap(\.seq) == [1, 2])
     await rig.sync.stop()
@@ -498,8 +510,7 @@ struct ChatSyncEngineTests {
   func ackAfterItsHide() async throws {
     let clock = TestClock()
     let rig = try Rig(clock: clock)
-    try await rig.openedRoom()
-    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
+    try await rig.subscribedRoom()
     let message = try await rig.sendOne("hidden on its way")
     let stored = await rig.server.accept(
       message.text, from: Self.me, id: message.clientMessageID)
@@ -512,6 +523,37 @@ struct ChatSyncEngineTests {
     await clock.advance(by: .seconds(30))
     try await Task.sleep(for: .milliseconds(50))
     #expect(rig.sends(of: message) == 1)
+    await rig.sync.stop()
+  }
+
+  @Test(
+    "the room's copy of an own message, then its hide, then the sender's ack: the ack is left out; so is the room's copy after the hide and the ack"
+  )
+  func ackAfterTheRoomsCopyAndItsHide() async throws {
+    let rig = try Rig()
+    try await rig.subscribedRoom()
+    let first = try await rig.sendOne("first")
+    let second = try await rig.sendOne("second")
+    let one = await rig.server.accept(first.text, from: Self.me, id: first.clientMessageID)
+    let two = await rig.server.accept(second.text, from: Self.me, id: second.clientMessageID)
+    await rig.server.hide(1, 2)
+    // 1: the room's copy is stored, the hide takes it out, then the ack comes.
+    rig.channel.emit(.messages([one]))
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 1 }
+    rig.channel.emit(.messageHidden(room: Self.room, seq: 1))
+    rig.channel.emit(.messages([one]))
+    // 2: the hide first, then the room's copy, then the ack, each on its own.
+    rig.channel.emit(.messageHidden(room: Self.room, seq: 2))
+    rig.channel.emit(.messages([two]))
+    await rig.handledEvents()
+    rig.channel.emit(.messages([two]))
+    // A peer's message after them, stored after all of that in the room's turn: its gap fill
+    // steps over the hidden two.
+    await rig.server.add(1, by: Self.peer)
+    rig.channel.emit(.messages([await rig.server.message(3)]))
+    try await waitUntil { try rig.store.syncCursor(of: Self.room) == 3 }
+    #expect(try rig.store.latestMessages(in: Self.room).compactMap(\.seq) == [3])
+    #expect(try rig.store.outbox().isEmpty)
     await rig.sync.stop()
   }
 

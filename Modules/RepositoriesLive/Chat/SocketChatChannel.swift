@@ -151,8 +151,10 @@ public final class SocketChatChannel: ChatChannel {
       return .subscribed(room: ChatRoom.ID(rawValue: room), lastSeq: lastSeq)
     case .unsubscribed(let room):
       return .unsubscribed(room: ChatRoom.ID(rawValue: room))
-    case .message(let message), .ack(_, let message), .messageRestored(let message):
+    case .message(let message), .ack(_, let message):
       return .messages([try message.toDomain()])
+    case .messageRestored(let message):
+      return .restored(try message.toDomain())
     case .messageHidden(let room, _, let seq):
       return .messageHidden(room: ChatRoom.ID(rawValue: room), seq: seq)
     case .typing(let room, let user):
