@@ -213,13 +213,16 @@ public final class FakeBackend: Sendable {
   /// then `body` with the caller. Every other rule is the engine's. Everything thrown is a
   /// `DomainError` (the engine throws nothing else); closures cannot infer typed throws yet.
   ///
-  /// - Parameter bucket: The write limit the call counts against; `nil` for a read.
+  /// - Parameters:
+  ///   - bucket: The write limit the call counts against; `nil` for a read.
+  ///   - adminOnly: Refuses a member (`forbidden`) before the write limit counts the call.
   func perform<Result>(
-    _ client: FakeClient.ID, write bucket: RateLimiter.Bucket? = nil,
+    _ client: FakeClient.ID, write bucket: RateLimiter.Bucket? = nil, adminOnly: Bool = false,
     _ body: (Viewer) throws -> Result
   ) throws -> Result {
     let limiter = try transportCheck()
     let viewer = try authenticate(client)
+    if adminOnly { try viewer.requireAdmin() }
     if let bucket, let limiter {
       try limiter.admit(bucket, caller: "user:\(viewer.id.rawValue)", at: engine.now)
     }

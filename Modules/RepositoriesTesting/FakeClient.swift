@@ -107,6 +107,11 @@ extension RepositorySet {
     @Sendable func write<T>(_ body: (Viewer) throws -> T) throws -> T {
       try backend.perform(id, write: .writes, body)
     }
+    /// An admin's write: a member is refused before the write limit counts it, as the server's
+    /// admin routes do.
+    @Sendable func adminWrite<T>(_ body: (Viewer) throws -> T) throws -> T {
+      try backend.perform(id, write: .writes, adminOnly: true, body)
+    }
     var chatServer = ChatRepository()
     chatServer.fetchRooms = { page in try read { try engine.chatRooms(page, as: $0) } }
     chatServer.openDirectRoom = { peer in
@@ -119,9 +124,16 @@ extension RepositorySet {
       }
     }
     chatServer.sendMessage = { text, roomID, clientMessageID in
-      try write {
-        try engine.sendMessage(text, to: roomID, clientMessageID: clientMessageID, as: $0).message
+      let send = { (viewer: Viewer) in
+        try engine.sendMessage(text, to: roomID, clientMessageID: clientMessageID, as: viewer)
+          .message
       }
+      // A resend of a stored message (its answer was lost) is answered again, not counted as
+      // a write, as on the server.
+      if try read({ engine.hasSent(clientMessageID: clientMessageID, as: $0) }) {
+        return try read(send)
+      }
+      return try write(send)
     }
     chatServer.markRead = { roomID, seq in
       try write { try engine.markRoomRead(roomID, seq: seq, as: $0) }
@@ -313,9 +325,28 @@ extension RepositorySet {
               return (buffers[viewer.id] ?? []) + (buffers[nil] ?? [])
             }
             var accepted = 0
-            for start in stride(from: 0, to: buffer.count, by: AnalyticsBatch.maximumSize) {
-              let batch = buffer[start..<min(start + AnalyticsBatch.maximumSize, buffer.count)]
-              accepted += try engine.recordAnalytics(batch.map(UploadedEvent.init), as: viewer)
+            var start = 0
+            // As the live uploader: a batch the server refused for now stays, with every later
+            // one, ahead of what was tracked since; one refused as invalid is dropped.
+            defer {
+              let kept = Array(buffer[start...])
+              if !kept.isEmpty {
+                backend.clients.withLock { clients in
+                  let since = clients[id]?.analyticsBuffers[viewer.id] ?? []
+                  clients[id]?.analyticsBuffers[viewer.id] = kept + since
+                }
+              }
+            }
+            while start < buffer.count {
+              let end = min(start + AnalyticsBatch.maximumSize, buffer.count)
+              do {
+                accepted += try engine.recordAnalytics(
+                  buffer[start..<end].map(UploadedEvent.init), as: viewer)
+              } catch DomainError.validation(let error) {
+                start = end
+                throw DomainError.validation(error)
+              }
+              start = end
             }
             return accepted
           }
@@ -324,31 +355,31 @@ extension RepositorySet {
         fetchQuestions: { status, page in
           try read { try engine.scheduledQuestions(status: status, page, as: $0) }
         },
-        createQuestion: { draft in try write { try engine.createQuestion(draft, as: $0) } },
+        createQuestion: { draft in try adminWrite { try engine.createQuestion(draft, as: $0) } },
         updateQuestion: { questionID, draft in
-          try write {
+          try adminWrite {
             try engine.updateQuestion(
               questionID, content: draft.content, publishDate: draft.publishDate, as: $0)
           }
         },
         deleteQuestion: { questionID in
-          try write { try engine.deleteQuestion(questionID, as: $0) }
+          try adminWrite { try engine.deleteQuestion(questionID, as: $0) }
         },
-        importQuestions: { csv in try write { try engine.importQuestions(csv, as: $0) } },
+        importQuestions: { csv in try adminWrite { try engine.importQuestions(csv, as: $0) } },
         fetchReportCases: { status, page in
           try read { try engine.reportCases(status: status, page, as: $0) }
         },
         fetchReportCase: { caseID in try read { try engine.reportCase(caseID, as: $0) } },
         resolveReportCase: { caseID, resolution, note in
-          try write { try engine.resolveReportCase(caseID, resolution, note: note, as: $0) }
+          try adminWrite { try engine.resolveReportCase(caseID, resolution, note: note, as: $0) }
         },
         fetchUsers: { query, page in
           try read { try engine.adminUsers(matching: query, page, as: $0) }
         },
         banUser: { userID, reason, until in
-          try write { try engine.banUser(userID, reason: reason, until: until, as: $0) }
+          try adminWrite { try engine.banUser(userID, reason: reason, until: until, as: $0) }
         },
-        unbanUser: { userID in try write { try engine.unbanUser(userID, as: $0) } },
+        unbanUser: { userID in try adminWrite { try engine.unbanUser(userID, as: $0) } },
         fetchStats: { try read { try engine.adminStats(as: $0) } }))
   }
 }

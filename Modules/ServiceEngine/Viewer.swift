@@ -50,8 +50,9 @@ extension Viewer {
     if isBanned(at: now) { throw .banned }
   }
 
-  /// Refuses members on admin operations.
-  func requireAdmin() throws(DomainError) {
+  /// Refuses members on admin operations (`forbidden`); the fakes call it before counting an
+  /// admin write, as the server's admin routes refuse members before the write limit.
+  public func requireAdmin() throws(DomainError) {
     guard isAdmin else { throw .forbidden }
   }
 }

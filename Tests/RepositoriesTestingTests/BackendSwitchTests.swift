@@ -4,7 +4,10 @@ import Domain
 import Foundation
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
+
+@testable import ServiceEngine
 
 @Suite("Fake pagination")
 struct PaginationTests {
@@ -171,11 +174,7 @@ struct BackendSwitchTests {
   @Test("analytics buffer on the client and upload on flush, in batches, as the signed-in user")
   func analytics() async throws {
     let (backend, alice, _, _) = try makeCast()
-    for index in 0..<250 {
-      await alice.analytics.track(
-        try AnalyticsEvent(
-          name: "screen_viewed", properties: ["index": "\(index)"], occurredAt: Fixtures.now))
-    }
+    try await track(0..<250, on: alice)
     #expect(backend.analyticsEvents.isEmpty)
     backend.isOffline = true
     await #expect(throws: DomainError.offline) { _ = try await alice.analytics.flush() }
@@ -186,6 +185,34 @@ struct BackendSwitchTests {
     #expect(events.count == 250)
     #expect(events.allSatisfy { $0.userID == (try? alice.userID) })
     #expect(events.last?.event.properties["index"] == "249")
+  }
+
+  @Test(
+    "a batch the server fails for now stays queued with the ones after it, in order, for the next flush"
+  )
+  func analyticsBatchFailedForNow() async throws {
+    let (backend, alice, _, _) = try makeCast()
+    try await track(0..<250, on: alice)
+    // The second batch (100-199) fails in the database.
+    try failInserts(
+      into: "analytics_event", when: "NEW.properties LIKE '%\"index\":\"150\"%'",
+      in: backend.engine.writer)
+    await #expect(throws: DomainError.self) { _ = try await alice.analytics.flush() }
+    #expect(backend.analyticsEvents.count == 100)
+    try await track(250..<251, on: alice)
+    try allowInserts(into: "analytics_event", in: backend.engine.writer)
+    #expect(try await alice.analytics.flush() == 151)
+    #expect(
+      backend.analyticsEvents.map { $0.event.properties["index"] } == (0...250).map { "\($0)" })
+  }
+}
+
+/// Tracks a screen view numbered by its `index` property for each of `indexes` on `client`.
+private func track(_ indexes: Range<Int>, on client: FakeClient) async throws {
+  for index in indexes {
+    await client.analytics.track(
+      try AnalyticsEvent(
+        name: "screen_viewed", properties: ["index": "\(index)"], occurredAt: Fixtures.now))
   }
 }
 

@@ -295,11 +295,15 @@ struct ChatEventTests {
     #expect(listener.rooms.isEmpty)
   }
 
-  @Test("typing reaches subscribers and is stored nowhere; outsiders cannot type")
+  @Test(
+    "typing reaches the other subscribers, never the typist's own listeners, and is stored nowhere; outsiders cannot type"
+  )
   func typing() async throws {
     let r = try Self.room()
     let listener = r.engine.chatListener(as: r.owner)
     _ = try r.engine.subscribe(listener, to: r.room, afterSeq: nil, replayLimit: 0, as: r.owner)
+    // The owner's own typing does not come back to the owner: the member's comes first.
+    try r.engine.typing(in: r.room, as: r.owner)
     try r.engine.typing(in: r.room, as: r.member)
     #expect(throws: DomainError.forbidden) { try r.engine.typing(in: r.room, as: r.outsider) }
     let events = await Self.take(1, from: listener)

@@ -370,9 +370,8 @@ struct RealtimeSession: Sendable {
         let text: String? =
           switch event {
           case .message(let message): frames.text(of: message)
-          case .typing(let room, let user) where user.id != viewer.id:
+          case .typing(let room, let user):
             ServerFrame.typing(roomID: room.rawValue, user: UserSummaryDTO(user)).text
-          case .typing: nil
           case .membershipEnded(let room, _): ServerFrame.unsubscribed(roomID: room.rawValue).text
           case .messageHidden(let room, let message, let seq):
             ServerFrame.messageHidden(roomID: room.rawValue, messageID: message.rawValue, seq: seq)

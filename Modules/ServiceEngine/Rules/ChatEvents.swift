@@ -7,7 +7,8 @@ import GRDB
 public enum ChatEvent: Sendable, Hashable {
   /// A new message; per room, messages are published in `seq` order.
   case message(ChatMessage)
-  /// A member is typing in a room (not stored).
+  /// A member is typing in a room (not stored); never delivered to that member's own
+  /// listeners.
   case typing(room: ChatRoom.ID, user: UserSummary)
   /// `user` no longer belongs to `room`: they left its group, or the group was deleted.
   case membershipEnded(room: ChatRoom.ID, user: User.ID)
@@ -104,9 +105,15 @@ public final class ChatListener: Sendable {
   func deliver(_ event: ChatEvent) -> Bool {
     let wanted = state.withLock { state in
       guard state.rooms.contains(event.roomID) else { return false }
-      if case .membershipEnded(let room, let user) = event {
+      switch event {
+      case .membershipEnded(let room, let user):
         guard user == self.user else { return false }
         state.rooms.remove(room)
+      case .typing(_, let user):
+        // Nobody is told of their own typing, on any of their connections.
+        return user.id != self.user
+      default:
+        break
       }
       return true
     }

@@ -332,5 +332,23 @@ enum RuleScenarios {
     await #expect(throws: DomainError.rateLimited(retryAfter: .seconds(10))) {
       try await alice.board.createPost(PostDraft(content: "After ten mark-reads"))
     }
+
+    // Not writes: a member's admin call, refused before the limit counts it, and a resend of
+    // a stored chat message (its answer was lost), answered again over the limit too.
+    backend.advanceClock(by: .seconds(10))
+    let room = try await alice.chat.openDirectRoom(try await bob.profile.fetchMe().id)
+    let messageID = UUID()
+    let sent = try await alice.chat.sendMessage("Lunch?", room.id, messageID)
+    for _ in 1...10 {
+      await #expect(throws: DomainError.forbidden) {
+        try await alice.admin.createQuestion(
+          QuestionDraft(content: "Not mine to ask", publishDate: backend.today.adding(days: 3)))
+      }
+    }
+    for _ in 3...10 { try await alice.notifications.markAllRead() }
+    #expect(try await alice.chat.sendMessage("Lunch?", room.id, messageID) == sent)
+    await #expect(throws: DomainError.rateLimited(retryAfter: .seconds(10))) {
+      try await alice.chat.sendMessage("A new one", room.id, UUID())
+    }
   }
 }
