@@ -488,6 +488,9 @@ public actor Authenticator {
     let ended = generation
     cached = nil
     isLoaded = true
+    // Signed out in memory from here: told so even when the store cannot be cleared (the
+    // caller hears that failure), or the app would go on showing a session that ended.
+    defer { broadcaster.publish(.signedOut(reason)) }
     do {
       if onlyOwn, let stored = try? await store.credentials(),
         !own.contains(stored.refreshToken)
@@ -501,7 +504,6 @@ public actor Authenticator {
     } catch {
       throw .credentialStorage("clearing the credentials failed: \(error)")
     }
-    broadcaster.publish(.signedOut(reason))
   }
 
   private func loadCredentials() async throws(NetworkError) -> Credentials? {

@@ -54,10 +54,12 @@ private struct Harness {
   }
 }
 
-/// Credentials in memory whose saves fail while ``failsSaves`` is set (a locked keychain).
+/// Credentials in memory whose saves (or clears) fail while ``failsSaves`` (``failsClears``)
+/// is set (a locked keychain).
 private actor FlakyCredentialStore: CredentialStore {
   private(set) var stored: Credentials?
   var failsSaves = false
+  var failsClears = false
 
   init(_ credentials: Credentials?) { stored = credentials }
 
@@ -66,8 +68,12 @@ private actor FlakyCredentialStore: CredentialStore {
     if failsSaves { throw NetworkError.credentialStorage("locked") }
     stored = credentials
   }
-  func clear() { stored = nil }
+  func clear() throws {
+    if failsClears { throw NetworkError.credentialStorage("locked") }
+    stored = nil
+  }
   func failSaves(_ fails: Bool) { failsSaves = fails }
+  func failClears(_ fails: Bool) { failsClears = fails }
   /// What another process sharing the store writes.
   func put(_ credentials: Credentials?) { stored = credentials }
 }
@@ -166,6 +172,24 @@ struct AuthenticationTests {
     await store.failSaves(false)
     #expect(try await authenticator.credentials() == nil)
     #expect(await store.stored == nil)
+  }
+
+  @Test("a rejected refresh whose credentials cannot be cleared still tells of the sign-out")
+  func aRejectedRefreshTellsOfTheSignOutWhenTheStoreFails() async throws {
+    let epoch = TestClock.epoch
+    let store = FlakyCredentialStore(
+      Credentials(accessToken: "old", refreshToken: "rt-old", expiresAt: epoch + 30))
+    let authenticator = Authenticator(store: store, now: { epoch }, isRevocation: { _ in true }) {
+      _ in throw NetworkError.unauthorized
+    }
+    var events = authenticator.events().makeAsyncIterator()
+    await store.failClears(true)
+    await #expect(throws: NetworkError.sessionRevoked) {
+      try await authenticator.validAccessToken()
+    }
+    // Signed out in memory, and told so: the store's failure is the caller's to hear.
+    #expect(await events.next() == .signedOut(.refreshTokenRejected))
+    await #expect(throws: NetworkError.notSignedIn) { try await authenticator.validAccessToken() }
   }
 
   @Test func injectsTheBearerTokenForBearerTargets() async throws {

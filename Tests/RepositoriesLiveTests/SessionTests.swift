@@ -117,6 +117,17 @@ struct SessionTests {
     #expect(try await harness.store.credentials() == nil)
   }
 
+  @Test func signOutForgetsCredentialsThatCannotBeRead() async throws {
+    let store = UnreadableCredentialStore()
+    let harness = Harness(store: store)
+
+    try await harness.repositories.auth.signOut()
+
+    #expect(await store.clears == 1)
+    #expect(await harness.repositories.auth.currentState() == .signedOut)
+    #expect(harness.sentRequests.isEmpty)
+  }
+
   @Test func withdrawDeletesTheAccountAndSignsOut() async throws {
     let harness = Harness()
     try await harness.signIn()
@@ -505,6 +516,17 @@ actor UnclearableCredentialStore: CredentialStore {
   func clear() throws {
     throw CredentialStoreError.fileSystem(operation: "delete", path: "session.json", errno: EACCES)
   }
+}
+
+/// A credential store whose file is damaged: reads fail, and deleting it works.
+actor UnreadableCredentialStore: CredentialStore {
+  /// How many times the store was cleared.
+  private(set) var clears = 0
+  func credentials() throws -> Credentials? {
+    throw CredentialStoreError.corrupted(location: "session.json", reason: "not JSON")
+  }
+  func save(_ credentials: Credentials) {}
+  func clear() { clears += 1 }
 }
 
 /// A credential store that refuses every call until ``unlock()``, as a locked Keychain does.

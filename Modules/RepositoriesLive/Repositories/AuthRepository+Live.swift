@@ -63,7 +63,9 @@ extension AuthRepository {
         // Revoke on the server first, with the token that is current after any refresh the
         // call itself needs; then forget everything on this device whatever the server said.
         var revocationFailure: (any Error)?
-        if try await signedInCredentials(authenticator) != nil {
+        // Credentials the store cannot read (a damaged file, a Keychain error) cannot be
+        // revoked either: they are forgotten here all the same.
+        if (try? await signedInCredentials(authenticator)) != nil {
           do {
             _ = try await authenticator.validAccessToken()
             if let credentials = try await authenticator.credentials() {
