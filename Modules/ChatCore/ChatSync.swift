@@ -98,11 +98,12 @@ public actor ChatSync {
   /// Rooms the engine unsubscribed from and whose `unsubscribed` answer has not come yet: that
   /// answer must not close the room again if a reader opened it meanwhile.
   private var unsubscribing: [ChatRoom.ID: Int] = [:]
-  // The `seq`s this link said were hidden, per room, that lay after the sync cursor then: every
-  // copy that comes after the hide (the room's `message` and the sender's ack are two copies,
-  // in either order) is left out until a restore brings the message back. (Those at or below
-  // the cursor are left out by the store: `ChatStore.saveDelivered`.)
-  private var hiddenOnLink: [ChatRoom.ID: Set<Int64>] = [:]
+  // The `seq`s the link said were hidden, per room, that lay after the sync cursor: every copy
+  // that comes after the hide (the room's `message` and the sender's ack are two copies, in
+  // either order; a resend is answered with the stored message) is left out until a restore
+  // brings the message back, also on a later link. Once the cursor passes one, the store's
+  // rule takes over (`ChatStore.saveDelivered`) and it is dropped here.
+  private var hiddenSeqs: [ChatRoom.ID: Set<Int64>] = [:]
   // Rooms whose unsubscribe this link answered: a later `unsubscribed` of one may be a copy.
   private var answeredUnsubscribes: Set<ChatRoom.ID> = []
   private var tasks: [Task<Void, Never>] = []
@@ -535,7 +536,7 @@ public actor ChatSync {
           // the sender's ack is still to come), every later copy of it is left out.
           try sync.store.removeHidden(seq, in: room)
           if try seq > sync.store.syncCursor(of: room) {
-            sync.hiddenOnLink[room, default: []].insert(seq)
+            sync.hiddenSeqs[room, default: []].insert(seq)
           }
           // The server's unread counts leave hidden messages out: the list is read again.
           sync.rereadRooms()
@@ -543,7 +544,7 @@ public actor ChatSync {
       case .restored(let message):
         let room = message.roomID
         inTurn(of: room) { sync, _ in
-          if let seq = message.seq { sync.hiddenOnLink[room]?.remove(seq) }
+          if let seq = message.seq { sync.hiddenSeqs[room]?.remove(seq) }
           try sync.store.save([message])
           // The server's unread counts take it in again.
           sync.rereadRooms()
@@ -598,7 +599,14 @@ public actor ChatSync {
   /// in the room's turn: those moderation hid on their way here are left out, and an own
   /// message among them leaves the outbox (`ChatStore.saveDelivered`).
   private func storeDelivered(_ messages: [ChatMessage], in room: ChatRoom.ID) throws {
-    try store.saveDelivered(messages, hidden: hiddenOnLink[room] ?? [])
+    guard let hidden = hiddenSeqs[room] else {
+      try store.saveDelivered(messages)
+      return
+    }
+    try store.saveDelivered(messages, hidden: hidden)
+    let cursor = try store.syncCursor(of: room)
+    let above = hidden.filter { $0 > cursor }
+    hiddenSeqs[room] = above.isEmpty ? nil : above
   }
 
   /// Queues `work` on `room` and returns its number: it runs once the room's earlier work is
@@ -655,9 +663,6 @@ public actor ChatSync {
     // A link that went down answers nothing more.
     unsubscribing = [:]
     answeredUnsubscribes = []
-    // The hides this link told of: the next link's catch-up and reconcile bring what the
-    // server shows now (a restore this link did not tell of included).
-    hiddenOnLink = [:]
     subscribing = [:]
     awaitingAck = [:]
     guard newLink != nil else { return }
@@ -854,7 +859,6 @@ public actor ChatSync {
       return
     }
     var transientFailure = false
-    var delivered = false
     let roomOf = Dictionary(outbox.map { ($0.clientMessageID, $0.roomID) }) { first, _ in first }
     awaitingAck = awaitingAck.filter { roomOf[$0.key] != nil }
     sentInDoubt.formIntersection(outbox.map(\.clientMessageID))
@@ -920,8 +924,8 @@ public actor ChatSync {
         }
         let sent = try await server.sendMessage(
           message.text, message.roomID, message.clientMessageID)
+        // Delivered once it is stored (which starts the backoff over), not before.
         storeInTurn(answer: sent)
-        delivered = true
       } catch let error as DomainError where error.isWorthRetrying {
         transientFailure = true
         held.insert(message.roomID)
@@ -943,7 +947,7 @@ public actor ChatSync {
     let waiting = (try? store.outbox())?.contains { !$0.deliveryState.isFailed }
     if transientFailure {
       failedFlushes += 1
-    } else if delivered || waiting == false {
+    } else if waiting == false {
       failedFlushes = 0
     }
     if transientFailure || waiting != false { scheduleRetry(backoff: transientFailure) }
@@ -960,6 +964,7 @@ public actor ChatSync {
       defer { sync.answersInTurn.remove(id) }
       do {
         try sync.storeDelivered([answer], in: answer.roomID)
+        sync.failedFlushes = 0
       } catch {
         sync.logger.error("Storing the answer to \(id) failed: \(error)")
         sync.failedFlushes += 1

@@ -489,8 +489,9 @@ public actor Authenticator {
     cached = nil
     isLoaded = true
     // Signed out in memory from here: told so even when the store cannot be cleared (the
-    // caller hears that failure), or the app would go on showing a session that ended.
-    defer { broadcaster.publish(.signedOut(reason)) }
+    // caller hears that failure), or the app would go on showing a session that ended; unless
+    // someone signed in while the store was read (their `.signedIn` is the news).
+    defer { if generation == ended { broadcaster.publish(.signedOut(reason)) } }
     do {
       if onlyOwn, let stored = try? await store.credentials(),
         !own.contains(stored.refreshToken)

@@ -90,8 +90,10 @@ extension ChatStore {
   /// - a message whose `seq` the sync cursor passed without it being stored now: a catch-up
   ///   found it hidden, or it was stored and moderation's hide took it out. (The cursor passes
   ///   a `seq` only once the server listed everything visible up to it, and a room's `seq`s
-  ///   are committed in order, so a later copy of such a message is a copy of a hidden one: the
-  ///   sender's ack after the room's copy, or a resend answered with it.)
+  ///   are committed in order, so such a copy is one of a hidden message: the sender's ack
+  ///   after the room's copy, or a resend answered with it. Unless moderators restored it
+  ///   since without this device hearing of it: then it stays out until a reconcile that
+  ///   covers its `seq` brings it back.)
   ///
   /// An owner's unsent message that is left out is deleted: the server has it, hidden, so it
   /// is neither shown nor sent again. A restored message is stored with ``save(_:)``, as are

@@ -446,6 +446,32 @@ struct AuthenticationTests {
     #expect(refreshes.withLock { $0 } == 0)
   }
 
+  @Test(
+    "a rejected refresh whose store read a sign-in overtook tells no sign-out: the sign-in is the news"
+  )
+  func aSignInDuringTheRejectedRefreshsClear() async throws {
+    let epoch = TestClock.epoch
+    let store = GatedReadStore(Credentials(accessToken: "a0", refreshToken: "r0"))
+    // The refresh is rejected; the store read after it (the clear's) waits at the gate.
+    let authenticator = Authenticator(store: store, now: { epoch }, isRevocation: { _ in true }) {
+      _ in
+      await store.gateReads()
+      throw NetworkError.unauthorized
+    }
+    #expect(try await authenticator.validAccessToken() == "a0")
+    var events = authenticator.events().makeAsyncIterator()
+    let refresh = Task { try await authenticator.accessToken(afterRejecting: "a0") }
+    // The refresh was rejected; the clear reads the store, and a sign-in comes meanwhile.
+    try await store.reads.waitForArrivals()
+    try await authenticator.signIn(Credentials(accessToken: "b0", refreshToken: "s0"))
+    await store.reads.open()
+    _ = try? await refresh.value
+    try await authenticator.signOut()
+    #expect(await events.next() == .signedIn)
+    #expect(await events.next() == .signedOut(.requested))
+    #expect(await store.stored == nil)
+  }
+
   @Test("a sign-out while a refreshed pair's save reads the store is not undone by that save")
   func aSignOutDuringTheSaveIsNotUndone() async throws {
     let epoch = TestClock.epoch

@@ -121,8 +121,10 @@ struct SessionTests {
     let store = UnreadableCredentialStore()
     let harness = Harness(store: store)
 
-    try await harness.repositories.auth.signOut()
+    // The server could not be told (no token could be read): the caller hears it.
+    let error = await domainError { try await harness.repositories.auth.signOut() }
 
+    #expect(error.map { "\($0)" }?.contains("session.json") == true, "\(String(describing: error))")
     #expect(await store.clears == 1)
     #expect(await harness.repositories.auth.currentState() == .signedOut)
     #expect(harness.sentRequests.isEmpty)

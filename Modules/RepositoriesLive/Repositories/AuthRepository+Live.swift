@@ -64,8 +64,15 @@ extension AuthRepository {
         // call itself needs; then forget everything on this device whatever the server said.
         var revocationFailure: (any Error)?
         // Credentials the store cannot read (a damaged file, a Keychain error) cannot be
-        // revoked either: they are forgotten here all the same.
-        if (try? await signedInCredentials(authenticator)) != nil {
+        // revoked either: they are forgotten here all the same, and the caller hears why the
+        // server was not told.
+        let stored: Credentials?
+        do {
+          stored = try await signedInCredentials(authenticator)
+        } catch {
+          (stored, revocationFailure) = (nil, error)
+        }
+        if stored != nil {
           do {
             _ = try await authenticator.validAccessToken()
             if let credentials = try await authenticator.credentials() {
