@@ -599,11 +599,9 @@ public actor ChatSync {
   /// in the room's turn: those moderation hid on their way here are left out, and an own
   /// message among them leaves the outbox (`ChatStore.saveDelivered`).
   private func storeDelivered(_ messages: [ChatMessage], in room: ChatRoom.ID) throws {
-    guard let hidden = hiddenSeqs[room] else {
-      try store.saveDelivered(messages)
-      return
-    }
+    let hidden = hiddenSeqs[room] ?? []
     try store.saveDelivered(messages, hidden: hidden)
+    guard !hidden.isEmpty else { return }
     let cursor = try store.syncCursor(of: room)
     let above = hidden.filter { $0 > cursor }
     hiddenSeqs[room] = above.isEmpty ? nil : above

@@ -41,6 +41,18 @@ struct ChatSyncEngineTests {
           }, ackTimeout: ackTimeout, pageSize: 100))
     }
 
+    /// An engine whose store is the file `chat.sqlite` in `folder`, on a test clock, retrying
+    /// after 1 s: for tests that make the store's file fail.
+    static func onFile(
+      in folder: TemporaryDirectory
+    ) throws -> (Rig, path: String, TestClock<Duration>) {
+      let path = folder.path("chat.sqlite")
+      let clock = TestClock()
+      return (
+        try Rig(clock: clock, retryDelay: .seconds(1), store: .file(path: path)), path, clock
+      )
+    }
+
     /// Returns once the engine has handled every event emitted before this call (events are
     /// handled in order: a typing signal emitted now comes out after them).
     func handledEvents() async {
@@ -846,9 +858,7 @@ struct ChatSyncEngineTests {
   func unreadableOutboxIsReadAgain() async throws {
     let folder = try TemporaryDirectory("outbox")
     defer { folder.remove() }
-    let path = folder.path("chat.sqlite")
-    let clock = TestClock()
-    let rig = try Rig(clock: clock, retryDelay: .seconds(1), store: .file(path: path))
+    let (rig, path, clock) = try Rig.onFile(in: folder)
     let message = try rig.store.enqueue(
       "left from the last run", to: Self.room, clientMessageID: UUID(), sender: Self.me,
       at: Date())
@@ -875,9 +885,7 @@ struct ChatSyncEngineTests {
   func answerTheStoreCannotKeep() async throws {
     let folder = try TemporaryDirectory("answer")
     defer { folder.remove() }
-    let path = folder.path("chat.sqlite")
-    let clock = TestClock()
-    let rig = try Rig(clock: clock, retryDelay: .seconds(1), store: .file(path: path))
+    let (rig, path, clock) = try Rig.onFile(in: folder)
     await rig.sync.start()
     await rig.server.holdSends()
     let message = try await rig.sync.send("kept on the second try", to: Self.room)
