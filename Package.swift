@@ -276,7 +276,7 @@ let testTargets: [Target] = [
   .testTarget(
     name: "NetworkKitTests",
     dependencies: [
-      "NetworkKit", "NetworkKitTesting", "TestSupport",
+      "NetworkKit", "NetworkKitTesting", "Primitives", "TestSupport",
       .product(name: "HTTPTypes", package: "swift-http-types"),
       .product(name: "Logging", package: "swift-log"),
       .product(name: "Hummingbird", package: "hummingbird"),

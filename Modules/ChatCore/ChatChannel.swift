@@ -5,9 +5,9 @@ import Foundation
 public enum ChatChannelEvent: Sendable, Hashable {
   /// The link's state changed; on every `.connected` the engine subscribes its open rooms
   /// again (a new link has no subscriptions). `link` names the connection a `.connected`
-  /// opened; the engine names it in every call it makes until the next state change (it means
-  /// nothing for the other states).
-  case state(ChatConnectionState, link: ChatLink = ChatLink(0))
+  /// opened, and the engine names it in every call it makes until the next state change; it
+  /// is `nil` for the other states (a channel that names none counts as link 0).
+  case state(ChatConnectionState, link: ConnectionLink? = nil)
   /// A subscription is live: every message after `lastSeq` arrives as ``message(_:)``.
   case subscribed(room: ChatRoom.ID, lastSeq: Int64)
   /// The server ended a subscription (the user left the room, or it was deleted).
@@ -49,25 +49,10 @@ public enum ChatChannelEvent: Sendable, Hashable {
   }
 }
 
-/// One connection of a ``ChatChannel``, numbered by the channel.
-///
-/// The engine learns of a new connection from the channel's events, later than the channel
-/// makes it. Every call names the connection the engine last heard of, and the channel refuses
-/// a call meant for one that is gone instead of making it on the next: a message sent there
-/// could reach the server before the earlier messages the old connection lost, which the engine
-/// sends again only once it handles the reconnect.
-public struct ChatLink: Sendable, Hashable, CustomStringConvertible {
-  /// The channel's number for the connection.
-  public var number: Int
-
-  /// The connection numbered `number`.
-  public init(_ number: Int) {
-    self.number = number
-  }
-
-  /// "link N".
-  public var description: String { "link \(number)" }
-}
+/// The former name of ``ConnectionLink`` (`Domain`), the one type for a numbered connection
+/// that the chat engine and `NetworkKit`'s `WebSocketConnection` share.
+@available(*, deprecated, renamed: "ConnectionLink")
+public typealias ChatLink = ConnectionLink
 
 /// The real-time half of the chat engine: the live client's WebSocket (`/realtime`,
 /// `RepositoriesLive`) or the fakes' direct line to the service engine (`RepositoriesTesting`).
@@ -77,7 +62,7 @@ public struct ChatLink: Sendable, Hashable, CustomStringConvertible {
 /// A channel keeps itself connected between ``open()`` and ``close()`` (reconnecting with its
 /// own backoff) and reports every change as an event. Sends are fire-and-forget: the answer
 /// arrives later as a `.message` (the acknowledgement) or a `.refused` event. Every call names
-/// the ``ChatLink`` of the `.connected` the engine last handled, and throws when the channel is
+/// the ``ConnectionLink`` of the `.connected` the engine last handled, and throws when the channel is
 /// no longer on that connection (down, or on another one since).
 public protocol ChatChannel: Sendable {
   /// Everything the channel reports; read by one engine. Ends after ``close()``.
@@ -88,15 +73,15 @@ public protocol ChatChannel: Sendable {
   func close() async
   /// Subscribes to a room from `afterSeq`: the answer is `.subscribed` with the room's last
   /// `seq`. Throws when `link` is not the open connection.
-  func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ChatLink) async throws
+  func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ConnectionLink) async throws
   /// Stops the events of a room. Throws when `link` is not the open connection.
-  func unsubscribe(from room: ChatRoom.ID, on link: ChatLink) async throws
+  func unsubscribe(from room: ChatRoom.ID, on link: ConnectionLink) async throws
   /// Sends a message of the outbox; throws when `link` is not the open connection (the engine
   /// then holds the message back, or uses REST).
   func send(
-    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ChatLink)
+    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ConnectionLink)
     async throws
   /// Tells the room's other members the user is typing. Throws when `link` is not the open
   /// connection.
-  func typing(in room: ChatRoom.ID, on link: ChatLink) async throws
+  func typing(in room: ChatRoom.ID, on link: ConnectionLink) async throws
 }

@@ -109,7 +109,7 @@ public actor ChatSync {
   private var tasks: [Task<Void, Never>] = []
   /// The channel's connection, as its last `.connected` named it; `nil` while down. Every call
   /// on the channel names it, so none is made on a connection this engine has not handled yet.
-  private var link: ChatLink?
+  private var link: ConnectionLink?
   private var isConnected: Bool { link != nil }
   /// Counts the link changes: a subscribe that fails after its link changed answers nothing of
   /// the new link's.
@@ -652,9 +652,9 @@ public actor ChatSync {
     if !endedListings.isEmpty { rereadRooms() }
   }
 
-  private func connectionChanged(to state: ChatConnectionState, link: ChatLink) async {
+  private func connectionChanged(to state: ChatConnectionState, link: ConnectionLink?) async {
     states.publishIfChanged(state)
-    let newLink = state == .connected ? link : nil
+    let newLink = state == .connected ? link ?? ConnectionLink(0) : nil
     guard newLink != self.link else { return }
     self.link = newLink
     linkNumber += 1

@@ -14,3 +14,7 @@ public typealias FileLock = Primitives.FileLock
 /// One value stream, any number of readers (`Primitives.Broadcaster`): every module that imports
 /// Domain uses it as `Broadcaster`, without importing `Primitives` itself.
 public typealias Broadcaster<Element: Sendable> = Primitives.Broadcaster<Element>
+
+/// One connection of a connection that reconnects (`Primitives.ConnectionLink`): the chat
+/// engine's link and a WebSocket's socket are this one type.
+public typealias ConnectionLink = Primitives.ConnectionLink

@@ -27,9 +27,9 @@ import Primitives
 ///   first one is a reconnect, the moment for the owner to re-subscribe to what it follows.
 /// - **Events.** ``events`` hands over the state changes and the server's frames in the one order
 ///   they happened: a frame of a socket never comes after the state change that ended that
-///   socket, and each `.connected` names its socket (a ``Link``).
+///   socket, and each `.connected` names its socket (a `ConnectionLink`).
 /// - **Sending.** ``send(_:on:)`` throws ``WebSocketError/notConnected`` when no socket is open,
-///   or, given a ``Link``, when that socket is no longer the open one (the frame was meant for a
+///   or, given a `ConnectionLink`, when that socket is no longer the open one (the frame was meant for a
 ///   socket that is gone, and must not reach the server over the next one before the owner has
 ///   handled the reconnect). The connection never buffers outgoing frames.
 ///
@@ -108,26 +108,16 @@ public actor WebSocketConnection {
   /// `Authenticator.accessToken(afterRejecting:)`.
   public typealias RefreshAccessToken = @Sendable (_ rejectedToken: String) async throws -> String
 
-  /// One socket of the connection: the `number`-th opened since the connection was created
-  /// (from 1). A `.connected` event names it, and ``send(_:on:)`` takes it.
-  public struct Link: Sendable, Hashable, CustomStringConvertible {
-    /// The socket's number, counted from 1 in the order they opened.
-    public let number: Int
-
-    /// The link numbered `number` (a test's, or a copy of one the connection named).
-    public init(number: Int) {
-      self.number = number
-    }
-
-    /// "link N".
-    public var description: String { "link \(number)" }
-  }
+  /// The former name of `ConnectionLink` (`Primitives`), the one type for a numbered
+  /// connection that this connection's sockets and the chat engine's links share.
+  @available(*, deprecated, renamed: "ConnectionLink")
+  public typealias Link = ConnectionLink
 
   /// What ``events`` hands over.
   public enum Event: Sendable, Hashable {
     /// The state changed (as ``stateChanges()`` reports it); `link` names the socket a
     /// `.connected` opened, and is `nil` for every other state.
-    case state(State, link: Link?)
+    case state(State, link: ConnectionLink?)
     /// A frame the server sent on the open socket (pongs excluded).
     case frame(WebSocketFrame)
   }
@@ -150,7 +140,7 @@ public actor WebSocketConnection {
   private var runLoop: Task<Void, Never>?
   private var socket: (any WebSocket)?
   // The open socket's link (set with `socket`), and how many sockets have opened.
-  private var link: Link?
+  private var link: ConnectionLink?
   private var socketsOpened = 0
   private var isStopped = false
   private var stopping: Task<Void, Never>?
@@ -244,7 +234,9 @@ public actor WebSocketConnection {
   ///   the connection has moved on to another socket since (or has none), the send throws
   ///   ``WebSocketError/notConnected`` instead of writing the frame to a socket its owner does
   ///   not know of yet. `nil` sends on whichever socket is open.
-  public func send(_ frame: WebSocketFrame, on link: Link? = nil) async throws(WebSocketError) {
+  public func send(
+    _ frame: WebSocketFrame, on link: ConnectionLink? = nil
+  ) async throws(WebSocketError) {
     guard let socket, state == .connected, link == nil || link == self.link else {
       throw .notConnected
     }
@@ -266,7 +258,7 @@ public actor WebSocketConnection {
         mayRefresh = true
         self.socket = socket
         socketsOpened += 1
-        link = Link(number: socketsOpened)
+        link = ConnectionLink(socketsOpened)
         setState(.connected)
         logger.info("WebSocket connected", metadata: ["url": "\(configuration.url)"])
         let attemptsBefore = failures

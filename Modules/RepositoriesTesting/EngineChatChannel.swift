@@ -21,7 +21,7 @@ final class EngineChatChannel: ChatChannel {
     var forwarding: Task<Void, Never>?
     var watching: Task<Void, Never>?
     var isClosed = false
-    /// How many listeners opened: the number of the open one, its `ChatLink`.
+    /// How many listeners opened: the number of the open one, its `ConnectionLink`.
     var opened = 0
     /// Sends that failed for now since the last one stored: the pause before the next connect.
     var failedSends = 0
@@ -58,7 +58,7 @@ final class EngineChatChannel: ChatChannel {
     queue.finish()
   }
 
-  func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ChatLink) async throws {
+  func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ConnectionLink) async throws {
     let listener = try connectedListener(link)
     do {
       let start = try backend.perform(client) { viewer in
@@ -72,13 +72,13 @@ final class EngineChatChannel: ChatChannel {
     }
   }
 
-  func unsubscribe(from room: ChatRoom.ID, on link: ChatLink) async throws {
+  func unsubscribe(from room: ChatRoom.ID, on link: ConnectionLink) async throws {
     try connectedListener(link).unsubscribe(from: room)
     queue.push(.unsubscribed(room: room))
   }
 
   func send(
-    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ChatLink
+    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ConnectionLink
   ) async throws {
     _ = try connectedListener(link)
     do {
@@ -97,7 +97,7 @@ final class EngineChatChannel: ChatChannel {
     }
   }
 
-  func typing(in room: ChatRoom.ID, on link: ChatLink) async throws {
+  func typing(in room: ChatRoom.ID, on link: ConnectionLink) async throws {
     _ = try connectedListener(link)
     try backend.perform(client) { viewer in try backend.engine.typing(in: room, as: viewer) }
   }
@@ -105,7 +105,7 @@ final class EngineChatChannel: ChatChannel {
   // MARK: The link
 
   /// The open listener, if it is the one `chatLink` names (not one opened since).
-  private func connectedListener(_ chatLink: ChatLink) throws(DomainError) -> ChatListener {
+  private func connectedListener(_ chatLink: ConnectionLink) throws(DomainError) -> ChatListener {
     let listener = link.withLock { $0.opened == chatLink.number ? $0.listener : nil }
     guard let listener else { throw .offline }
     return listener
@@ -147,7 +147,7 @@ final class EngineChatChannel: ChatChannel {
       link.listener = listener
       link.forwarding = forwarding
       link.opened += 1
-      queue.push(.state(.connected, link: ChatLink(link.opened)))
+      queue.push(.state(.connected, link: ConnectionLink(link.opened)))
       return old
     }
     guard let replaced else {
@@ -184,7 +184,7 @@ final class EngineChatChannel: ChatChannel {
   /// such failure in a row, so one that lasts does not become a busy loop of reconnects and
   /// resends. Nothing happens to a link opened since, and the connect is left out if another
   /// one (coming online, an overflow's reconnect) or a close came during the pause.
-  private func endAfterFailedSend(on chatLink: ChatLink) {
+  private func endAfterFailedSend(on chatLink: ConnectionLink) {
     guard drop(ifOpened: chatLink.number) else { return }
     let failures = link.withLock { link in
       link.failedSends += 1

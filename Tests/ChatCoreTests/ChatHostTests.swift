@@ -40,18 +40,20 @@ struct ChatHostTests {
       }
       continuation.finish()
     }
-    func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ChatLink) async throws {
+    func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ConnectionLink) async throws {
       throw DomainError.offline
     }
-    func unsubscribe(from room: ChatRoom.ID, on link: ChatLink) async throws {
+    func unsubscribe(from room: ChatRoom.ID, on link: ConnectionLink) async throws {
       throw DomainError.offline
     }
     func send(
-      _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ChatLink
+      _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ConnectionLink
     ) async throws {
       throw DomainError.offline
     }
-    func typing(in room: ChatRoom.ID, on link: ChatLink) async throws { throw DomainError.offline }
+    func typing(in room: ChatRoom.ID, on link: ConnectionLink) async throws {
+      throw DomainError.offline
+    }
   }
 
   static func user(_ id: String) -> User {

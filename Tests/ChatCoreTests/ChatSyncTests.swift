@@ -758,7 +758,7 @@ struct ChatSyncEngineTests {
     if channelMovedOn {
       // The channel reconnected (the first one may be lost with the old link) and the engine
       // has not handled it yet: the call naming the old link is refused.
-      rig.channel.moveOn(to: ChatLink(1))
+      rig.channel.moveOn(to: ConnectionLink(1))
       second = try await rig.sync.send("second", to: Self.room)
     } else {
       // The link goes away while the second one is written (the engine does not know yet).
@@ -776,7 +776,7 @@ struct ChatSyncEngineTests {
     // On the next link both go out again, first one first (the moved-on channel tells of its
     // new link with no state between: the engine sees the link change all the same).
     if !channelMovedOn { rig.channel.emit(.state(.offline)) }
-    rig.channel.emit(.state(.connected, link: ChatLink(1)))
+    rig.channel.emit(.state(.connected, link: ConnectionLink(1)))
     #expect(
       try await rig.channel.next { $0.send } == .send(Self.room, "first", first.clientMessageID))
     #expect(

@@ -29,7 +29,7 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
   private var recorded: [ChannelCall] = []
   private var consumed = 0
   private var connected = false
-  private var link = ChatLink(0)
+  private var link = ConnectionLink(0)
   private var holdsSends = false
   private var heldSend: CheckedContinuation<Void, any Error>?
 
@@ -45,7 +45,7 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
     if case .state(let state, let link) = event {
       lock.withLock {
         connected = state == .connected
-        self.link = link
+        self.link = link ?? ConnectionLink(0)  // the engine reads a `.connected` without one so
       }
     }
     continuation.yield(event)
@@ -53,7 +53,7 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
 
   /// Connects on `link` (a reconnect) without telling the engine: its calls naming the link
   /// it last heard of fail until the test emits `.state(.connected, link: link)`.
-  func moveOn(to link: ChatLink) {
+  func moveOn(to link: ConnectionLink) {
     lock.withLock {
       connected = true
       self.link = link
@@ -79,7 +79,7 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
     return found
   }
 
-  private func record(_ call: ChannelCall, on link: ChatLink) throws {
+  private func record(_ call: ChannelCall, on link: ConnectionLink) throws {
     try lock.withLock {
       guard connected, link == self.link else { throw DomainError.offline }
       recorded.append(call)
@@ -88,14 +88,14 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
 
   func open() async {}
   func close() async { continuation.finish() }
-  func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ChatLink) async throws {
+  func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ConnectionLink) async throws {
     try record(.subscribe(room, afterSeq: afterSeq), on: link)
   }
-  func unsubscribe(from room: ChatRoom.ID, on link: ChatLink) async throws {
+  func unsubscribe(from room: ChatRoom.ID, on link: ConnectionLink) async throws {
     try record(.unsubscribe(room), on: link)
   }
   func send(
-    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ChatLink
+    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ConnectionLink
   ) async throws {
     try record(.send(room, text, clientMessageID), on: link)
     try await withCheckedThrowingContinuation { continuation in
@@ -121,7 +121,7 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
     }
     if let error { held?.resume(throwing: error) } else { held?.resume() }
   }
-  func typing(in room: ChatRoom.ID, on link: ChatLink) async throws {
+  func typing(in room: ChatRoom.ID, on link: ConnectionLink) async throws {
     try record(.typing(room), on: link)
   }
 }

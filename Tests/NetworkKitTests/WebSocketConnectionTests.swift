@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import NetworkKit
 import NetworkKitTesting
+import Primitives
 import TestSupport
 import Testing
 
@@ -387,7 +388,7 @@ struct WebSocketConnectionTests {
     try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
     let second = try await harness.transport.socket(1)
     second.deliver(.text("two"))
-    let link = WebSocketConnection.Link.init(number:)
+    let link = ConnectionLink.init
     for expected: WebSocketConnection.Event in [
       .state(.connecting(attempt: 0), link: nil), .state(.connected, link: link(1)),
       .frame(.text("one")),
@@ -555,7 +556,7 @@ extension AsyncStream<WebSocketConnection.Event>.Iterator {
   }
 
   /// The socket of the next `.connected`, past any other event; `nil` once the events end.
-  mutating func nextLink() async -> WebSocketConnection.Link? {
+  mutating func nextLink() async -> ConnectionLink? {
     while let event = await next() {
       if case .state(.connected, let link) = event { return link }
     }

@@ -108,12 +108,21 @@ struct SocketChatChannelTests {
     var seen: [ChatChannelEvent] = []
     while let event = await events.next() {
       seen.append(event)
-      if case .state(.connected, ChatLink(2)) = event { break }
+      if case .state(.connected, ConnectionLink(2)) = event { break }
     }
-    let connects = seen.compactMap { event -> ChatLink? in
+    let connects = seen.compactMap { event -> ConnectionLink? in
       if case .state(.connected, let link) = event { link } else { nil }
     }
-    #expect(connects == [ChatLink(1), ChatLink(2)])
+    #expect(connects == [ConnectionLink(1), ConnectionLink(2)])
+    // Only a `.connected` names a link (the WebSocket's own, handed on).
+    let namedByOtherStates = seen.filter { event in
+      if case .state(let state, let link) = event {
+        state != .connected && link != nil
+      } else {
+        false
+      }
+    }
+    #expect(namedByOtherStates.isEmpty)
     let answer = try #require(seen.firstIndex(of: .subscribed(room: "r_1", lastSeq: 3)))
     let end = try #require(
       seen.firstIndex { if case .state(.waitingToReconnect, _) = $0 { true } else { false } })
@@ -123,9 +132,9 @@ struct SocketChatChannelTests {
     // (it goes again once the engine has), and only what names the second reaches it.
     let late = UUID()
     await #expect(throws: WebSocketError.notConnected) {
-      try await channel.send("late", to: "r_1", clientMessageID: late, on: ChatLink(1))
+      try await channel.send("late", to: "r_1", clientMessageID: late, on: ConnectionLink(1))
     }
-    try await channel.send("now", to: "r_1", clientMessageID: UUID(), on: ChatLink(2))
+    try await channel.send("now", to: "r_1", clientMessageID: UUID(), on: ConnectionLink(2))
     let second = try await transport.socket(1)
     #expect(second.sentFrames.count == 1)
     #expect(second.sentFrames.allSatisfy { !"\($0)".contains(late.uuidString.lowercased()) })

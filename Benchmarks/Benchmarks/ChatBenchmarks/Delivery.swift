@@ -63,18 +63,18 @@ final class TimingChannel: ChatChannel {
 
   func open() async { await inner.open() }
   func close() async { await inner.close() }
-  func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ChatLink) async throws {
+  func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ConnectionLink) async throws {
     try await inner.subscribe(to: room, afterSeq: afterSeq, on: link)
   }
-  func unsubscribe(from room: ChatRoom.ID, on link: ChatLink) async throws {
+  func unsubscribe(from room: ChatRoom.ID, on link: ConnectionLink) async throws {
     try await inner.unsubscribe(from: room, on: link)
   }
   func send(
-    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ChatLink
+    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ConnectionLink
   ) async throws {
     try await inner.send(text, to: room, clientMessageID: clientMessageID, on: link)
   }
-  func typing(in room: ChatRoom.ID, on link: ChatLink) async throws {
+  func typing(in room: ChatRoom.ID, on link: ConnectionLink) async throws {
     try await inner.typing(in: room, on: link)
   }
 }
@@ -89,7 +89,7 @@ struct DeliveryRig {
   let server: QappleServer
   let sender: SocketChatChannel
   /// The sender's socket, which its sends name (a reconnect fails them: the run is void).
-  let link: ChatLink
+  let link: ConnectionLink
   let receiver: ChatSync
   let timing: TimingChannel
   let room: ChatRoom.ID
@@ -185,8 +185,8 @@ let quietLogger: Logger = {
 /// and the task that reads and drops its later events (acks), so they do not pile up.
 func openDraining(
   _ channel: SocketChatChannel
-) async throws -> (link: ChatLink, draining: Task<Void, Never>) {
-  let (links, found) = AsyncStream<ChatLink>.makeStream()
+) async throws -> (link: ConnectionLink, draining: Task<Void, Never>) {
+  let (links, found) = AsyncStream<ConnectionLink>.makeStream()
   let events = channel.events
   let draining = Task {
     for await event in events {

@@ -91,7 +91,7 @@ public final class SocketChatChannel: ChatChannel {
         for await event in events {
           switch event {
           case .state(let state, let link):
-            queue.push(.state(Self.state(state), link: ChatLink(link?.number ?? 0)))
+            queue.push(.state(Self.state(state), link: link))
           case .frame(.text(let text)):
             do {
               if let event = try Self.event(ServerFrame(text: text)) { queue.push(event) }
@@ -115,33 +115,34 @@ public final class SocketChatChannel: ChatChannel {
   }
 
   /// Sends `subscribe` with `after_seq` on the socket `link` names.
-  public func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ChatLink) async throws {
+  public func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ConnectionLink) async throws
+  {
     try await send(.subscribe(roomID: room.rawValue, afterSeq: afterSeq), on: link)
   }
 
   /// Sends `unsubscribe` on the socket `link` names.
-  public func unsubscribe(from room: ChatRoom.ID, on link: ChatLink) async throws {
+  public func unsubscribe(from room: ChatRoom.ID, on link: ConnectionLink) async throws {
     try await send(.unsubscribe(roomID: room.rawValue), on: link)
   }
 
   /// Sends `send` with the client message id on the socket `link` names (the answer is an
   /// `ack` or an `error`).
   public func send(
-    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ChatLink
+    _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ConnectionLink
   ) async throws {
     try await send(
       .send(roomID: room.rawValue, clientMessageID: clientMessageID, text: text), on: link)
   }
 
   /// Sends `typing` on the socket `link` names.
-  public func typing(in room: ChatRoom.ID, on link: ChatLink) async throws {
+  public func typing(in room: ChatRoom.ID, on link: ConnectionLink) async throws {
     try await send(.typing(roomID: room.rawValue), on: link)
   }
 
   /// Writes `frame` to the socket `link` names; throws `notConnected` when the connection has
   /// no socket or has opened another since (the engine has not handled that reconnect yet).
-  private func send(_ frame: ClientFrame, on link: ChatLink) async throws {
-    try await connection.send(.text(frame.text), on: WebSocketConnection.Link(number: link.number))
+  private func send(_ frame: ClientFrame, on link: ConnectionLink) async throws {
+    try await connection.send(.text(frame.text), on: link)
   }
 
   /// The engine's event for a server frame (`nil` for a pong).
