@@ -20,6 +20,9 @@ public enum SignOutReason: Sendable, Hashable {
   /// The server refused the access token even after a refresh (the account was deleted, or
   /// its sessions ended): ``Authenticator/signOut(ifCurrent:reason:)`` with this reason.
   case accessTokenRejected
+  /// The app deleted the user's account (the server revoked its tokens):
+  /// ``Authenticator/signOut(ifCurrent:reason:)`` with this reason.
+  case accountDeleted
 }
 
 /// One signed-in session of an ``Authenticator``: every sign-in and sign-out starts a new one,
@@ -221,8 +224,8 @@ public actor Authenticator {
     ifCurrent session: SessionGeneration, reason: SignOutReason = .requested
   ) async throws(NetworkError) -> Bool {
     guard session.rawValue == generation else { return false }
-    // A refused token ends this session only: a store another process has signed in to since
-    // keeps that session. A requested sign-out empties it.
+    // A refused token or a deleted account ends this session only: a store another process
+    // has signed in to since keeps that session. A requested sign-out empties it.
     try await clear(reason: reason, onlyOwn: reason != .requested)
     return true
   }

@@ -134,10 +134,13 @@ struct SessionTests {
     let harness = Harness()
     try await harness.signIn()
     harness.stub(.delete, "/me", status: .noContent, json: "")
+    var events = harness.backend.authenticator.events().makeAsyncIterator()
     try await harness.repositories.auth.withdraw()
     #expect(await harness.repositories.auth.currentState() == .signedOut)
     #expect(try await harness.store.credentials() == nil)
     #expect(harness.sentRequests.map(\.request.method) == [.delete])
+    // Told apart from a refused token and from a sign-out the user asked for.
+    #expect(await events.next() == .signedOut(.accountDeleted))
   }
 
   @Test func withdrawalDeletesTheAccountsLocalStore() async throws {

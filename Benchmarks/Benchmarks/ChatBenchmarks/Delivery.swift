@@ -190,7 +190,7 @@ func openDraining(
   let events = channel.events
   let draining = Task {
     for await event in events {
-      if case .state(.connected, let link) = event { found.yield(link) }
+      if case .state(.connected, let link?) = event { found.yield(link) }
     }
     found.finish()
   }

@@ -179,7 +179,7 @@ public actor SessionController {
       defer { self.publish(.signedOut) }
       do throws(NetworkError) {
         // The server revoked every token of the account: its tokens are refused from now on.
-        try await self.authenticator.signOut(ifCurrent: session, reason: .accessTokenRejected)
+        try await self.authenticator.signOut(ifCurrent: session, reason: .accountDeleted)
       } catch {
         self.noteStorageProblem("clearing the credentials failed", error)
         throw LiveErrorMapping.domainError(for: error, operation: "signOut")
