@@ -496,12 +496,11 @@ public actor Authenticator {
     // someone signed in while the store was read (their `.signedIn` is the news).
     defer { if generation == ended { broadcaster.publish(.signedOut(reason)) } }
     do {
-      if onlyOwn, let stored = try? await store.credentials(),
-        !own.contains(stored.refreshToken)
-      {
-        // Left as it is.
-      } else if onlyOwn, generation != ended {
-        // A sign-in while the store was read: the store is that session's now.
+      if onlyOwn {
+        // Another pair (a sign-in, here or in another process, since) is left as it is.
+        _ = try await store.swapCredentials(nil) { stored in
+          stored.map { own.contains($0.refreshToken) } ?? true
+        }
       } else {
         try await store.clear()
       }
@@ -537,23 +536,24 @@ public actor Authenticator {
   /// lives in this process only.
   private func saveUnsaved() async {
     guard let pending = unsaved else { return }
+    let session = generation
+    let replacing = pending.replacing
+    // An empty store is filled only while a sign-in's own save is still owed.
+    let fillsEmpty = signInUnsaved
     do {
-      let stored = try await store.credentials()
-      if stored?.refreshToken != pending.replacing, stored != nil || !signInUnsaved {
-        if unsaved?.pair == pending.pair { unsaved = nil }
+      let saved = try await store.swapCredentials(pending.pair) { stored in
+        stored?.refreshToken == replacing || (stored == nil && fillsEmpty)
+      }
+      guard session == generation else {
+        // The session ended while the store wrote (a sign-out may have emptied it first):
+        // its pair must not outlive it there.
+        if saved { _ = try? await store.swapCredentials(nil) { $0 == pending.pair } }
         return
       }
-    } catch {
-      // A store that cannot be read is written all the same.
-    }
-    // A sign-out (or sign-in) while the store was read ended this pair: nothing to save.
-    guard unsaved?.pair == pending.pair else { return }
-    do {
-      try await store.save(pending.pair)
-      // Unless a newer pair (or another session) replaced it while the store saved.
+      // Unless a newer pair replaced it while the store wrote.
       if unsaved?.pair == pending.pair {
         unsaved = nil
-        signInUnsaved = false
+        if saved { signInUnsaved = false }
       }
     } catch {
       // Tried again before the next token.

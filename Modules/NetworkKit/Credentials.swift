@@ -42,6 +42,17 @@ public protocol CredentialStore: Sendable {
   func save(_ credentials: Credentials) async throws
   /// Removes the stored credentials.
   func clear() async throws
+  /// Replaces the stored credentials with `credentials` (`nil`: removes them) only while
+  /// `isExpected` holds for what the store holds (`nil` when it is empty), in one step that no
+  /// other writer comes between; a store that cannot be read counts as expected (it is
+  /// replaced). Returns whether it wrote. The ``Authenticator`` saves a refreshed pair and
+  /// clears an ended session this way, so it never replaces what another process sharing the
+  /// store signed in with meanwhile.
+  ///
+  /// The default reads, then writes: enough for a store that one process uses.
+  func swapCredentials(
+    _ credentials: Credentials?, ifStored isExpected: @Sendable (Credentials?) -> Bool
+  ) async throws -> Bool
   /// Waits until no other process sharing the store refreshes its tokens, then keeps the others
   /// waiting until the returned function is called: a refresh reads the stored pair, spends
   /// its refresh token and saves the next pair, and two of those at once spend one token twice.
@@ -55,4 +66,17 @@ public protocol CredentialStore: Sendable {
 extension CredentialStore {
   /// No lock: a store that one process uses needs none.
   public func holdRefreshes() async throws -> (@Sendable () -> Void)? { nil }
+
+  /// Reads, then writes (another process could write in between: for a store one process uses).
+  public func swapCredentials(
+    _ credentials: Credentials?, ifStored isExpected: @Sendable (Credentials?) -> Bool
+  ) async throws -> Bool {
+    do {
+      guard isExpected(try await self.credentials()) else { return false }
+    } catch {
+      // A store that cannot be read is replaced.
+    }
+    if let credentials { try await save(credentials) } else { try await clear() }
+    return true
+  }
 }

@@ -78,6 +78,35 @@ private actor FlakyCredentialStore: CredentialStore {
   func put(_ credentials: Credentials?) { stored = credentials }
 }
 
+/// Credentials in memory whose next swap, once armed, waits at a gate before it checks and
+/// writes in one step (as a store shared by processes does it): a swap a sign-out overtakes.
+private actor SwapGatedStore: CredentialStore {
+  private(set) var stored: Credentials?
+  let swaps = Gate()
+  private var gatesSwap = false
+  private var failsSaves = false
+
+  func credentials() -> Credentials? { stored }
+  func save(_ credentials: Credentials) throws {
+    if failsSaves { throw NetworkError.credentialStorage("locked") }
+    stored = credentials
+  }
+  func clear() { stored = nil }
+  func failSaves(_ fails: Bool) { failsSaves = fails }
+  func gateSwap() { gatesSwap = true }
+  func swapCredentials(
+    _ credentials: Credentials?, ifStored isExpected: @Sendable (Credentials?) -> Bool
+  ) async -> Bool {
+    if gatesSwap {
+      gatesSwap = false
+      await swaps.wait()
+    }
+    guard isExpected(stored) else { return false }
+    stored = credentials
+    return true
+  }
+}
+
 /// Credentials in memory whose reads (and refresh lock), once armed, wait at a gate: what a
 /// read returns is what the store held when it began (a read racing a sign-out).
 private actor GatedReadStore: CredentialStore {
@@ -538,6 +567,30 @@ struct AuthenticationTests {
       try await authenticator.accessToken(afterRejecting: "new-next-r0")
     }
     #expect(await store.stored == nil)
+  }
+
+  @Test(
+    "a refreshed pair whose save a sign-out overtook does not outlive the session in the store"
+  )
+  func aSaveOvertakenByASignOutIsTakenBack() async throws {
+    let store = SwapGatedStore()
+    let authenticator = Authenticator(store: store, now: { TestClock.epoch }) { refreshToken in
+      Credentials(accessToken: "new-\(refreshToken)", refreshToken: "next-\(refreshToken)")
+    }
+    // A sign-in the store refused: its refreshed pair may fill the empty store.
+    await store.failSaves(true)
+    await #expect(throws: NetworkError.self) {
+      try await authenticator.signIn(Credentials(accessToken: "a0", refreshToken: "r0"))
+    }
+    await store.failSaves(false)
+    await store.gateSwap()
+    let refresh = Task { try await authenticator.accessToken(afterRejecting: "a0") }
+    try await store.swaps.waitForArrivals(1)
+    try await authenticator.signOut()
+    await store.swaps.open()
+    _ = await refresh.result
+    #expect(await store.stored == nil)
+    #expect(try await authenticator.credentials() == nil)
   }
 
   @Test("a refresh holds the store's refresh lock from before it reads the store until it saved")

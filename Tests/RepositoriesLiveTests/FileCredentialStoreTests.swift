@@ -67,16 +67,88 @@ struct FileCredentialStoreTests {
     try await store.save(rotated)
     var renamed = Fixtures.domainUser()
     renamed.nickname = Nickname(trusted: "새이름")
-    try await store.saveUser(renamed)
+    #expect(try await store.saveUser(renamed, onto: "r-2"))
 
     #expect(try await store.storedSession() == StoredSession(credentials: rotated, user: renamed))
+  }
+
+  @Test("a snapshot goes only onto the tokens it names; a swap only over what it expects")
+  func conditionalWritesLeaveAnotherSessionAlone() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = FileCredentialStore(fileURL: directory.url.appendingPathComponent("s.json"))
+    let theirs = StoredSession(
+      credentials: Credentials(accessToken: "b-1", refreshToken: "s-1"),
+      user: Fixtures.domainUser(id: "u_b"))
+    try await store.saveSession(theirs)
+
+    #expect(try await !store.saveUser(Fixtures.domainUser(), onto: "r-1"))
+    let mine = Credentials(accessToken: "a-2", refreshToken: "r-2")
+    #expect(try await !store.swapCredentials(mine) { $0?.refreshToken == "r-1" })
+    #expect(try await !store.swapCredentials(nil) { $0?.refreshToken == "r-1" })
+    #expect(try await store.storedSession() == theirs)
+
+    // Over what it expects, a swap keeps the snapshot; `nil` deletes the file.
+    let rotated = Credentials(accessToken: "b-2", refreshToken: "s-2")
+    #expect(try await store.swapCredentials(rotated) { $0?.refreshToken == "s-1" })
+    #expect(
+      try await store.storedSession() == StoredSession(credentials: rotated, user: theirs.user))
+    #expect(try await store.swapCredentials(nil) { $0 == rotated })
+    #expect(try await store.storedSession() == nil)
+    // An empty store is what the condition says of `nil`.
+    #expect(try await !store.swapCredentials(mine) { $0 != nil })
+    #expect(try await store.swapCredentials(mine) { $0 == nil })
+    #expect(try await store.credentials() == mine)
+
+    // A file that cannot be read is replaced, whatever the condition.
+    try Data("{".utf8).write(to: store.fileURL)
+    #expect(try await store.swapCredentials(rotated) { _ in false })
+    #expect(try await store.storedSession() == StoredSession(credentials: rotated, user: nil))
+  }
+
+  @Test(
+    "every write waits for another store's hold on the file; the holder's own writes go on under it"
+  )
+  func writesWaitForAnotherProcesssHold() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let file = directory.url.appendingPathComponent("s.json")
+    // Its writes would wait for themselves if they took the lock again: they would time out.
+    let refreshing = FileCredentialStore(fileURL: file, refreshLockWait: .milliseconds(200))
+    try await refreshing.save(Self.credentials)
+    let release = try #require(try await refreshing.holdRefreshes())
+    let theirs = StoredSession(
+      credentials: Credentials(accessToken: "b-1", refreshToken: "s-1"),
+      user: Fixtures.domainUser(id: "u_b"))
+    let other = FileCredentialStore(fileURL: file, refreshLockWait: .milliseconds(50))
+    let writes: [(String, @Sendable () async throws -> Void)] = [
+      ("saveSession", { try await other.saveSession(theirs) }),
+      ("save", { try await other.save(theirs.credentials) }),
+      ("swapCredentials", { _ = try await other.swapCredentials(nil) { _ in true } }),
+      ("saveUser", { _ = try await other.saveUser(Fixtures.domainUser(), onto: "r-1") }),
+      ("clear", { try await other.clear() }),
+    ]
+    for (name, write) in writes {
+      await #expect(throws: CredentialStoreError.self, "\(name) went ahead") { try await write() }
+    }
+    #expect(try await refreshing.credentials() == Self.credentials)
+
+    let rotated = Credentials(accessToken: "a-2", refreshToken: "r-2")
+    #expect(try await refreshing.swapCredentials(rotated) { $0 == Self.credentials })
+    release()
+    release()  // a second call does nothing
+    try await other.saveSession(theirs)
+    #expect(try await refreshing.storedSession() == theirs)
+    // Released: its writes take the lock again, and find it free.
+    try await refreshing.save(rotated)
+    #expect(try await other.credentials() == rotated)
   }
 
   @Test func tokensAloneAreStoredWithoutAUser() async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let store = FileCredentialStore(fileURL: directory.url.appendingPathComponent("s.json"))
-    try await store.saveUser(Fixtures.domainUser())
+    #expect(try await !store.saveUser(Fixtures.domainUser(), onto: "r-1"))
     #expect(try await store.storedSession() == nil, "a user without a session is not stored")
 
     try await store.save(Self.credentials)
@@ -111,7 +183,10 @@ struct FileCredentialStoreTests {
         [.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: url.path)
       return name
     }
-    let unrelated = [".s.json.notes.tmp", "other.json", ".t.json.\(UUID().uuidString).tmp"]
+    // (The lock file every write takes is no temporary file.)
+    let unrelated = [
+      ".s.json.notes.tmp", "other.json", ".t.json.\(UUID().uuidString).tmp", ".s.json.lock",
+    ]
     for name in unrelated {
       try Data().write(to: directory.url.appendingPathComponent(name))
     }
@@ -152,11 +227,15 @@ struct FileCredentialStoreTests {
     #expect(try permissions(of: nested) == 0o700)
     #expect(try permissions(of: nested.deletingLastPathComponent()) == 0o700)
 
-    // Replacing keeps 0600 and leaves no temporary files behind.
+    // Replacing keeps 0600 and leaves no temporary files behind, only the writes' lock file
+    // (0600 too).
     try await store.save(Credentials(accessToken: "a-2", refreshToken: "r-2"))
     #expect(try permissions(of: file) == 0o600)
+    let lockFile = ".\(file.lastPathComponent).lock"
     #expect(
-      try FileManager.default.contentsOfDirectory(atPath: nested.path) == [file.lastPathComponent])
+      Set(try FileManager.default.contentsOfDirectory(atPath: nested.path))
+        == [file.lastPathComponent, lockFile])
+    #expect(try permissions(of: nested.appendingPathComponent(lockFile)) == 0o600)
   }
 
   @Test func aFileOthersCanReadIsTightenedTo0600() async throws {

@@ -25,16 +25,22 @@ import Darwin
 ///   read, and a warning is logged: the tokens may have been exposed, so consider signing out.
 /// - The file is never read through a symbolic link.
 /// - Processes sharing the file refresh its tokens one at a time (``holdRefreshes()``, a lock
-///   on `.<name>.lock` beside it).
+///   on `.<name>.lock` beside it), and every write takes the same lock (unless this store
+///   holds it for a refresh already): a check and the write it decides
+///   (``swapCredentials(_:ifStored:)``, ``saveUser(_:onto:)``) are one step no other process
+///   comes between, and no write lands in the middle of another process's refresh.
 /// - A corrupt file throws ``CredentialStoreError/corrupted(location:reason:)`` and is left as it
 ///   is, never deleted behind the user's back; signing in again replaces it, `clear()` deletes it.
 public actor FileCredentialStore: SessionStore {
   /// Where the session lives.
   public nonisolated let fileURL: URL
-  /// How long a refresh waits for another process's refresh of the same file
-  /// (``holdRefreshes()``) before it gives up for now.
+  /// How long a refresh, or a write, waits for another process's refresh or write of the same
+  /// file (``holdRefreshes()``) before it gives up for now.
   public nonisolated let refreshLockWait: Duration
   private let logger: Logger?
+  // How many holds of ``holdRefreshes()`` are open: while one is, this store's writes run
+  // under it (taking the lock again would wait for itself).
+  private let openHolds = Locked(0)
 
   /// Creates a store for the file at `fileURL` (it need not exist yet).
   ///
@@ -72,15 +78,22 @@ public actor FileCredentialStore: SessionStore {
   }
 
   /// Replaces the file with `session` (also replaces a corrupt file).
-  public func saveSession(_ session: StoredSession) throws(CredentialStoreError) {
-    try writeFile(try session.encoded())
+  public func saveSession(_ session: StoredSession) async throws(CredentialStoreError) {
+    try await exclusively { () throws(CredentialStoreError) in try writeFile(session.encoded()) }
   }
 
-  /// Replaces the user snapshot; does nothing when no session is stored.
-  public func saveUser(_ user: User) throws(CredentialStoreError) {
-    guard var session = try storedSession() else { return }
-    session.user = user
-    try saveSession(session)
+  /// Replaces the user snapshot while the stored tokens are those of `refreshToken`; returns
+  /// whether it did.
+  public func saveUser(
+    _ user: User, onto refreshToken: String
+  ) async throws(CredentialStoreError) -> Bool {
+    try await exclusively { () throws(CredentialStoreError) -> Bool in
+      guard var session = try storedSession(), session.credentials.refreshToken == refreshToken
+      else { return false }
+      session.user = user
+      try writeFile(session.encoded())
+      return true
+    }
   }
 
   // MARK: - CredentialStore
@@ -90,51 +103,120 @@ public actor FileCredentialStore: SessionStore {
     try storedSession()?.credentials
   }
 
-  /// Replaces the tokens and keeps the user snapshot (the Authenticator calls this after a
-  /// refresh); without a stored session the tokens are stored alone.
-  public func save(_ credentials: Credentials) throws(CredentialStoreError) {
-    let user = try storedSession()?.user
-    try saveSession(StoredSession(credentials: credentials, user: user))
+  /// Replaces the tokens and keeps the user snapshot; without a stored session the tokens are
+  /// stored alone.
+  public func save(_ credentials: Credentials) async throws(CredentialStoreError) {
+    try await exclusively { () throws(CredentialStoreError) in
+      let user = try storedSession()?.user
+      try writeFile(StoredSession(credentials: credentials, user: user).encoded())
+    }
   }
 
-  /// Holds off the refreshes of other processes on this file until the returned function is
-  /// called: an exclusive lock on `.<name>.lock` beside it (``Domain/FileLock``), waited for
-  /// up to ``refreshLockWait``. `nil` (refresh without it) when the lock file cannot be opened,
-  /// e.g. before the folder exists.
+  /// Replaces the tokens (keeping the user snapshot) or, given `nil`, deletes the file, while
+  /// `isExpected` holds for the stored tokens; a file that cannot be read is replaced (without
+  /// a snapshot). One step under the lock that the other processes' writes take too.
+  public func swapCredentials(
+    _ credentials: Credentials?, ifStored isExpected: @Sendable (Credentials?) -> Bool
+  ) async throws(CredentialStoreError) -> Bool {
+    try await exclusively { () throws(CredentialStoreError) -> Bool in
+      var user: User?
+      do {
+        let stored = try storedSession()
+        guard isExpected(stored?.credentials) else { return false }
+        user = stored?.user
+      } catch {
+        // Unreadable: replaced.
+      }
+      if let credentials {
+        try writeFile(StoredSession(credentials: credentials, user: user).encoded())
+      } else {
+        try removeFiles()
+      }
+      return true
+    }
+  }
+
+  /// Holds off the refreshes and writes of other processes on this file until the returned
+  /// function is called (this store's own writes go on meanwhile): an exclusive lock on
+  /// `.<name>.lock` beside it (``Domain/FileLock``), waited for up to ``refreshLockWait``.
+  /// `nil` (refresh without it) when the lock file cannot be opened, e.g. before the folder
+  /// exists.
   ///
   /// - Throws: ``CredentialStoreError/fileSystem(operation:path:errno:)`` (`EWOULDBLOCK`) when
   ///   another process held the lock for the whole wait: its refresh is still under way, and
   ///   this one must not spend the token it may be spending.
   public func holdRefreshes() async throws(CredentialStoreError) -> (@Sendable () -> Void)? {
+    guard let lock = try await lock() else { return nil }
+    openHolds.withLock { $0 += 1 }
+    let openHolds = openHolds
+    let released = Locked(false)
+    return {
+      // Released once, however often it is called.
+      let first = released.withLock { done -> Bool in
+        defer { done = true }
+        return !done
+      }
+      guard first else { return }
+      openHolds.withLock { $0 -= 1 }
+      lock.unlock()
+    }
+  }
+
+  /// Deletes the file and any temporary file an interrupted write left next to it.
+  public func clear() async throws(CredentialStoreError) {
+    try await exclusively { () throws(CredentialStoreError) in try removeFiles() }
+  }
+
+  // MARK: - The lock
+
+  /// Runs `body` under the lock on `.<name>.lock` (``holdRefreshes()``'s), unless this store
+  /// holds it already, or it cannot be made (a folder that cannot be created: `body`'s write
+  /// then fails on its own).
+  private func exclusively<T>(
+    _ body: () throws(CredentialStoreError) -> T
+  ) async throws(CredentialStoreError) -> T {
+    if openHolds.withLock({ $0 }) > 0 { return try body() }
+    try? ensureDirectory(fileURL.deletingLastPathComponent())
+    let lock = try await lock()
+    defer { lock?.unlock() }
+    return try body()
+  }
+
+  /// Takes the lock on `.<name>.lock`, waiting up to ``refreshLockWait`` for another holder;
+  /// `nil` when the lock file cannot be opened (e.g. before the folder exists).
+  ///
+  /// - Throws: ``CredentialStoreError/fileSystem(operation:path:errno:)`` (`EWOULDBLOCK`) when
+  ///   another holder kept it for the whole wait.
+  private func lock() async throws(CredentialStoreError) -> FileLock? {
     let path = fileURL.deletingLastPathComponent()
       .appendingPathComponent(".\(fileURL.lastPathComponent).lock").path
     let lock: FileLock?
     do {
       lock = try await FileLock.acquire(at: path, waitingAtMost: refreshLockWait)
     } catch {
-      logger?.debug("No refresh lock: \(error)")
+      logger?.debug("No session lock: \(error)")
       return nil
     }
     guard let lock else {
       logger?.warning(
-        "Another process kept the session's refresh lock for \(refreshLockWait); not refreshing now",
+        "Another process kept the session's lock for \(refreshLockWait); not going on now",
         metadata: ["path": "\(path)"])
       throw .fileSystem(
-        operation: "wait \(refreshLockWait) for another process's refresh lock on", path: path,
+        operation: "wait \(refreshLockWait) for another process's lock on", path: path,
         errno: EWOULDBLOCK)
     }
-    return { lock.unlock() }
+    return lock
   }
 
-  /// Deletes the file and any temporary file an interrupted write left next to it.
-  public func clear() throws(CredentialStoreError) {
+  // MARK: - Files
+
+  /// Deletes the file and every temporary file of a write next to it.
+  private func removeFiles() throws(CredentialStoreError) {
     if unlink(fileURL.path) != 0, errno != ENOENT {
       throw .fileSystem(operation: "delete", path: fileURL.path, errno: errno)
     }
     try removeLeftoverTemporaryFiles(olderThan: 0)
   }
-
-  // MARK: - Files
 
   /// The file's bytes, or `nil` when it does not exist; tightens loose permissions first.
   private func readFile() throws(CredentialStoreError) -> Data? {

@@ -36,11 +36,18 @@ public actor KeychainCredentialStore: SessionStore {
     try writeItem(try session.encoded())
   }
 
-  /// Replaces the user snapshot; does nothing when no session is stored.
-  public func saveUser(_ user: User) throws(CredentialStoreError) {
-    guard var session = try storedSession() else { return }
+  /// Replaces the user snapshot while the stored tokens are those of `refreshToken`; returns
+  /// whether it did.
+  public func saveUser(
+    _ user: User, onto refreshToken: String
+  ) throws(CredentialStoreError)
+    -> Bool
+  {
+    guard var session = try storedSession(), session.credentials.refreshToken == refreshToken
+    else { return false }
     session.user = user
     try saveSession(session)
+    return true
   }
 
   // MARK: - CredentialStore

@@ -90,8 +90,11 @@ public protocol SessionStore: CredentialStore {
   func storedSession() async throws -> StoredSession?
   /// Replaces the tokens and the user snapshot together.
   func saveSession(_ session: StoredSession) async throws
-  /// Replaces the user snapshot of the stored session; does nothing when none is stored.
-  func saveUser(_ user: User) async throws
+  /// Replaces the user snapshot of the stored session only while it holds the tokens whose
+  /// refresh token is `refreshToken`, in one step no other writer comes between (a snapshot
+  /// on another session's tokens would pass that session for this user's); returns whether
+  /// it did.
+  func saveUser(_ user: User, onto refreshToken: String) async throws -> Bool
 }
 
 /// Why a credential store could not read or write.

@@ -130,6 +130,11 @@ public actor SessionController {
     let credentials = Credentials(
       accessToken: session.accessToken, refreshToken: session.refreshToken,
       expiresAt: session.expiresAt)
+    // Both writes under the store's lock, where it has one: another process's write between
+    // them would leave these tokens under its user's snapshot. (Without the lock, after the
+    // wait, each write takes its own chance.)
+    let release = try? await store.holdRefreshes()
+    defer { release?() }
     // The snapshot goes first: a crash between the two writes then leaves a whole session.
     if let sessionStore = store as? any SessionStore {
       do {
@@ -193,14 +198,18 @@ public actor SessionController {
       current != user
     else { return }
     publish(.signedIn(user))
+    await saveSnapshot(of: user)
+  }
+
+  /// Stores `user` as the snapshot of this session's tokens. Only onto them: another process
+  /// sharing the store may have signed someone else in since, and their tokens under this
+  /// user's snapshot would be taken for this user's (by a later launch, and by this process's
+  /// next refresh).
+  private func saveSnapshot(of user: User) async {
     guard let sessionStore = store as? any SessionStore else { return }
     do {
-      // Only onto this session's tokens: another process sharing the store may have signed
-      // someone else in since, and their tokens under this user's snapshot would be taken
-      // for this user's (by a later launch, and by this process's next refresh).
-      let mine = try await authenticator.credentials()?.refreshToken
-      guard mine != nil, try await sessionStore.credentials()?.refreshToken == mine else { return }
-      try await sessionStore.saveUser(user)
+      guard let mine = try await authenticator.credentials()?.refreshToken else { return }
+      _ = try await sessionStore.saveUser(user, onto: mine)
     } catch {
       noteStorageProblem("saving the profile snapshot failed", error)
     }
@@ -257,13 +266,7 @@ public actor SessionController {
     do {
       let user = try await loadProfile()
       await publishSignedIn(user)
-      if let sessionStore = store as? any SessionStore {
-        do {
-          try await sessionStore.saveUser(user)
-        } catch {
-          noteStorageProblem("saving the profile snapshot failed", error)
-        }
-      }
+      await saveSnapshot(of: user)
     } catch {
       logger.warning(
         """
