@@ -58,16 +58,15 @@ public enum ChatStorage: Sendable, Hashable {
 
 extension ChatStorage {
   /// Deletes the store of `user` (an account withdrawn on this device): the open store is
-  /// closed, and with `.directory` its file, a damaged copy moved aside, and their `-wal` and
-  /// `-shm` files are removed. A file that cannot be removed is logged.
+  /// closed, and with `.directory` its file, the damaged copies moved aside, and their `-wal`
+  /// and `-shm` files are removed (`ChatStore.existingFiles(at:)`). A file that cannot be removed is logged.
   public func remove(for user: User.ID, logger: Logger) {
     guard case .directory(let directory) = self else { return }
     let file = Self.file(of: user, in: directory)
     let open = Self.openFiles.withLock { $0.removeValue(forKey: file) }
     try? open?.close()
     let manager = FileManager.default
-    for name in ChatStore.files(at: file) + ChatStore.files(at: file + ".broken")
-    where manager.fileExists(atPath: name) {
+    for name in ChatStore.existingFiles(at: file) {
       do {
         try manager.removeItem(atPath: name)
       } catch {

@@ -93,13 +93,17 @@ public final class ChatStore: Sendable {
   }
 
   /// Opens the store at `path`; a damaged or foreign file is moved aside (`<path>.broken`) and
-  /// a new store takes its place, with what ``startOver(at:owner:)`` could carry over. Returns
-  /// the store and the error that was recovered from.
+  /// a new store takes its place, with what ``startOver(at:owner:)`` could carry over. A file
+  /// an earlier start-over moved aside but could not carry over yet (it failed, or the app
+  /// ended first) is carried over now (``salvaged``). Returns the store and the error that was
+  /// recovered from.
   public static func openOrStartOver(
     at path: String, owner: User.ID
   ) throws(PersistenceError) -> (store: ChatStore, discarded: PersistenceError?) {
     do {
-      return (try ChatStore(at: .file(path: path), owner: owner), nil)
+      let store = try ChatStore(at: .file(path: path), owner: owner)
+      if !filesAside(of: path).isEmpty { store.takeOverFilesAside(of: path) }
+      return (store, nil)
     } catch {
       switch error {
       case .corrupt, .newerSchema:
@@ -110,35 +114,80 @@ public final class ChatStore: Sendable {
     }
   }
 
-  /// Moves the file at `path` aside (`<path>.broken`, replacing an older one) and opens a new
-  /// store there: for a file found ``damaged`` after it opened (close that store first). What
-  /// only this device had, the unsent messages and queued analytics events, is read from the
-  /// old file as far as SQLite still can and carried over (``salvaged``); rooms and sent
-  /// messages come back with the next sync.
+  /// Moves the file at `path` aside and opens a new store there: for a file found ``damaged``
+  /// after it opened (close that store first). What only this device had, the unsent messages
+  /// and queued analytics events, is read from the old file as far as SQLite still can and
+  /// carried over (``salvaged``); rooms and sent messages come back with the next sync.
+  ///
+  /// The file waits aside as `<path>.broken-<UUID>` until what it gave is committed in the new
+  /// store, then becomes `<path>.broken` (replacing an older one, kept for inspection). One
+  /// whose carry-over did not happen (the new store failed to open, or the app ended first)
+  /// stays, and the next start-over or ``openOrStartOver(at:owner:)`` carries it over: a
+  /// damaged file's unsent messages are never deleted before they are in the new store.
   public static func startOver(
     at path: String, owner: User.ID
   ) throws(PersistenceError)
     -> ChatStore
   {
     let manager = FileManager.default
-    let aside = path + ".broken"
-    for (file, aside) in zip(files(at: path), files(at: aside)) {
-      try? manager.removeItem(atPath: aside)
-      if manager.fileExists(atPath: file) { try? manager.moveItem(atPath: file, toPath: aside) }
+    let aside = "\(path).broken-\(UUID().uuidString)"
+    if manager.fileExists(atPath: path) {
+      for (file, aside) in zip(files(at: path), files(at: aside))
+      where manager.fileExists(atPath: file) {
+        try? manager.moveItem(atPath: file, toPath: aside)
+      }
     }
     let store = try ChatStore(at: .file(path: path), owner: owner)
-    if manager.fileExists(atPath: aside) { store.takeOver(from: aside) }
+    store.takeOverFilesAside(of: path)
     return store
   }
 
+  /// The files a start-over moved aside from `path` and has not carried over yet, oldest
+  /// first.
+  static func filesAside(of path: String) -> [String] {
+    let url = URL(fileURLWithPath: path)
+    let prefix = url.lastPathComponent + ".broken-"
+    let folder = url.deletingLastPathComponent()
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    return
+      names
+      .filter {
+        $0.hasPrefix(prefix) && UUID(uuidString: String($0.dropFirst(prefix.count))) != nil
+      }
+      .map { folder.appendingPathComponent($0).path }
+      .map { file in
+        let changed = try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate]
+        return (file, (changed as? Date) ?? .distantPast)
+      }
+      .sorted { $0.1 < $1.1 }
+      .map(\.0)
+  }
+
+  /// Carries over every file aside (``filesAside(of:)``), oldest first, into ``salvaged``; each
+  /// one whose rows are committed becomes `<path>.broken`.
+  private func takeOverFilesAside(of path: String) {
+    let manager = FileManager.default
+    var total = Salvage(messages: 0, events: 0)
+    for aside in Self.filesAside(of: path) {
+      guard let counts = takeOver(from: aside) else { continue }
+      total.messages += counts.messages
+      total.events += counts.events
+      for (file, kept) in zip(Self.files(at: aside), Self.files(at: path + ".broken")) {
+        try? manager.removeItem(atPath: kept)
+        if manager.fileExists(atPath: file) { try? manager.moveItem(atPath: file, toPath: kept) }
+      }
+    }
+    salvage.withLock { $0 = total }
+  }
+
   /// Copies the unsent messages and queued events SQLite can still read from the file at
-  /// `path` (opened read-only) into this store, best effort: ``salvaged`` says how many came
-  /// over. Each table is read on its own, by its primary key, around damaged pages (see
+  /// `path` (opened read-only) into this store, best effort; returns how many came over, `nil`
+  /// when they could not be written (the file then stays aside for a later try). Each table is read on its own, by its primary key, around damaged pages (see
   /// `readable`); a value of the wrong type skips its row. Each message keeps its state: one
   /// that was being sent may already be with the server, so it stays `sending` (not deletable)
   /// until a try settles it, as after any restart; the server keeps one message per sender and
   /// client message id.
-  private func takeOver(from path: String) {
+  private func takeOver(from path: String) -> Salvage? {
     var configuration = Configuration()
     configuration.readonly = true
     let old = try? DatabaseQueue(path: path, configuration: configuration)
@@ -146,28 +195,56 @@ public final class ChatStore: Sendable {
     /// The rows of `table` SQLite can read, oldest first by its integer primary key `key`
     /// (the rowid, so no index is involved). A read that meets damage keeps what it read and
     /// goes on after the damaged stretch: it seeks further and further past the last good row
-    /// (each seek walks down from the table's root), so one bad page costs about its own rows.
+    /// until a read gets going (each seek walks down from the table's root), then halves its
+    /// way back to the first key that reads, so a damaged page costs its own rows only.
     func readable(_ table: String, key: String) -> [Row] {
       var rows: [Row] = []
-      var after = Int64.min
-      var skip: Int64 = 1
-      while skip < 1 << 40 {
+      // From a key on (`>=`): a seek for the first key after a damaged page lands on the
+      // next page, and that key is read.
+      let sql = "SELECT * FROM \(table) WHERE \(key) >= ? ORDER BY \(key)"
+      /// Reads the rows from `start` on into `rows`; `nil` at the table's end, or the key after
+      /// the last one read (`start` if none) when damage stopped it.
+      func read(from start: Int64) -> Int64? {
+        var next = start
         do {
           try old?.read { db in
-            let cursor = try Row.fetchCursor(
-              db, sql: "SELECT * FROM \(table) WHERE \(key) > ? ORDER BY \(key)",
-              arguments: [after])
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: [start])
             while let row = try cursor.next() {
               rows.append(row.copy())
-              after = field(row, key) ?? after
+              next = (field(row, key) as Int64?).map { $0 + 1 } ?? next
             }
           }
-          break
+          return nil
         } catch {
-          after = after == .min ? 0 : after
-          after += skip
-          skip *= 2
+          return next
         }
+      }
+      /// Whether a read from `start` gets going (its first row, or the end, reads).
+      func starts(from start: Int64) -> Bool {
+        (try? old?.read { db in _ = try Row.fetchOne(db, sql: sql + " LIMIT 1", arguments: [start])
+        })
+          != nil
+      }
+      var start: Int64 = 0
+      while let stopped = read(from: start) {
+        // A read from `stopped` does not get going; find the first key past it that does.
+        var failing = stopped
+        var step: Int64 = 1
+        var passing: Int64?
+        while step < 1 << 40 {
+          if starts(from: failing + step) {
+            passing = failing + step
+            break
+          }
+          failing += step
+          step *= 2
+        }
+        guard var passing else { break }
+        while passing - failing > 1 {
+          let middle = failing + (passing - failing) / 2
+          if starts(from: middle) { passing = middle } else { failing = middle }
+        }
+        start = passing
       }
       return rows
     }
@@ -226,12 +303,20 @@ public final class ChatStore: Sendable {
       for values in events { try event.execute(arguments: StatementArguments(values)) }
       return Salvage(messages: saved, events: events.count)
     }
-    salvage.withLock { $0 = counts ?? Salvage(messages: 0, events: 0) }
+    return counts
   }
 
   /// The files of a store at `path`: the database and SQLite's `-wal` and `-shm` beside it.
   public static func files(at path: String) -> [String] {
     ["", "-wal", "-shm"].map { path + $0 }
+  }
+
+  /// Every file of the store at `path` that exists: its ``files(at:)``, the damaged file kept
+  /// aside (`<path>.broken`) and any waiting to be carried over (``startOver(at:owner:)``),
+  /// each with its `-wal` and `-shm`. What deleting a user's store removes.
+  public static func existingFiles(at path: String) -> [String] {
+    ([path, path + ".broken"] + filesAside(of: path)).flatMap(files(at:))
+      .filter { FileManager.default.fileExists(atPath: $0) }
   }
 
   private static func openingError(_ error: any Error, path: String) -> PersistenceError {

@@ -550,6 +550,20 @@ struct ChatStoreTests {
     #expect(empty.salvaged == ChatStore.Salvage(messages: 0, events: 0))
   }
 
+  /// A closed store file at `path` whose outbox holds `count` messages of about 200 bytes (many
+  /// pages of the message table), oldest first; returns their client message ids.
+  static func storeFilling(_ count: Int, at path: String) throws -> [UUID] {
+    let store = try ChatStore(at: .file(path: path), owner: mina.id)
+    let ids = (0..<count).map { _ in UUID() }
+    for (index, id) in ids.enumerated() {
+      try store.enqueue(
+        "message \(index) " + String(repeating: "x", count: 200), to: room, clientMessageID: id,
+        sender: mina, at: epoch)
+    }
+    try store.close()
+    return ids
+  }
+
   @Test(
     "damage inside the message table and its outbox index loses only the messages on the damaged page; a mistyped row is skipped"
   )
@@ -557,26 +571,99 @@ struct ChatStoreTests {
     let folder = try TemporaryDirectory("store")
     defer { folder.remove() }
     let path = folder.path("cache.sqlite")
-    let store = try ChatStore(at: .file(path: path), owner: mina.id)
-    let ids = (0..<400).map { _ in UUID() }
-    for (index, id) in ids.enumerated() {
-      try store.enqueue(
-        "message \(index) " + String(repeating: "x", count: 200), to: room, clientMessageID: id,
-        sender: mina, at: epoch)
-    }
-    try store.close()
+    let ids = try Self.storeFilling(400, at: path)
     try execute("UPDATE message SET created_at = x'00' WHERE row = 400", in: path)
-    try overwriteMiddleChildPage(of: "message", in: path)
+    let destroyed = try overwriteChildPages(of: "message", in: path) { $0 == $1 / 2 }
     try overwriteRootPage(of: "message_outbox", in: path)
 
     let fresh = try ChatStore.startOver(at: path, owner: mina.id)
     let salvaged = try #require(fresh.salvaged)
     let outbox = try fresh.outbox().map(\.clientMessageID)
     #expect(salvaged.messages == outbox.count)
-    // A page of ~15 messages is lost, and the mistyped last one; the rest keep their order.
-    #expect(outbox.count > 300 && outbox.count < 399)
+    // The page's messages are lost, and the mistyped last one; the rest keep their order.
+    #expect(destroyed > 5)
+    #expect(outbox.count == 400 - destroyed - 1)
     #expect(outbox == ids.filter(outbox.contains))
     #expect(!outbox.contains(ids[399]))
+  }
+
+  @Test("every damaged page of a table costs its own rows only, however many there are")
+  func startOverSalvagesAroundManyDamagedPages() throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let path = folder.path("cache.sqlite")
+    let ids = try Self.storeFilling(600, at: path)
+    // Every third page, from the second on: one good page between damaged ones, and more.
+    let destroyed = try overwriteChildPages(of: "message", in: path) { index, _ in
+      index % 3 == 1
+    }
+
+    let fresh = try ChatStore.startOver(at: path, owner: mina.id)
+    let outbox = try fresh.outbox().map(\.clientMessageID)
+    #expect(destroyed > 100)
+    #expect(outbox.count == 600 - destroyed)
+    #expect(outbox == ids.filter(outbox.contains))
+  }
+
+  @Test(
+    "a file a start-over moved aside but did not carry over (it failed, or the app ended first) is carried over by the next open or start-over, never deleted first"
+  )
+  func filesAsideAreCarriedOverLater() throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let path = folder.path("cache.sqlite")
+    let manager = FileManager.default
+    /// A store file holding one unsent `text` and one queued event, moved aside as a start-over
+    /// that stopped there leaves it, last changed `age` seconds ago.
+    func leftAside(_ text: String, age: TimeInterval) throws -> String {
+      let store = try ChatStore(at: .file(path: path), owner: mina.id)
+      try store.enqueue(text, to: room, clientMessageID: UUID(), sender: mina, at: epoch)
+      try store.enqueue(events: try screenViews(1))
+      try store.close()
+      let aside = "\(path).broken-\(UUID().uuidString)"
+      for (file, moved) in zip(ChatStore.files(at: path), ChatStore.files(at: aside))
+      where manager.fileExists(atPath: file) {
+        try manager.moveItem(atPath: file, toPath: moved)
+      }
+      try manager.setAttributes(
+        [.modificationDate: Date().addingTimeInterval(-age)], ofItemAtPath: aside)
+      return aside
+    }
+
+    let first = try leftAside("first", age: 60)
+    let (reopened, discarded) = try ChatStore.openOrStartOver(at: path, owner: mina.id)
+    #expect(discarded == nil)
+    #expect(reopened.salvaged == ChatStore.Salvage(messages: 1, events: 1))
+    #expect(try reopened.outbox().map(\.text) == ["first"])
+    #expect(!manager.fileExists(atPath: first))
+    #expect(manager.fileExists(atPath: path + ".broken"))
+    try reopened.close()
+    // Nothing is carried over twice.
+    let (again, _) = try ChatStore.openOrStartOver(at: path, owner: mina.id)
+    #expect(again.salvaged == nil)
+    #expect(try again.queuedEventCount() == 1)
+    try again.close()
+
+    // A start-over while an older file still waits aside (an earlier one failed to open its
+    // new store): both are carried over, the older first.
+    for file in ChatStore.files(at: path) where manager.fileExists(atPath: file) {
+      try manager.removeItem(atPath: file)
+    }
+    let older = try leftAside("second", age: 60)
+    let current = try ChatStore(at: .file(path: path), owner: mina.id)
+    try current.enqueue("third", to: room, clientMessageID: UUID(), sender: mina, at: epoch)
+    try current.close()
+    let fresh = try ChatStore.startOver(at: path, owner: mina.id)
+    #expect(fresh.salvaged == ChatStore.Salvage(messages: 2, events: 1))
+    #expect(try fresh.outbox().map(\.text) == ["second", "third"])
+    #expect(!manager.fileExists(atPath: older))
+    #expect(ChatStore.filesAside(of: path).isEmpty)
+    // What deleting the store removes: the copy kept aside and the one waiting (the store
+    // itself went aside with it).
+    let waiting = try leftAside("fourth", age: 0)
+    let existing = Set(ChatStore.existingFiles(at: path))
+    #expect(existing.isSuperset(of: [path + ".broken", waiting]))
+    #expect(existing.allSatisfy { $0.hasPrefix(path) && manager.fileExists(atPath: $0) })
   }
 
   @Test("a file from a newer app version is refused by name")

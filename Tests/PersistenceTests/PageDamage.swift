@@ -19,10 +19,14 @@ func overwriteRootPage(of table: String, in path: String) throws {
   try file.write(contentsOf: Data(repeating: 0x42, count: pageSize))
 }
 
-/// Overwrites the middle child page of the root of `table` in the SQLite file at `path`
-/// (closed), a table large enough for its root to be an interior page: the rows before and
-/// after that page still read, those on it do not.
-func overwriteMiddleChildPage(of table: String, in path: String) throws {
+/// Overwrites child pages of the root of `table` in the SQLite file at `path` (closed), a table
+/// large enough for its root to be an interior page over leaf pages: `chosen` picks them by
+/// their index among the root's `count` cell children. The rows on the others still read.
+/// Returns how many rows the overwritten pages held.
+@discardableResult
+func overwriteChildPages(
+  of table: String, in path: String, chosen: (_ index: Int, _ count: Int) -> Bool
+) throws -> Int {
   let (root, pageSize) = try DatabaseQueue(path: path).read { db in
     (
       try Int.fetchOne(
@@ -32,18 +36,30 @@ func overwriteMiddleChildPage(of table: String, in path: String) throws {
   }
   let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
   defer { try? file.close() }
-  try file.seek(toOffset: UInt64((root - 1) * pageSize))
-  let page = [UInt8](try file.read(upToCount: pageSize) ?? Data())
+  func page(_ number: Int) throws -> [UInt8] {
+    try file.seek(toOffset: UInt64((number - 1) * pageSize))
+    return [UInt8](try file.read(upToCount: pageSize) ?? Data())
+  }
+  func cellCount(_ page: [UInt8]) -> Int { Int(page[3]) << 8 | Int(page[4]) }
   // An interior table b-tree page (type 5): cell count at 3-4, then, after the 12-byte header,
-  // 2-byte offsets of cells that each start with their child's 4-byte page number.
+  // 2-byte offsets of cells that each start with their child's 4-byte page number. A leaf
+  // (type 13) holds its cell count at the same place.
   struct NotInterior: Error {}
-  guard page.count == pageSize, page[0] == 5 else { throw NotInterior() }
-  let cells = Int(page[3]) << 8 | Int(page[4])
-  let pointer = 12 + 2 * (cells / 2)
-  let cell = Int(page[pointer]) << 8 | Int(page[pointer + 1])
-  let child = page[cell..<cell + 4].reduce(0) { $0 << 8 | Int($1) }
-  try file.seek(toOffset: UInt64((child - 1) * pageSize))
-  try file.write(contentsOf: Data(repeating: 0x42, count: pageSize))
+  let rootPage = try page(root)
+  guard rootPage.count == pageSize, rootPage[0] == 5 else { throw NotInterior() }
+  let cells = cellCount(rootPage)
+  var destroyed = 0
+  for index in 0..<cells where chosen(index, cells) {
+    let pointer = 12 + 2 * index
+    let cell = Int(rootPage[pointer]) << 8 | Int(rootPage[pointer + 1])
+    let child = rootPage[cell..<cell + 4].reduce(0) { $0 << 8 | Int($1) }
+    let leaf = try page(child)
+    guard leaf[0] == 13 else { throw NotInterior() }
+    destroyed += cellCount(leaf)
+    try file.seek(toOffset: UInt64((child - 1) * pageSize))
+    try file.write(contentsOf: Data(repeating: 0x42, count: pageSize))
+  }
+  return destroyed
 }
 
 /// Runs `sql` on the SQLite file at `path` (closed), outside any store.

@@ -153,6 +153,10 @@ struct SessionTests {
     let file = folder.path("u_gone.sqlite")
     #expect(FileManager.default.fileExists(atPath: file))
     #expect(await harness.backend.analytics.pendingCount() == 1)
+    // Damaged copies: one kept aside, one still waiting to be carried over.
+    for aside in [".broken", ".broken-\(UUID().uuidString)", ".broken-wal"] {
+      try Data("old".utf8).write(to: URL(fileURLWithPath: file + aside))
+    }
 
     harness.stub(.delete, "/me", status: .noContent, json: "")
     try await harness.repositories.auth.withdraw()
