@@ -80,9 +80,12 @@ public final class PostDetailModel {
 
   private let list = PagedList<Comment>()
   @ObservationIgnored private var isLoadingPost = false
-  /// How many changes to the post landed here (a like, a comment written or deleted): a post
-  /// read before one must not put the old counts back.
+  /// How many changes to the post landed here (a like, a comment written or deleted), and
+  /// how many comment changes began: a post read before one must not put the old counts back.
   @ObservationIgnored private var changesHere = 0
+  /// Comments being written or deleted here whose count change has not landed: a post read
+  /// meanwhile may already count one, which then lands on top, so it is not shown.
+  @ObservationIgnored private var commentChangesUnderWay = 0
   @ObservationIgnored private let postLikes = LikeRequests<BoardPost.ID>()
   @ObservationIgnored private let commentLikes = LikeRequests<Comment.ID>()
 
@@ -140,8 +143,9 @@ public final class PostDetailModel {
     let changes = changesHere
     do {
       let read = try await board.fetchPost(postID)
-      // Read before a change here landed: that change's answer is newer.
-      if changes == changesHere { postRead(read) }
+      // Read before a change here landed, or while a comment change was under way: that
+      // change's answer is newer.
+      if changes == changesHere, commentChangesUnderWay == 0 { postRead(read) }
     } catch is CancellationError {
       return  // Given up (the screen went away): nothing failed.
     } catch {
@@ -214,7 +218,11 @@ public final class PostDetailModel {
     let submitted = commentText
     isSubmittingComment = true
     failure = nil
-    defer { isSubmittingComment = false }
+    commentChangeBegan()
+    defer {
+      isSubmittingComment = false
+      commentChangeEnded()
+    }
     do {
       let comment = try await board.createComment(postID, draft)
       // Text typed while the comment was on its way is a new comment: keep it.
@@ -247,11 +255,18 @@ public final class PostDetailModel {
   public func commentSeeMoreButtonTapped(_ comment: Comment.ID) {
     guard let comment = list.item(comment) else { return }
     let board = self.board
-    presentSeeMore(.comment(comment.id), isMine: comment.isMine) {
-      try await board.deleteComment(comment.id)
+    presentSeeMore(.comment(comment.id), isMine: comment.isMine) { [weak self] in
+      await self?.commentChangeBegan()
+      do {
+        try await board.deleteComment(comment.id)
+      } catch {
+        await self?.commentChangeEnded()
+        throw error
+      }
     } deleted: { [weak self] in
       self?.list.remove(comment.id)
       self?.post?.commentCount -= 1
+      self?.commentChangeEnded()
       self?.postChangedHere()
     }
   }
@@ -303,6 +318,18 @@ public final class PostDetailModel {
       return
     }
     await revealFocusedComment()
+  }
+
+  /// A comment is being written or deleted here: until its count change lands (or it fails),
+  /// no post read is shown.
+  private func commentChangeBegan() {
+    changesHere += 1
+    commentChangesUnderWay += 1
+  }
+
+  private func commentChangeEnded() {
+    changesHere += 1
+    commentChangesUnderWay -= 1
   }
 
   /// The post changed here (a like, a comment written or deleted): the lists follow.

@@ -73,7 +73,8 @@ public final class GroupDetailModel: Identifiable {
   /// Counts the membership changes begun and ended: a load that saw it change read the group
   /// before (or during) a join or leave, and must not put the old group back.
   @ObservationIgnored private var membershipChanges = 0
-  /// Numbers the loads, so only the newest ends ``isLoading``.
+  /// Numbers the loads, so only the newest lands (an older one's group, or failure, is stale)
+  /// and ends ``isLoading``.
   @ObservationIgnored private var loads = 0
 
   /// Creates the screen of `groupID`.
@@ -235,15 +236,15 @@ public final class GroupDetailModel: Identifiable {
       async let group = repository.fetchGroup(id)
       async let membersLoaded = members.reload()
       let (loaded, _) = try await (group, membersLoaded)
-      // A join or leave since the group was read: what it showed is newer.
-      guard membershipChanges == changes else { return }
+      // A newer load, or a join or leave since the group was read: what it showed is newer.
+      guard loads == number, membershipChanges == changes else { return }
       self.group = loaded
       failure = nil
       onGroupChanged(loaded)
     } catch is CancellationError {
       // The screen went away; its next appearance loads again.
     } catch {
-      failed(DomainError(error))
+      if loads == number { failed(DomainError(error)) }
     }
   }
 

@@ -171,15 +171,18 @@ public final class QuestionDetailModel {
     draft = nil
     destination = nil
     guard var question else { return }
+    // A question read after the server took the answer (while its answer was on the way)
+    // already counts it.
+    if question.myAnswer?.id != answer.id { question.answerCount += 1 }
     question.myAnswer = answer
-    question.answerCount += 1
     phase = .loaded(question)
     await answers.load()
   }
 
   private func myAnswerDeleted() {
     answerChanges += 1
-    guard var question else { return }
+    // A question read after the deletion (while its answer was on the way) no longer counts it.
+    guard var question, question.myAnswer != nil else { return }
     question.myAnswer = nil
     question.answerCount = max(0, question.answerCount - 1)
     phase = .loaded(question)

@@ -39,6 +39,9 @@ public final class TodayModel {
 
   /// Asks the app to open a place outside this screen (a past question: `.question(id)`).
   @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
+  /// Numbers the loads: only the newest lands (an older one may have read yesterday's
+  /// question).
+  @ObservationIgnored private var loads = 0
 
   @ObservationIgnored @Dependency(\.questionRepository) private var questions
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
@@ -92,17 +95,23 @@ public final class TodayModel {
 
   private func load() async {
     failure = nil
+    loads += 1
+    let number = loads
     let shown = today
     let changes = shown?.answerChanges ?? 0
     let question: Question
     do {
       question = try await questions.fetchToday()
+      // Overtaken by a newer load (which may have read a newer day's question): it shows
+      // what is newer.
+      guard loads == number else { return }
     } catch DomainError.notFound {
-      phase = .noQuestion
+      if loads == number { phase = .noQuestion }
       return
     } catch is CancellationError {
       return  // The screen went away; its next appearance loads again.
     } catch {
+      guard loads == number else { return }
       if today == nil { phase = .failed(DomainError(error)) } else { failure = DomainError(error) }
       return
     }

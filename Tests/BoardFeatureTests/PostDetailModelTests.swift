@@ -267,6 +267,48 @@ struct PostDetailModelTests {
     #expect(detail.comments.map(\.content) == ["written while the post was read"])
   }
 
+  @Test(
+    "a post read after a comment was written or deleted there, before the answer came, does not count it twice"
+  )
+  func aRefreshDuringACommentChangeCountsItOnce() async throws {
+    // Each answer comes when its gate opens, after the server made the change.
+    let (created, deleted) = (Gate(), Gate())
+    let detail = detail(as: bob) { values in
+      let (create, delete) = (
+        values.boardRepository.createComment, values.boardRepository.deleteComment
+      )
+      values.boardRepository.createComment = { id, draft in
+        let comment = try await create(id, draft)
+        await created.wait()
+        return comment
+      }
+      values.boardRepository.deleteComment = { id in
+        try await delete(id)
+        await deleted.wait()
+      }
+    }
+    await detail.task()
+    detail.commentText = "counted once"
+    try await created.whileHeld(detail.commentSubmitButtonTapped) {
+      await detail.refreshPulled()
+    }
+    #expect(detail.post?.commentCount == 1)
+
+    let written = try #require(detail.comments.first)
+    detail.commentSeeMoreButtonTapped(written.id)
+    let sheet = try #require(detail.seeMoreSheet)
+    sheet.deleteButtonTapped()
+    try await deleted.whileHeld(sheet.deletionConfirmed) {
+      await detail.refreshPulled()
+    }
+    #expect(detail.post?.commentCount == 0)
+    #expect(detail.comments.isEmpty)
+    // Nothing under way: a refresh shows the post as read again.
+    try await alice.comment(1, on: post.id)
+    await detail.refreshPulled()
+    #expect(detail.post?.commentCount == 1)
+  }
+
   @Test func refreshingAPostThatWasDeletedMeanwhileSaysItIsGone() async throws {
     let detail = detail(as: bob)
     await detail.task()

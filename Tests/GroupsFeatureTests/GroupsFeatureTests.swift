@@ -427,6 +427,35 @@ struct GroupsFeatureTests {
     #expect(changes.value.last == true)
   }
 
+  @Test("a load overtaken by a newer one does not put its older group back when it lands")
+  func anOvertakenLoadDoesNotLand() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    // The screen's first read of the group answers when the gate opens.
+    let gate = Gate(holding: 1)
+    let changes = LockIsolated<[Int]>([])
+    let detail = bob.model(clock: clock) { values in
+      let fetch = values.studyGroupRepository.fetchGroup
+      values.studyGroupRepository.fetchGroup = { id in
+        let read = try await fetch(id)
+        await gate.wait()
+        return read
+      }
+    } _: {
+      GroupDetailModel(groupID: group.id)
+    }
+    detail.onGroupChanged = { changed in changes.withValue { $0.append(changed.memberCount) } }
+    let carol = try backend.signedUpClient(nickname: "carol")
+    try await gate.whileHeld(detail.task) {
+      _ = try await carol.studyGroups.joinGroup(group.id)
+      await detail.refreshPulled()
+      #expect(detail.group?.memberCount == 2)
+    }
+    #expect(detail.group?.memberCount == 2)
+    #expect(detail.members.count == 2)
+    #expect(changes.value == [2])
+    #expect(!detail.isLoading)
+  }
+
   @Test func aCancelledLoadIsNoFailure() async throws {
     let group = try await createGroup("Swift Study", by: alice)
     let cancels = LockIsolated(true)

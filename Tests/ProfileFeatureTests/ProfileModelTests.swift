@@ -159,6 +159,31 @@ struct ProfileModelTests {
     #expect(profile.user?.nickname.rawValue == "Alice")
   }
 
+  @Test("a load overtaken by a newer one does not put its older profile back when it lands")
+  func anOvertakenLoadDoesNotLand() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    // The screen's first read answers when the gate opens.
+    let gate = Gate(holding: 1)
+    let profile = alice.model { values in
+      let fetch = values.profileRepository.fetchMe
+      values.profileRepository.fetchMe = {
+        let me = try await fetch()
+        await gate.wait()
+        return me
+      }
+    } _: {
+      ProfileModel()
+    }
+    try await gate.whileHeld(profile.task) {
+      // Renamed elsewhere (another device) while the first read was on its way.
+      _ = try await alice.profile.updateProfile(
+        ProfileUpdate(nickname: try Nickname(validating: "alicia")))
+      await profile.refreshPulled()
+      #expect(profile.user?.nickname.rawValue == "alicia")
+    }
+    #expect(profile.user?.nickname.rawValue == "alicia")
+  }
+
   @Test func theNicknameEditorSavesIntoTheProfile() async throws {
     let alice = try backend.signedUpClient(nickname: "alice")
     _ = try backend.signedUpClient(nickname: "bob")

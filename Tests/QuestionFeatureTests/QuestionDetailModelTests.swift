@@ -110,6 +110,52 @@ struct QuestionDetailModelTests {
     #expect(!detail.answers.isLocked)
   }
 
+  @Test(
+    "a question read after the answer was taken or deleted, before the answer came, counts it once"
+  )
+  func aReadDuringAnAnswerChangeCountsItOnce() async throws {
+    // Each answer comes when its gate opens, after the server made the change.
+    let (submitted, deleted) = (Gate(), Gate())
+    let detail = bear.model { values in
+      let (submit, delete) = (
+        values.questionRepository.submitAnswer, values.questionRepository.deleteAnswer
+      )
+      values.questionRepository.submitAnswer = { id, content in
+        let answer = try await submit(id, content)
+        await submitted.wait()
+        return answer
+      }
+      values.questionRepository.deleteAnswer = { id in
+        try await delete(id)
+        await deleted.wait()
+      }
+    } _: {
+      QuestionDetailModel(questionID: seeded.questions[0])
+    }
+    await detail.task()
+    let before = try #require(detail.question?.answerCount)
+    detail.writeAnswerButtonTapped()
+    let sheet = try #require(detail.destination?.writeAnswer)
+    sheet.textChanged("한 번만 세는 답")
+    try await submitted.whileHeld(sheet.submitButtonTapped) {
+      await detail.refreshPulled()
+    }
+    #expect(detail.question?.answerCount == before + 1)
+
+    let mine = try #require(detail.answers.answers.first { $0.isMine })
+    detail.answers.seeMoreTapped(mine)
+    guard case .seeMore(let seeMore) = detail.answers.destination else {
+      Issue.record("no see-more sheet")
+      return
+    }
+    seeMore.deleteButtonTapped()
+    try await deleted.whileHeld(seeMore.deletionConfirmed) {
+      await detail.refreshPulled()
+    }
+    #expect(detail.question?.answerCount == before)
+    #expect(detail.question?.myAnswer == nil)
+  }
+
   @Test func aConflictingAnswerReloadsTheQuestionFromItsLink() async throws {
     let detail = bear.model { QuestionDetailModel(questionID: seeded.questions[0]) }
     await detail.task()

@@ -66,6 +66,37 @@ struct TodayModelTests {
     #expect(today.today != nil)
   }
 
+  @Test("a load overtaken by a newer one does not put an older day's question back when it lands")
+  func anOvertakenLoadDoesNotLand() async throws {
+    // The screen's first read answers when the gate opens, with the question it read before
+    // midnight: yesterday's.
+    let gate = Gate(holding: 1)
+    let reads = LockIsolated(0)
+    let yesterday = seeded.questions[1]
+    let today = bear.model { values in
+      let (fetchToday, fetchQuestion) = (
+        values.questionRepository.fetchToday, values.questionRepository.fetchQuestion
+      )
+      values.questionRepository.fetchToday = {
+        let read = reads.withValue {
+          $0 += 1
+          return $0
+        }
+        let question = try await read == 1 ? fetchQuestion(yesterday) : fetchToday()
+        await gate.wait()
+        return question
+      }
+    } _: {
+      TodayModel()
+    }
+    try await gate.whileHeld(today.task) {
+      await today.refreshPulled()
+      #expect(today.today?.questionID == seeded.questions[0])
+    }
+    #expect(today.today?.questionID == seeded.questions[0])
+    #expect(today.today?.isToday == true)
+  }
+
   @Test func othersAnswersUnlockOnceIAnswer() async throws {
     let (_, detail) = try await loadedToday(as: bear)
     let question = try #require(detail.question)

@@ -10,12 +10,17 @@ public actor Gate {
   private var waiters: [CheckedContinuation<Void, Never>] = []
   /// How many calls may still pass before the gate holds any (a screen's first load).
   private var letThrough: Int
+  /// How many calls it holds at most; later ones pass at once, uncounted (`nil`: all).
+  private let holding: Int?
   /// How many calls reached ``wait()`` so far, after those let through.
   public private(set) var arrivals = 0
 
-  /// A closed gate that lets the first `letThrough` calls pass (not counted as arrivals).
-  public init(letThrough: Int = 0) {
+  /// A closed gate that lets the first `letThrough` calls pass (not counted as arrivals), then
+  /// holds the next `holding` calls (every one when `nil`) and lets later ones pass: a first
+  /// load held while newer ones run.
+  public init(letThrough: Int = 0, holding: Int? = nil) {
     self.letThrough = letThrough
+    self.holding = holding
   }
 
   /// Counts the call, then suspends until ``open()`` (at once if it is open); one of the first
@@ -25,6 +30,7 @@ public actor Gate {
       letThrough -= 1
       return
     }
+    if let holding, arrivals >= holding { return }
     arrivals += 1
     guard !isOpen else { return }
     await withCheckedContinuation { waiters.append($0) }

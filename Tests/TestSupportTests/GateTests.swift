@@ -49,6 +49,17 @@ struct GateTests {
     await held.value
   }
 
+  @Test("a gate holding one call lets the later ones pass at once, uncounted")
+  func holdsOnlyTheFirstCalls() async throws {
+    let gate = Gate(holding: 1)
+    let held = Task { await gate.wait() }
+    try await gate.waitForArrivals(1)
+    await gate.wait()  // passes while the first is still held
+    #expect(await gate.arrivals == 1)
+    await gate.open()
+    await held.value
+  }
+
   @Test("waiting for arrivals that never come records an issue and throws")
   func missingArrivalsThrow() async throws {
     let gate = Gate()
