@@ -36,7 +36,7 @@ public final class QuestionDetailModel {
   public let questionID: Question.ID
   /// What the screen shows.
   public private(set) var phase: Phase = .loading
-  /// Whether it is today's question (only today's can be answered).
+  /// Whether it is today's question (any published question can be answered: `Docs/Rules.md`).
   public private(set) var isToday = false
   /// The answers to the question.
   public let answers: AnswerListModel
@@ -84,8 +84,9 @@ public final class QuestionDetailModel {
     if case .loaded(let question) = phase { question } else { nil }
   }
 
-  /// Whether the user can answer here: today's question, not answered yet.
-  public var canWriteAnswer: Bool { isToday && question.map { $0.myAnswer == nil } ?? false }
+  /// Whether the user can answer here: a question not answered yet (today's or a past one, as
+  /// the service takes either; answering a past one unlocks its answers too).
+  public var canWriteAnswer: Bool { question.map { $0.myAnswer == nil } ?? false }
 
   /// The screen appeared: loads the question and its answers (nothing when it is the body of
   /// the Today screen, which loaded it).
@@ -100,7 +101,7 @@ public final class QuestionDetailModel {
     await load()
   }
 
-  /// "Write an answer" (today's question only): opens the sheet with the draft kept so far.
+  /// "Write an answer" (a question not answered yet): opens the sheet with the draft kept so far.
   public func writeAnswerButtonTapped() {
     guard let question, canWriteAnswer else { return }
     if let draft {

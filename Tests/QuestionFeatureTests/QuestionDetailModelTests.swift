@@ -50,15 +50,23 @@ struct QuestionDetailModelTests {
     #expect(events.map(\.properties) == [["screen": "question_detail"]])
   }
 
-  @Test func aPastQuestionIDidNotAnswerStaysLockedAndCannotBeAnswered() async throws {
+  @Test("a past question I did not answer stays locked until I answer it, as the service allows")
+  func aPastQuestionIDidNotAnswerCanStillBeAnswered() async throws {
     let detail = bear.model { QuestionDetailModel(questionID: seeded.questions[1]) }
     await detail.task()
+    #expect(!detail.isToday)
     #expect(detail.question?.myAnswer == nil)
     #expect(detail.answers.isLocked)
     #expect(detail.answers.answers.isEmpty)
-    #expect(!detail.canWriteAnswer)
+    #expect(detail.canWriteAnswer)
     detail.writeAnswerButtonTapped()
-    #expect(detail.destination == nil)
+    let sheet = try #require(detail.destination?.writeAnswer)
+    sheet.textChanged("하루 늦은 답")
+    await sheet.submitButtonTapped()
+    #expect(detail.question?.myAnswer?.content == "하루 늦은 답")
+    #expect(!detail.canWriteAnswer)
+    #expect(!detail.answers.isLocked)
+    #expect(detail.answers.answers.contains { $0.isMine })
   }
 
   @Test func todaysQuestionCanBeAnsweredFromItsLink() async throws {
