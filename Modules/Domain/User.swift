@@ -27,7 +27,7 @@ public struct Nickname: RawRepresentable, Hashable, Sendable, CustomStringConver
     if count > Self.length.upperBound {
       throw .tooLong(field: "nickname", maximum: Self.length.upperBound, actual: count)
     }
-    if Self.reservedWords.contains(normalized.lowercased()) {
+    if Self.reservedWords.contains(Self.key(normalized)) {
       throw .reserved(field: "nickname", value: normalized)
     }
     rawValue = normalized
@@ -44,6 +44,14 @@ public struct Nickname: RawRepresentable, Hashable, Sendable, CustomStringConver
 
   /// The nickname text.
   public var description: String { rawValue }
+
+  /// What makes two nicknames the same name, which one user at most holds: case is ignored.
+  /// The service keeps names unique by it, and a user who changes only the case of their own
+  /// name keeps it (the profile editor needs no check then).
+  public static func key(_ text: String) -> String { text.lowercased() }
+
+  /// This nickname's ``key(_:)``.
+  public var key: String { Self.key(rawValue) }
 
   /// The text a user is looked up by (`ProfileRepository.findUser`, which ignores case):
   /// `text` trimmed and NFC-normalized, as nicknames are stored; blank is

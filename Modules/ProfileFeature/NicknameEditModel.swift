@@ -98,9 +98,8 @@ public final class NicknameEditModel: Identifiable {
     }
     if nickname == current {
       availability = .unchanged
-    } else if nickname.rawValue.lowercased() == current.rawValue.lowercased() {
-      // Only the case changes: the name is still the user's own (the service compares
-      // nicknames case-insensitively and lets its holder keep it).
+    } else if nickname.key == current.key {
+      // Only the case changes: the name is still the user's own (`Nickname.key`).
       availability = .available
     } else {
       availability = .checking

@@ -38,6 +38,17 @@ struct NicknameTests {
     #expect(try Nickname.lookupText("\u{1112}\u{1161}\u{11AB}") == "한")
   }
 
+  @Test("Names that differ only in case are the same name: they share a key")
+  func key() throws {
+    #expect(try Nickname(validating: "Alice").key == Nickname(validating: "aLICE").key)
+    #expect(try Nickname(validating: "alice").key != Nickname(validating: "alicia").key)
+    #expect(try Nickname(validating: "사과러너").key == Nickname.key("사과러너"))
+    // The reserved words are refused in any case.
+    #expect(throws: ValidationError.reserved(field: "nickname", value: "AdMin")) {
+      try Nickname(validating: "AdMin")
+    }
+  }
+
   @Test(
     "Too short, with the actual count",
     arguments: [("a", 1), ("가", 1), ("  z  ", 1), ("\u{1100}\u{1161}", 1)])

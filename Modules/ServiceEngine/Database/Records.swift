@@ -57,9 +57,6 @@ struct UserRecord: RowIDRecord, Sendable {
 
   /// Whether the ban (if any) is still running at `now` (``Viewer/isBanned(at:)``).
   func isBanned(at now: Date) -> Bool { Viewer(self).isBanned(at: now) }
-
-  /// The case-insensitive uniqueness key of a nickname.
-  static func key(forNickname nickname: String) -> String { nickname.lowercased() }
 }
 
 /// A row of `sign_up`: a provider account on its way to an account.

@@ -84,7 +84,7 @@ extension ServiceEngine {
           throw DomainError.nicknameTaken
         }
         user.nickname = nickname.rawValue
-        user.nicknameKey = UserRecord.key(forNickname: nickname.rawValue)
+        user.nicknameKey = nickname.key
       }
       if let cohort { user.cohort = cohort }
       try user.update(db)

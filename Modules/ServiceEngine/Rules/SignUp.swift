@@ -36,7 +36,7 @@ enum SignUpFlow {
       throw providerTaken
     }
     var user = UserRecord(
-      nickname: nickname.rawValue, nicknameKey: UserRecord.key(forNickname: nickname.rawValue),
+      nickname: nickname.rawValue, nicknameKey: nickname.key,
       role: role, cohort: cohort, joinedAt: joinedAt, avatarUrl: nil, providerKey: providerKey,
       email: email, termsVersion: terms, banned: false)
     try user.insert(db)

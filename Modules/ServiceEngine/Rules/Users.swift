@@ -36,7 +36,7 @@ enum Users {
 
   /// The user who holds `nickname` (case-insensitively), if anyone does.
   static func named(_ db: Database, _ nickname: String) throws -> UserRecord? {
-    try UserRecord.filter(Column("nickname_key") == UserRecord.key(forNickname: nickname))
+    try UserRecord.filter(Column("nickname_key") == Nickname.key(nickname))
       .fetchOne(db)
   }
 
