@@ -54,6 +54,11 @@ struct FileCredentialStoreTests {
     // Before its folder exists there is no lock to take: the refresh goes ahead without it.
     let nowhere = FileCredentialStore(fileURL: directory.url.appendingPathComponent("no/s.json"))
     #expect(try await nowhere.holdRefreshes() == nil)
+    // Nor does deleting a session make the folder (to take the lock in).
+    try await nowhere.clear()
+    #expect(try await nowhere.swapCredentials(nil) { _ in true })
+    #expect(
+      !FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("no").path))
   }
 
   @Test func refreshedTokensKeepTheUserSnapshot() async throws {

@@ -118,7 +118,8 @@ public actor FileCredentialStore: SessionStore {
   public func swapCredentials(
     _ credentials: Credentials?, ifStored isExpected: @Sendable (Credentials?) -> Bool
   ) async throws(CredentialStoreError) -> Bool {
-    try await exclusively { () throws(CredentialStoreError) -> Bool in
+    try await exclusively(makingFolder: credentials != nil) {
+      () throws(CredentialStoreError) -> Bool in
       var user: User?
       do {
         let stored = try storedSession()
@@ -164,19 +165,22 @@ public actor FileCredentialStore: SessionStore {
 
   /// Deletes the file and any temporary file an interrupted write left next to it.
   public func clear() async throws(CredentialStoreError) {
-    try await exclusively { () throws(CredentialStoreError) in try removeFiles() }
+    try await exclusively(makingFolder: false) { () throws(CredentialStoreError) in
+      try removeFiles()
+    }
   }
 
   // MARK: - The lock
 
   /// Runs `body` under the lock on `.<name>.lock` (``holdRefreshes()``'s), unless this store
   /// holds it already, or it cannot be made (a folder that cannot be created: `body`'s write
-  /// then fails on its own).
+  /// then fails on its own; a deletion `makingFolder: false` does not make a missing folder,
+  /// which holds nothing to delete).
   private func exclusively<T>(
-    _ body: () throws(CredentialStoreError) -> T
+    makingFolder: Bool = true, _ body: () throws(CredentialStoreError) -> T
   ) async throws(CredentialStoreError) -> T {
     if openHolds.withLock({ $0 }) > 0 { return try body() }
-    try? ensureDirectory(fileURL.deletingLastPathComponent())
+    if makingFolder { try? ensureDirectory(fileURL.deletingLastPathComponent()) }
     let lock = try await lock()
     defer { lock?.unlock() }
     return try body()
