@@ -584,20 +584,59 @@ struct RealtimeTests {
     }
   }
 
+  /// A raw TCP connection to `/realtime` as `token`'s user, upgraded (reads give up after 15 s
+  /// of silence), and the response head; the caller closes it.
+  static func rawSocket(_ h: Harness, token: String) async throws -> (Int32, head: [UInt8]) {
+    let socket = try rawConnection(port: h.url.port ?? 0, timeout: 15)
+    let handshake = [
+      "GET \(RealtimeLimits.path) HTTP/1.1", "Host: 127.0.0.1", "Upgrade: websocket",
+      "Connection: Upgrade", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+      "Sec-WebSocket-Version: 13", "Authorization: Bearer \(token)", "", "",
+    ].joined(separator: "\r\n")
+    do {
+      try sendAll(Array(handshake.utf8), to: socket)
+      return (socket, try await readUntil(Array("\r\n\r\n".utf8), from: socket))
+    } catch {
+      close(socket)
+      throw error
+    }
+  }
+
+  @Test("a frame the client sends after the server's close is neither run nor answered")
+  func nothingRunsAfterTheServersClose() async throws {
+    try await Self.withIdleTimeout { h, clock in
+      let r = try await Self.room(h)
+      // A raw connection, which does not answer the server's close at once as a client does.
+      let (socket, _) = try await Self.rawSocket(h, token: r.owner)
+      defer { close(socket) }
+      clock.advance(by: .seconds(61))
+      // The idle close (1001, "idle") has come; the client sends a message, then its close.
+      _ = try await readUntil(Array("idle".utf8), from: socket)
+      /// A client frame: FIN, `opcode`, masked with the key 0 (so the payload reads as is).
+      func masked(_ opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        precondition(payload.count < 126)
+        return [0x80 | opcode, 0x80 | UInt8(payload.count), 0, 0, 0, 0] + payload
+      }
+      let late = ClientFrame.send(roomID: r.room, clientMessageID: UUID(), text: "after the close")
+      try sendAll(masked(0x1, Array(late.text.utf8)), to: socket)
+      try sendAll(masked(0x8, [0x03, 0xE8]), to: socket)
+      let (rest, ended) = try await readUntilClosed(socket)
+      #expect(ended)
+      #expect(rest.isEmpty, "the server answered after its close: \(rest)")
+      let history = try await h.expect(
+        .ok, PageDTO<ChatMessageDTO>.self, .get, "/chat/rooms/\(r.room)/messages?after_seq=0",
+        token: r.member)
+      #expect(history.items.isEmpty)
+    }
+  }
+
   @Test("a client that vanished without a word (it never answers the close) loses its connection")
   func vanishedClientIsDropped() async throws {
     try await Self.withIdleTimeout { h, clock in
       let token = try await h.member("Gone")
       // A raw connection that upgrades, then neither reads a frame nor answers the close.
-      let socket = try rawConnection(port: h.url.port ?? 0, timeout: 15)
+      let (socket, head) = try await Self.rawSocket(h, token: token)
       defer { close(socket) }
-      let handshake = [
-        "GET \(RealtimeLimits.path) HTTP/1.1", "Host: 127.0.0.1", "Upgrade: websocket",
-        "Connection: Upgrade", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-        "Sec-WebSocket-Version: 13", "Authorization: Bearer \(token)", "", "",
-      ].joined(separator: "\r\n")
-      try sendAll(Array(handshake.utf8), to: socket)
-      let head = try await readUntil(Array("\r\n\r\n".utf8), from: socket)
       clock.advance(by: .seconds(61))
       // The close frame arrives; then the server ends the connection itself (before, it stayed
       // open until TCP gave up: the read timed out after 15 s).

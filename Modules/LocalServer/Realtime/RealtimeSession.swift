@@ -71,9 +71,10 @@ struct RealtimeSession: Sendable {
   /// The live events in the mailbox that the writer has not taken yet, and whether the socket
   /// was cut off for having too many (the writer skips the rest then).
   private let backlog = Locked((waiting: 0, cutOff: false))
-  /// Set when the handler has ended (the reader then reads what comes, to the client's close,
-  /// and hands nothing over).
-  private let handlerEnded = Locked(false)
+  /// Set when the server closed the socket (``closeSocket(_:reason:post:)``) or the handler
+  /// ended: the reader then reads what comes, to the client's close, and hands nothing over,
+  /// and the handler runs nothing more (nothing after a server-made close is run or answered).
+  private let isEnding = Locked(false)
   /// Set when the reader has ended: the connection is over.
   private let readerEnded = Locked(false)
   /// When the reader last took a frame from the client, on the server's clock (``heard()``;
@@ -85,7 +86,16 @@ struct RealtimeSession: Sendable {
   /// Closes the socket from outside (server shutdown), also before ``run(inbound:outbound:)``
   /// started: the close waits in the mailbox, and nothing after it goes out.
   func close(_ close: SocketClose, reason: String) {
-    outgoing.continuation.yield(.close(close, reason: reason))
+    closeSocket(close, reason: reason, post: outgoing.continuation)
+  }
+
+  /// Posts the server's close: every close the server makes goes through here, so that
+  /// nothing the client sends after it is run or answered.
+  private func closeSocket(
+    _ close: SocketClose, reason: String, post: AsyncStream<Outgoing>.Continuation
+  ) {
+    isEnding.withLock { $0 = true }
+    post.yield(.close(close, reason: reason))
   }
 
   /// Serves the socket until either side closes it.
@@ -133,9 +143,9 @@ struct RealtimeSession: Sendable {
     do {
       for try await frame in inbound {
         heard()
-        // The handler ended the socket: what still comes is read (to the client's close) and
-        // dropped, never run.
-        if handlerEnded.withLock({ $0 }) { continue }
+        // The server closed the socket, or the handler ended: what still comes is read (to the
+        // client's close) and dropped, never run.
+        if isEnding.withLock({ $0 }) { continue }
         // A fragment must continue a message, and a message must not begin inside another.
         guard isContinuing == (frame.opcode == .continuation) else {
           inbox.push(
@@ -194,7 +204,7 @@ struct RealtimeSession: Sendable {
         }
         // Backpressure: a client that sends faster than the handler stores waits here (and
         // then in TCP) instead of growing the inbox.
-        while inbox.backlog >= Self.inboxCapacity, !handlerEnded.withLock({ $0 }) {
+        while inbox.backlog >= Self.inboxCapacity, !isEnding.withLock({ $0 }) {
           try await Task.sleep(for: .milliseconds(1))
         }
       }
@@ -225,7 +235,7 @@ struct RealtimeSession: Sendable {
         try await Task.sleep(for: min(left, Self.idleCheckInterval))
       }
       logger.info("Closing a realtime socket that sent nothing for \(idleTimeout)")
-      post.yield(.close(.goingAway, reason: "idle"))
+      closeSocket(.goingAway, reason: "idle", post: post)
       try await Task.sleep(for: Self.closeGrace)
       await drop()
     } catch {
@@ -240,11 +250,13 @@ struct RealtimeSession: Sendable {
     _ inbox: BatchQueue<Inbound>, listener: ChatListener, post: AsyncStream<Outgoing>.Continuation,
     turn: Locked<Void>
   ) async {
-    defer { handlerEnded.withLock { $0 = true } }
+    defer { isEnding.withLock { $0 = true } }
     for await batch in inbox.batches {
       // A run of sends is one engine call (one transaction), answered before what follows.
       var sends: [MessageSend] = []
       for item in batch {
+        // The server closed the socket (while the frame waited): it is not run.
+        if isEnding.withLock({ $0 }) { return listener.close() }
         if case .frame(.send(let room, let id, let text)) = item {
           sends.append(Self.request(room: room, id: id, text: text))
           continue
@@ -258,10 +270,11 @@ struct RealtimeSession: Sendable {
           post.yield(.frame(.error(error)))
         case .close(let error, let close, let reason):
           post.yield(.frame(.error(error)))
-          post.yield(.close(close, reason: reason))
+          closeSocket(close, reason: reason, post: post)
           return
         }
       }
+      if isEnding.withLock({ $0 }) { return listener.close() }
       guard sends.isEmpty || send(sends, post: post) else { return listener.close() }
     }
   }
@@ -399,7 +412,7 @@ struct RealtimeSession: Sendable {
               RealtimeErrorDTO(
                 code: ErrorCodeDTO.unauthorized.rawValue,
                 message: "This account was withdrawn; the connection ends."))))
-        post.yield(.close(.policyViolation, reason: "account withdrawn"))
+        closeSocket(.policyViolation, reason: "account withdrawn", post: post)
       case nil:
         break
       }
@@ -443,7 +456,7 @@ struct RealtimeSession: Sendable {
       try? await Task.sleep(for: Self.closeGrace)
       if !readerEnded.withLock({ $0 }) { await drop() }
     }
-    post.yield(.close(close, reason: reason))
+    closeSocket(close, reason: reason, post: post)
   }
 
   // MARK: Writing
