@@ -22,4 +22,14 @@ public actor InMemoryCredentialStore: CredentialStore {
   public func clear() {
     stored = nil
   }
+
+  /// Replaces (or, given `nil`, removes) the credentials while `isExpected` holds for them, in
+  /// one step on this actor; returns whether it did.
+  public func swapCredentials(
+    _ credentials: Credentials?, ifStored isExpected: @Sendable (Credentials?) -> Bool
+  ) -> Bool {
+    guard isExpected(stored) else { return false }
+    stored = credentials
+    return true
+  }
 }

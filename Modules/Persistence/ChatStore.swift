@@ -182,7 +182,9 @@ public final class ChatStore: Sendable {
 
   /// Copies the unsent messages and queued events SQLite can still read from the file at
   /// `path` (opened read-only) into this store, best effort; returns how many came over, `nil`
-  /// when they could not be written (the file then stays aside for a later try). Each table is read on its own, by its primary key, around damaged pages (see
+  /// when they could not be read or written (the file could not be opened, a read failed
+  /// other than on damage, or the write failed: the file then stays aside for a later try).
+  /// A file this store carried over before gives nothing again (`carried_over_file`). Each table is read on its own, by its primary key, around damaged pages (see
   /// `readable`); a value of the wrong type skips its row. Each message keeps its state: one
   /// that was being sent may already be with the server, so it stays `sending` (not deletable)
   /// until a try settles it, as after any restart; the server keeps one message per sender and
@@ -190,15 +192,33 @@ public final class ChatStore: Sendable {
   private func takeOver(from path: String) -> Salvage? {
     var configuration = Configuration()
     configuration.readonly = true
-    let old = try? DatabaseQueue(path: path, configuration: configuration)
+    /// Whether `error` is damage (read around), not a failure for now.
+    func isDamage(_ error: any Error) -> Bool {
+      guard let error = error as? DatabaseError else { return false }
+      if case .corrupt = Self.storeError(error, path: path) { return true }
+      return false
+    }
+    // A file that is no database at all has nothing to give; one that cannot be opened now
+    // (a folder, no permission) is tried again later.
+    let old: DatabaseQueue?
+    do {
+      old = try DatabaseQueue(path: path, configuration: configuration)
+    } catch {
+      guard isDamage(error) else { return nil }
+      old = nil
+    }
     defer { try? old?.close() }
+    // Set when a read failed other than on damage (busy, I/O): nothing is carried over now.
+    var failed = false
     /// The rows of `table` SQLite can read, oldest first by its integer primary key `key`
     /// (the rowid, so no index is involved). A read that meets damage keeps what it read and
     /// goes on after the damaged stretch: it seeks further and further past the last good row
     /// until a read gets going (each seek walks down from the table's root), then halves its
-    /// way back to the first key that reads, so a damaged page costs its own rows only.
+    /// way back to the first key that reads, so a damaged page costs its own rows (and, where
+    /// damaged pages lie close together, a readable page between them may be stepped over).
     func readable(_ table: String, key: String) -> [Row] {
       var rows: [Row] = []
+      guard let old else { return rows }
       // From a key on (`>=`): a seek for the first key after a damaged page lands on the
       // next page, and that key is read.
       let sql = "SELECT * FROM \(table) WHERE \(key) >= ? ORDER BY \(key)"
@@ -207,7 +227,7 @@ public final class ChatStore: Sendable {
       func read(from start: Int64) -> Int64? {
         var next = start
         do {
-          try old?.read { db in
+          try old.read { db in
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: [start])
             while let row = try cursor.next() {
               rows.append(row.copy())
@@ -216,14 +236,22 @@ public final class ChatStore: Sendable {
           }
           return nil
         } catch {
+          guard isDamage(error) else {
+            failed = true
+            return nil
+          }
           return next
         }
       }
       /// Whether a read from `start` gets going (its first row, or the end, reads).
       func starts(from start: Int64) -> Bool {
-        (try? old?.read { db in _ = try Row.fetchOne(db, sql: sql + " LIMIT 1", arguments: [start])
-        })
-          != nil
+        do {
+          try old.read { db in _ = try Row.fetchOne(db, sql: sql + " LIMIT 1", arguments: [start]) }
+          return true
+        } catch {
+          if !isDamage(error) { failed = true }
+          return false
+        }
       }
       var start: Int64 = 0
       while let stopped = read(from: start) {
@@ -231,7 +259,7 @@ public final class ChatStore: Sendable {
         var failing = stopped
         var step: Int64 = 1
         var passing: Int64?
-        while step < 1 << 40 {
+        while step < 1 << 40, !failed {
           if starts(from: failing + step) {
             passing = failing + step
             break
@@ -239,7 +267,7 @@ public final class ChatStore: Sendable {
           failing += step
           step *= 2
         }
-        guard var passing else { break }
+        guard !failed, var passing else { break }
         while passing - failing > 1 {
           let middle = failing + (passing - failing) / 2
           if starts(from: middle) { passing = middle } else { failing = middle }
@@ -280,7 +308,15 @@ public final class ChatStore: Sendable {
       let batch: String? = field(row, "batch_key")
       return [name, properties, occurredAt, session, batch]
     }
-    let counts = try? write { db in
+    if failed { return nil }
+    let name = URL(fileURLWithPath: path).lastPathComponent
+    let counts = try? write { db -> Salvage in
+      // Carried over before (its rename did not happen): nothing twice.
+      guard
+        try Bool.fetchOne(
+          db, sql: "SELECT 1 FROM carried_over_file WHERE name = ?", arguments: [name]) == nil
+      else { return Salvage(messages: 0, events: 0) }
+      try db.execute(sql: "INSERT INTO carried_over_file (name) VALUES (?)", arguments: [name])
       let room = try db.makeStatement(
         sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')")
       let message = try db.makeStatement(

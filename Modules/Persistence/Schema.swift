@@ -10,6 +10,7 @@ enum StoreSchema {
     "v2: analytics batches",
     "v3: a client message id is unique per sender",
     "v4: a room keeps the newest message the server listed",
+    "v5: damaged files carried over",
   ]
 
   static var migrator: DatabaseMigrator {
@@ -98,6 +99,14 @@ enum StoreSchema {
         t.column("sender_nickname", .text).notNull()
         t.column("text", .text).notNull()
         t.column("created_at", .double).notNull()
+      }
+    }
+    migrator.registerMigration(migrations[4]) { db in
+      // The damaged files a start-over carried over into this store, by name, noted in the
+      // carry-over's own transaction: one carried over again (the app ended before it was set
+      // aside for good, or another process carried it too) adds nothing twice.
+      try db.create(table: "carried_over_file") { t in
+        t.primaryKey("name", .text)
       }
     }
     return migrator

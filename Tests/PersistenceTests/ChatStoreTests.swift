@@ -638,11 +638,25 @@ struct ChatStoreTests {
     #expect(!manager.fileExists(atPath: first))
     #expect(manager.fileExists(atPath: path + ".broken"))
     try reopened.close()
-    // Nothing is carried over twice.
+    // Nothing is carried over twice: not when opened again, nor when the file is still aside
+    // (the app ended between the carry-over and setting the file aside for good).
+    try manager.moveItem(atPath: path + ".broken", toPath: first)
     let (again, _) = try ChatStore.openOrStartOver(at: path, owner: mina.id)
-    #expect(again.salvaged == nil)
+    #expect(again.salvaged == ChatStore.Salvage(messages: 0, events: 0))
     #expect(try again.queuedEventCount() == 1)
+    #expect(!manager.fileExists(atPath: first))
     try again.close()
+    let (thirdTime, _) = try ChatStore.openOrStartOver(at: path, owner: mina.id)
+    #expect(thirdTime.salvaged == nil)
+    try thirdTime.close()
+    // One that cannot be opened stays aside for a later try.
+    let unopenable = "\(path).broken-\(UUID().uuidString)"
+    try manager.createDirectory(atPath: unopenable, withIntermediateDirectories: false)
+    let (later, _) = try ChatStore.openOrStartOver(at: path, owner: mina.id)
+    #expect(later.salvaged == ChatStore.Salvage(messages: 0, events: 0))
+    #expect(manager.fileExists(atPath: unopenable))
+    try later.close()
+    try manager.removeItem(atPath: unopenable)
 
     // A start-over while an older file still waits aside (an earlier one failed to open its
     // new store): both are carried over, the older first.
@@ -751,6 +765,14 @@ struct MigrationTests {
     try store.markFailed(unsent.clientMessageID, reason: "no")
     try store.deleteUnsent(unsent.clientMessageID)
     #expect(try store.rooms().first?.lastMessage?.seq == 4)
+  }
+
+  @Test("v5 (damaged files carried over)")
+  func v5() throws {
+    let (store, cleanUp) = try Self.open(5)
+    defer { cleanUp() }
+    try Self.expectCommonContent(store)
+    #expect(try store.queuedEventCount() == 2)
   }
 
   /// Writes the fixture of the current schema (run once per released schema, with

@@ -51,14 +51,21 @@ struct FileCredentialStoreTests {
     let impatient = FileCredentialStore(fileURL: file, refreshLockWait: .milliseconds(50))
     await #expect(throws: CredentialStoreError.self) { try await impatient.holdRefreshes() }
     releaseSecond()
-    // Before its folder exists there is no lock to take: the refresh goes ahead without it.
-    let nowhere = FileCredentialStore(fileURL: directory.url.appendingPathComponent("no/s.json"))
+    // Deleting a session does not make a missing folder (to take the lock in)...
+    let fresh = FileCredentialStore(fileURL: directory.url.appendingPathComponent("new/s.json"))
+    try await fresh.clear()
+    #expect(try await fresh.swapCredentials(nil) { _ in true })
+    let folder = directory.url.appendingPathComponent("new").path
+    #expect(!FileManager.default.fileExists(atPath: folder))
+    // ...a hold does (a first sign-in holds it across both its writes).
+    let hold = try #require(try await fresh.holdRefreshes())
+    #expect(FileManager.default.fileExists(atPath: folder))
+    hold()
+    // Where the folder cannot be made, there is no lock to take: the refresh goes ahead.
+    let blocker = directory.url.appendingPathComponent("a-file")
+    try Data().write(to: blocker)
+    let nowhere = FileCredentialStore(fileURL: blocker.appendingPathComponent("no/s.json"))
     #expect(try await nowhere.holdRefreshes() == nil)
-    // Nor does deleting a session make the folder (to take the lock in).
-    try await nowhere.clear()
-    #expect(try await nowhere.swapCredentials(nil) { _ in true })
-    #expect(
-      !FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("no").path))
   }
 
   @Test func refreshedTokensKeepTheUserSnapshot() async throws {
@@ -105,10 +112,15 @@ struct FileCredentialStoreTests {
     #expect(try await store.swapCredentials(mine) { $0 == nil })
     #expect(try await store.credentials() == mine)
 
-    // A file that cannot be read is replaced, whatever the condition.
+    // A file that cannot be read is left for a sign-in to replace: a swap to tokens throws
+    // its read error; a removal deletes it, whatever the condition.
     try Data("{".utf8).write(to: store.fileURL)
-    #expect(try await store.swapCredentials(rotated) { _ in false })
-    #expect(try await store.storedSession() == StoredSession(credentials: rotated, user: nil))
+    await #expect(throws: CredentialStoreError.self) {
+      try await store.swapCredentials(rotated) { _ in true }
+    }
+    #expect(try Data(contentsOf: store.fileURL) == Data("{".utf8))
+    #expect(try await store.swapCredentials(nil) { _ in false })
+    #expect(try await store.storedSession() == nil)
   }
 
   @Test(

@@ -38,9 +38,16 @@ public actor FileCredentialStore: SessionStore {
   /// file (``holdRefreshes()``) before it gives up for now.
   public nonisolated let refreshLockWait: Duration
   private let logger: Logger?
-  // How many holds of ``holdRefreshes()`` are open: while one is, this store's writes run
-  // under it (taking the lock again would wait for itself).
-  private let openHolds = Locked(0)
+  /// The lock of the open hold of ``holdRefreshes()``, if any, and how many of this store's
+  /// writes run under it now (taking the lock again would wait for itself): the hold's release
+  /// unlocks once the last of them is done, never in the middle of one.
+  private let hold = Locked(Hold())
+
+  private struct Hold {
+    var lock: FileLock?
+    var borrowers = 0
+    var isReleased = false
+  }
 
   /// Creates a store for the file at `fileURL` (it need not exist yet).
   ///
@@ -113,20 +120,23 @@ public actor FileCredentialStore: SessionStore {
   }
 
   /// Replaces the tokens (keeping the user snapshot) or, given `nil`, deletes the file, while
-  /// `isExpected` holds for the stored tokens; a file that cannot be read is replaced (without
-  /// a snapshot). One step under the lock that the other processes' writes take too.
+  /// `isExpected` holds for the stored tokens. A file that cannot be read is deleted by `nil`,
+  /// and its read error thrown for tokens (a corrupt file is left for a sign-in to replace).
+  /// One step under the lock that the other processes' writes take too.
   public func swapCredentials(
     _ credentials: Credentials?, ifStored isExpected: @Sendable (Credentials?) -> Bool
   ) async throws(CredentialStoreError) -> Bool {
     try await exclusively(makingFolder: credentials != nil) {
       () throws(CredentialStoreError) -> Bool in
       var user: User?
-      do {
+      do throws(CredentialStoreError) {
         let stored = try storedSession()
         guard isExpected(stored?.credentials) else { return false }
         user = stored?.user
       } catch {
-        // Unreadable: replaced.
+        // Unreadable: a removal deletes it; a write leaves a corrupt file for a sign-in to
+        // replace (never behind the user's back), as ``save(_:)`` does.
+        if credentials != nil { throw error }
       }
       if let credentials {
         try writeFile(StoredSession(credentials: credentials, user: user).encoded())
@@ -139,17 +149,19 @@ public actor FileCredentialStore: SessionStore {
 
   /// Holds off the refreshes and writes of other processes on this file until the returned
   /// function is called (this store's own writes go on meanwhile): an exclusive lock on
-  /// `.<name>.lock` beside it (``Domain/FileLock``), waited for up to ``refreshLockWait``.
-  /// `nil` (refresh without it) when the lock file cannot be opened, e.g. before the folder
-  /// exists.
+  /// `.<name>.lock` beside it (``Domain/FileLock``), waited for up to ``refreshLockWait``; the
+  /// folder is made when missing. `nil` (refresh without it) when the lock file cannot be
+  /// opened, e.g. where the folder cannot be made.
   ///
   /// - Throws: ``CredentialStoreError/fileSystem(operation:path:errno:)`` (`EWOULDBLOCK`) when
   ///   another process held the lock for the whole wait: its refresh is still under way, and
   ///   this one must not spend the token it may be spending.
   public func holdRefreshes() async throws(CredentialStoreError) -> (@Sendable () -> Void)? {
+    // A first sign-in holds it across both writes too: the folder is made for it.
+    try? ensureDirectory(fileURL.deletingLastPathComponent())
     guard let lock = try await lock() else { return nil }
-    openHolds.withLock { $0 += 1 }
-    let openHolds = openHolds
+    hold.withLock { $0 = Hold(lock: lock) }
+    let hold = hold
     let released = Locked(false)
     return {
       // Released once, however often it is called.
@@ -158,9 +170,18 @@ public actor FileCredentialStore: SessionStore {
         return !done
       }
       guard first else { return }
-      openHolds.withLock { $0 -= 1 }
-      lock.unlock()
+      hold.withLock { hold in
+        hold.isReleased = true
+        Self.unlockIfDone(&hold)
+      }
     }
+  }
+
+  /// Unlocks a released hold that no write runs under any more.
+  private static func unlockIfDone(_ hold: inout Hold) {
+    guard hold.isReleased, hold.borrowers == 0 else { return }
+    hold.lock?.unlock()
+    hold = Hold()
   }
 
   /// Deletes the file and any temporary file an interrupted write left next to it.
@@ -179,7 +200,20 @@ public actor FileCredentialStore: SessionStore {
   private func exclusively<T>(
     makingFolder: Bool = true, _ body: () throws(CredentialStoreError) -> T
   ) async throws(CredentialStoreError) -> T {
-    if openHolds.withLock({ $0 }) > 0 { return try body() }
+    let borrows = hold.withLock { hold in
+      guard hold.lock != nil, !hold.isReleased else { return false }
+      hold.borrowers += 1
+      return true
+    }
+    if borrows {
+      defer {
+        hold.withLock { hold in
+          hold.borrowers -= 1
+          Self.unlockIfDone(&hold)
+        }
+      }
+      return try body()
+    }
     if makingFolder { try? ensureDirectory(fileURL.deletingLastPathComponent()) }
     let lock = try await lock()
     defer { lock?.unlock() }

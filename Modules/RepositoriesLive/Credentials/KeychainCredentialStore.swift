@@ -63,6 +63,28 @@ public actor KeychainCredentialStore: SessionStore {
     try saveSession(StoredSession(credentials: credentials, user: user))
   }
 
+  /// Replaces the tokens (keeping the user snapshot) or, given `nil`, deletes the item, while
+  /// `isExpected` holds for the stored tokens: read and written in one step on this actor
+  /// (an item that cannot be read counts as expected). Returns whether it wrote.
+  public func swapCredentials(
+    _ credentials: Credentials?, ifStored isExpected: @Sendable (Credentials?) -> Bool
+  ) throws(CredentialStoreError) -> Bool {
+    var user: User?
+    do {
+      let stored = try storedSession()
+      guard isExpected(stored?.credentials) else { return false }
+      user = stored?.user
+    } catch {
+      // Unreadable: replaced.
+    }
+    if let credentials {
+      try saveSession(StoredSession(credentials: credentials, user: user))
+    } else {
+      try clear()
+    }
+    return true
+  }
+
   /// Deletes the item.
   public func clear() throws(CredentialStoreError) {
     let status = SecItemDelete(baseQuery() as CFDictionary)
