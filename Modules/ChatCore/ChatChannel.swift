@@ -62,8 +62,8 @@ public typealias ChatLink = ConnectionLink
 /// A channel keeps itself connected between ``open()`` and ``close()`` (reconnecting with its
 /// own backoff) and reports every change as an event. Sends are fire-and-forget: the answer
 /// arrives later as a `.message` (the acknowledgement) or a `.refused` event. Every call names
-/// the ``ConnectionLink`` of the `.connected` the engine last handled, and throws when the channel is
-/// no longer on that connection (down, or on another one since).
+/// the ``ConnectionLink`` of the `.connected` the engine last handled, and throws when the
+/// channel is no longer on that connection (down, or on another one since).
 public protocol ChatChannel: Sendable {
   /// Everything the channel reports; read by one engine. Ends after ``close()``.
   var events: AsyncStream<ChatChannelEvent> { get }

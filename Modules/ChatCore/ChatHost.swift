@@ -59,7 +59,8 @@ public enum ChatStorage: Sendable, Hashable {
 extension ChatStorage {
   /// Deletes the store of `user` (an account withdrawn on this device): the open store is
   /// closed, and with `.directory` its file, the damaged copies moved aside, and their `-wal`
-  /// and `-shm` files are removed (`ChatStore.existingFiles(at:)`). A file that cannot be removed is logged.
+  /// and `-shm` files are removed (`ChatStore.existingFiles(at:)`). A file that cannot be
+  /// removed is logged.
   public func remove(for user: User.ID, logger: Logger) {
     guard case .directory(let directory) = self else { return }
     let file = Self.file(of: user, in: directory)

@@ -46,9 +46,9 @@ public protocol CredentialStore: Sendable {
   /// `isExpected` holds for what the store holds (`nil` when it is empty), in one step that no
   /// other writer comes between; a store that cannot be read counts as expected (a removal
   /// empties it; a store may refuse to write tokens over it, as a file store keeps a corrupt
-  /// file for a sign-in to replace). Returns whether it wrote. The ``Authenticator`` saves a refreshed pair and
-  /// clears an ended session this way, so it never replaces what another process sharing the
-  /// store signed in with meanwhile.
+  /// file for a sign-in to replace). Returns whether it wrote. The ``Authenticator`` saves a
+  /// refreshed pair and clears an ended session this way, so it never replaces what another
+  /// process sharing the store signed in with meanwhile.
   ///
   /// The default reads, then writes: enough for a store that one process uses.
   func swapCredentials(

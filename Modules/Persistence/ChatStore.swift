@@ -121,9 +121,10 @@ public final class ChatStore: Sendable {
   ///
   /// The file waits aside as `<path>.broken-<UUID>` until what it gave is committed in the new
   /// store, then becomes `<path>.broken` (replacing an older one, kept for inspection). One
-  /// whose carry-over did not happen (the new store failed to open, or the app ended first)
-  /// stays, and the next start-over or ``openOrStartOver(at:owner:)`` carries it over: a
-  /// damaged file's unsent messages are never deleted before they are in the new store.
+  /// whose carry-over did not happen (the new store failed to open, the file could not be
+  /// opened or read for now, or the app ended first) stays, and the next start-over or
+  /// ``openOrStartOver(at:owner:)`` carries it over, once: a damaged file's unsent messages
+  /// are never deleted before they are in the new store.
   public static func startOver(
     at path: String, owner: User.ID
   ) throws(PersistenceError)
@@ -184,8 +185,9 @@ public final class ChatStore: Sendable {
   /// `path` (opened read-only) into this store, best effort; returns how many came over, `nil`
   /// when they could not be read or written (the file could not be opened, a read failed
   /// other than on damage, or the write failed: the file then stays aside for a later try).
-  /// A file this store carried over before gives nothing again (`carried_over_file`). Each table is read on its own, by its primary key, around damaged pages (see
-  /// `readable`); a value of the wrong type skips its row. Each message keeps its state: one
+  /// A file this store carried over before gives nothing again (`carried_over_file`). Each
+  /// table is read on its own, by its primary key, around damaged pages (see `readable`); a
+  /// value of the wrong type skips its row. Each message keeps its state: one
   /// that was being sent may already be with the server, so it stays `sending` (not deletable)
   /// until a try settles it, as after any restart; the server keeps one message per sender and
   /// client message id.
