@@ -102,7 +102,7 @@ public final class ChatStore: Sendable {
   ) throws(PersistenceError) -> (store: ChatStore, discarded: PersistenceError?) {
     do {
       let store = try ChatStore(at: .file(path: path), owner: owner)
-      if !filesAside(of: path).isEmpty { store.takeOverFilesAside(of: path) }
+      store.takeOverFilesAside(of: path)
       return (store, nil)
     } catch {
       switch error {
@@ -164,12 +164,14 @@ public final class ChatStore: Sendable {
       .map(\.0)
   }
 
-  /// Carries over every file aside (``filesAside(of:)``), oldest first, into ``salvaged``; each
-  /// one whose rows are committed becomes `<path>.broken`.
+  /// Carries over every file aside (``filesAside(of:)``), oldest first, into ``salvaged`` (left
+  /// `nil` when there is none); each one whose rows are committed becomes `<path>.broken`.
   private func takeOverFilesAside(of path: String) {
     let manager = FileManager.default
+    let asides = Self.filesAside(of: path)
+    guard !asides.isEmpty else { return }
     var total = Salvage(messages: 0, events: 0)
-    for aside in Self.filesAside(of: path) {
+    for aside in asides {
       guard let counts = takeOver(from: aside) else { continue }
       total.messages += counts.messages
       total.events += counts.events

@@ -274,18 +274,8 @@ struct PostDetailModelTests {
     // Each answer comes when its gate opens, after the server made the change.
     let (created, deleted) = (Gate(), Gate())
     let detail = detail(as: bob) { values in
-      let (create, delete) = (
-        values.boardRepository.createComment, values.boardRepository.deleteComment
-      )
-      values.boardRepository.createComment = { id, draft in
-        let comment = try await create(id, draft)
-        await created.wait()
-        return comment
-      }
-      values.boardRepository.deleteComment = { id in
-        try await delete(id)
-        await deleted.wait()
-      }
+      values.boardRepository.createComment = created.answering(values.boardRepository.createComment)
+      values.boardRepository.deleteComment = deleted.answering(values.boardRepository.deleteComment)
     }
     await detail.task()
     detail.commentText = "counted once"

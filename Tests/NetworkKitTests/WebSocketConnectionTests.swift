@@ -385,14 +385,20 @@ struct WebSocketConnectionTests {
     let first = try await harness.transport.socket(0)
     first.deliver(.text("one"))
     first.closeFromServer(code: .goingAway)
-    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
-    let second = try await harness.transport.socket(1)
-    second.deliver(.text("two"))
     let link = ConnectionLink.init
     for expected: WebSocketConnection.Event in [
       .state(.connecting(attempt: 0), link: nil), .state(.connected, link: link(1)),
       .frame(.text("one")),
       .state(.waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)), link: nil),
+    ] {
+      #expect(await events.next() == expected)
+    }
+    // Told only once the first socket's heartbeat has ended: the backoff is what sleeps now
+    // (moving the clock for the heartbeat's sleep left the backoff waiting forever).
+    try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
+    let second = try await harness.transport.socket(1)
+    second.deliver(.text("two"))
+    for expected: WebSocketConnection.Event in [
       .state(.connecting(attempt: 1), link: nil), .state(.connected, link: link(2)),
       .frame(.text("two")),
     ] {

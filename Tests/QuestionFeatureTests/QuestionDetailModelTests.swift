@@ -125,18 +125,10 @@ struct QuestionDetailModelTests {
     // Each answer comes when its gate opens, after the server made the change.
     let (submitted, deleted) = (Gate(), Gate())
     let detail = bear.model { values in
-      let (submit, delete) = (
-        values.questionRepository.submitAnswer, values.questionRepository.deleteAnswer
-      )
-      values.questionRepository.submitAnswer = { id, content in
-        let answer = try await submit(id, content)
-        await submitted.wait()
-        return answer
-      }
-      values.questionRepository.deleteAnswer = { id in
-        try await delete(id)
-        await deleted.wait()
-      }
+      values.questionRepository.submitAnswer = submitted.answering(
+        values.questionRepository.submitAnswer)
+      values.questionRepository.deleteAnswer = deleted.answering(
+        values.questionRepository.deleteAnswer)
     } _: {
       QuestionDetailModel(questionID: seeded.questions[0])
     }

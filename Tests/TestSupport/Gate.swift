@@ -55,6 +55,29 @@ public actor Gate {
     ) { arrivals >= count }
   }
 
+  /// `call`, whose answer waits at the gate once the call itself has run: a change the server
+  /// made, its answer still on the way.
+  public nonisolated func answering<A, R>(
+    _ call: @escaping @Sendable (A) async throws -> R
+  ) -> @Sendable (A) async throws -> R {
+    { a in
+      let answer = try await call(a)
+      await self.wait()
+      return answer
+    }
+  }
+
+  /// ``answering(_:)`` for a call of two arguments.
+  public nonisolated func answering<A, B, R>(
+    _ call: @escaping @Sendable (A, B) async throws -> R
+  ) -> @Sendable (A, B) async throws -> R {
+    { a, b in
+      let answer = try await call(a, b)
+      await self.wait()
+      return answer
+    }
+  }
+
   /// Starts `action`, waits until its call reached the gate, runs `meanwhile` (what the user
   /// does while the request runs), then opens the gate and waits for `action` to end.
   @MainActor

@@ -162,15 +162,10 @@ public actor FileCredentialStore: SessionStore {
     guard let lock = try await lock() else { return nil }
     hold.withLock { $0 = Hold(lock: lock) }
     let hold = hold
-    let released = Locked(false)
     return {
-      // Released once, however often it is called.
-      let first = released.withLock { done -> Bool in
-        defer { done = true }
-        return !done
-      }
-      guard first else { return }
+      // This hold's lock only: a call after it ended does nothing to a later hold.
       hold.withLock { hold in
+        guard hold.lock === lock else { return }
         hold.isReleased = true
         Self.unlockIfDone(&hold)
       }
