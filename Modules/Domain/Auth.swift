@@ -93,6 +93,12 @@ public struct EmailAddress: RawRepresentable, Hashable, Sendable, CustomStringCo
 
   /// The address.
   public var description: String { rawValue }
+
+  /// The form an address is stored and looked up by: the valid address `text` names, or `text`
+  /// lower-cased where it is not one (a lookup then finds nothing instead of failing).
+  public static func key(_ text: String) -> String {
+    (try? EmailAddress(validating: text))?.rawValue ?? text.lowercased()
+  }
 }
 
 /// The 6-digit code sent to the academy email.

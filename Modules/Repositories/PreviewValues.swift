@@ -41,7 +41,7 @@ extension AuthRepository {
     verifyEmailCode: { _, _, _ in EmailVerificationToken(rawValue: "preview-verified") },
     checkNickname: { nickname in
       let taken = sample.users.contains {
-        $0.nickname.rawValue.lowercased() == nickname.rawValue.lowercased()
+        $0.nickname.key == nickname.key
       }
       return NicknameAvailability(
         nickname: nickname.rawValue, isAvailable: !taken,
@@ -82,7 +82,7 @@ extension ProfileRepository {
       }
       guard
         let user = sample.users.first(where: {
-          $0.nickname.rawValue.lowercased() == nickname.lowercased()
+          $0.nickname.key == Nickname.key(nickname)
         })
       else { throw DomainError.notFound }
       return user

@@ -17,6 +17,17 @@ struct EmailAddressTests {
     #expect(email.description == expected)
   }
 
+  @Test(
+    "An address is looked up by its valid form, or by its text lower-cased",
+    arguments: [
+      (" Name@Academy.KR ", "name@academy.kr"),
+      ("Not An Address", "not an address"),
+      ("", ""),
+    ])
+  func key(input: String, expected: String) {
+    #expect(EmailAddress.key(input) == expected)
+  }
+
   @Test("Empty input is empty", arguments: ["", "   ", "\n"])
   func empty(input: String) {
     #expect(throws: ValidationError.empty(field: "email")) {

@@ -103,7 +103,7 @@ extension RouteTable {
       guard let email = call.query("email") else {
         throw APIError.validation(field: "email", "Pass the address as ?email=.")
       }
-      let address = (try? EmailAddress(validating: email))?.rawValue ?? email.lowercased()
+      let address = EmailAddress.key(email)
       let code = try call.engine.lastEmailCode(for: email)
       guard let code else { throw APIError.notFound("No code is waiting for \(address).") }
       return try .json(["email": address, "code": code])

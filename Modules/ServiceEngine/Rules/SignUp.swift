@@ -178,7 +178,7 @@ extension ServiceEngine {
   /// The latest code sent to `email` that is still waiting to be verified (what the dev
   /// service's log shows).
   public func lastEmailCode(for email: String) throws(DomainError) -> String? {
-    let address = (try? EmailAddress(validating: email))?.rawValue ?? email.lowercased()
+    let address = EmailAddress.key(email)
     return try read { db, _ in
       try String.fetchOne(
         db,
