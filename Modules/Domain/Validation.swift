@@ -84,6 +84,14 @@ public struct TextRule: Hashable, Sendable {
   public static let cohort = TextRule(field: "cohort", length: 0...30)
   /// A moderator's note on a decision: up to 500 characters; empty means none.
   public static let moderatorNote = TextRule(field: "note", length: 0...500)
+
+  /// The note a moderator may give with `resolution`: ``moderatorNote``, except that a decision
+  /// that bans the author makes the note the ban's reason, so it takes no more than a
+  /// ``banReason`` does (200 characters).
+  public static func moderatorNote(for resolution: ReportResolution) -> TextRule {
+    guard resolution == .banAuthor else { return moderatorNote }
+    return TextRule(field: moderatorNote.field, length: 0...banReason.length.upperBound)
+  }
   /// The dev provider's sign-in token (the account key typed in the tools): 1-200 characters.
   public static let signInToken = TextRule(field: "token", length: 1...200)
 

@@ -39,6 +39,13 @@ struct SharedScenarioTests {
     try await withBackend(kind, ModerationScenarios.reportsAndModeration)
   }
 
+  @Test(
+    "a report's ban follows the ban rule: reason length, admins, withdrawn authors",
+    arguments: BackendKind.allCases)
+  func bansFromReports(_ kind: BackendKind) async throws {
+    try await withBackend(kind, ModerationScenarios.bansFromReports)
+  }
+
   @Test("members are forbidden on admin routes", arguments: BackendKind.allCases)
   func roles(_ kind: BackendKind) async throws {
     try await withBackend(kind, ModerationScenarios.roles)

@@ -51,7 +51,7 @@ extension AdminRepository {
       resolveReportCase: { id, resolution, note in
         try requireID(id, field: "case_id")
         let note = try validate { () throws(ValidationError) in
-          try TextRule.moderatorNote.validate(optional: note)
+          try TextRule.moderatorNote(for: resolution).validate(optional: note)
         }
         return try await client.fetch(
           AdminAPI.resolveReport(

@@ -17,6 +17,16 @@ enum Admin {
       status: question.publishDate > today.iso8601 ? .scheduled : .published)
   }
 
+  /// The one ban rule, for an admin's ban and a report resolved with `banAuthor` alike: admins
+  /// cannot be banned (`conflict`); `reason` is a checked ban reason, `until` the end or none.
+  static func ban(_ db: Database, _ user: inout UserRecord, reason: String, until: Int64?) throws {
+    guard !user.isAdmin else { throw DomainError.conflict("Admins cannot be banned.") }
+    user.banned = true
+    user.bannedUntil = until
+    user.banReason = reason
+    try user.update(db)
+  }
+
   static func answerCount(_ db: Database, _ question: Int64) throws -> Int {
     try db.count(
       "SELECT COUNT(*) FROM answer WHERE question_id = ? AND deleted_at IS NULL", [question])
@@ -200,11 +210,7 @@ extension ServiceEngine {
     }
     return try write { db, moment in
       var user = try Users.live(db, key)
-      guard !user.isAdmin else { throw DomainError.conflict("Admins cannot be banned.") }
-      user.banned = true
-      user.bannedUntil = until.map(Millis.from)
-      user.banReason = reason
-      try user.update(db)
+      try Admin.ban(db, &user, reason: reason, until: until.map(Millis.from))
       return try Admin.adminUser(db, user, moment)
     }
   }

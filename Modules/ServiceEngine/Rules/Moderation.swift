@@ -259,7 +259,7 @@ extension ServiceEngine {
   ) throws(DomainError) -> ReportCase {
     try viewer.requireAdmin()
     let key = try PublicID.reportCase.require(id.rawValue)
-    let note = try validated(rawNote, .moderatorNote)
+    let note = try validated(rawNote, .moderatorNote(for: resolution))
     return try write { db, moment in
       var record = try ReportCaseRecord.find(db, key: key)
       guard record.status == .open else {
@@ -270,16 +270,11 @@ extension ServiceEngine {
       if let target {
         try Moderation.setHidden(db, target, resolution != .dismiss, events: chatEvents)
       }
+      // A withdrawn author has no account left to ban: the content is hidden all the same.
       if resolution == .banAuthor, let authorID = record.authorId,
-        var author = try UserRecord.fetchOne(db, key: authorID)
+        var author = try UserRecord.fetchOne(db, key: authorID), !author.isWithdrawn
       {
-        guard !author.isAdmin else {
-          throw DomainError.conflict("The author is an admin; admins cannot be banned.")
-        }
-        author.banned = true
-        author.bannedUntil = nil
-        author.banReason = note ?? "Reported content"
-        try author.update(db)
+        try Admin.ban(db, &author, reason: note ?? "Reported content", until: nil)
       }
       record.status = .resolved
       record.resolution = resolution

@@ -136,6 +136,56 @@ enum ModerationScenarios {
     #expect(firstKinds == [.reportResolved, .reportResolved])
   }
 
+  /// A report resolved with `ban_author` bans by the admin's own ban rule: its note is the ban's
+  /// reason (200 characters at most), an admin author is a conflict, and a withdrawn author's
+  /// case resolves (hidden) all the same. A refused decision changes nothing.
+  static func bansFromReports(_ backend: any ScenarioBackend) async throws {
+    let admin = try await backend.makeAdmin()
+    let alice = try await backend.makeMember(nickname: "alice")
+    let bob = try await backend.makeMember(nickname: "bob")
+    let carol = try await backend.makeMember(nickname: "carol")
+    let staff = try await backend.makeAdmin(nickname: "staff2")
+    func openCase(of author: RepositorySet, _ text: String) async throws -> ReportCase {
+      let post = try await author.board.createPost(PostDraft(content: text))
+      _ = try await bob.reports.report(.post(post.id), .spam)
+      return try #require(
+        try await admin.admin.fetchReportCases(.open, .first).items.first {
+          $0.target == .post(post.id)
+        })
+    }
+    let aliceCase = try await openCase(of: alice, "Spam from alice")
+    let staffCase = try await openCase(of: staff, "A post by staff")
+    let carolCase = try await openCase(of: carol, "Spam from carol")
+
+    let tooLong = await expectValidation(field: "note") {
+      try await admin.admin.resolveReportCase(
+        aliceCase.id, .banAuthor, String(repeating: "n", count: 201))
+    }
+    #expect(tooLong == .validation(.tooLong(field: "note", maximum: 200, actual: 201)))
+    await expectConflict("banning an admin author") {
+      try await admin.admin.resolveReportCase(staffCase.id, .banAuthor, nil)
+    }
+    let stillOpen = try await admin.admin.fetchReportCases(.open, .first).items.map(\.id)
+    #expect(Set(stillOpen) == [aliceCase.id, staffCase.id, carolCase.id])
+    #expect(!(try await alice.profile.fetchMe().isBanned))
+    #expect(!(try await staff.profile.fetchMe().isBanned))
+
+    try await carol.auth.withdraw()
+    let carolResolved = try await admin.admin.resolveReportCase(carolCase.id, .banAuthor, nil)
+    #expect(carolResolved.status == .resolved)
+    #expect(carolResolved.isHidden)
+    #expect(try await admin.admin.fetchStats().bannedUsers == 0)
+
+    let reason = String(repeating: "r", count: 200)
+    let resolved = try await admin.admin.resolveReportCase(aliceCase.id, .banAuthor, reason)
+    #expect(resolved.resolution == .banAuthor)
+    let aliceID = try await alice.profile.fetchMe().id
+    let listed = try await admin.admin.fetchUsers("alice", .first).items
+    #expect(listed.map(\.user.id) == [aliceID])
+    #expect(listed.first?.banReason == reason)
+    #expect(try await admin.admin.fetchStats().bannedUsers == 1)
+  }
+
   /// Members get `forbidden` on every admin route; banning another admin is a conflict.
   static func roles(_ backend: any ScenarioBackend) async throws {
     let admin = try await backend.makeAdmin()
