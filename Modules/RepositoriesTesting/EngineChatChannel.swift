@@ -3,7 +3,7 @@ import Domain
 import Foundation
 import ServiceEngine
 
-/// The fakes' real-time chat link: a `ServiceEngine.ChatListener` of the client's user instead
+/// The fakes' real-time chat link: a `ServiceEngine.ChatListener` of one user of a client instead
 /// of a socket. It follows the backend's `isOffline` (down while offline, connected again
 /// after), answers a subscription with the replay and `subscribed` like the server, and turns
 /// the engine's refusals into `refused` events, so `ChatSync` runs on the fakes exactly as it
@@ -14,6 +14,9 @@ final class EngineChatChannel: ChatChannel {
   private let queue = ChatEventQueue()
   private let backend: FakeBackend
   private let client: FakeClient.ID
+  /// The user whose link this is: while anyone else is signed in on the client, it stays down
+  /// and its calls are `signedOut` (as a live socket's reconnects are).
+  private let user: User.ID
   private let link = Locked(Link())
 
   private struct Link {
@@ -27,9 +30,10 @@ final class EngineChatChannel: ChatChannel {
     var failedSends = 0
   }
 
-  init(backend: FakeBackend, client: FakeClient.ID) {
+  init(backend: FakeBackend, client: FakeClient.ID, user: User.ID) {
     self.backend = backend
     self.client = client
+    self.user = user
   }
 
   func open() async {
@@ -61,7 +65,7 @@ final class EngineChatChannel: ChatChannel {
   func subscribe(to room: ChatRoom.ID, afterSeq: Int64, on link: ConnectionLink) async throws {
     let listener = try connectedListener(link)
     do {
-      let start = try backend.perform(client) { viewer in
+      let start = try backend.perform(client, as: user) { viewer in
         try backend.engine.subscribe(
           listener, to: room, afterSeq: afterSeq, as: viewer)
       }
@@ -84,7 +88,7 @@ final class EngineChatChannel: ChatChannel {
     do {
       // Not counted against the write limit: the server's socket has none (its frame limit
       // is not modelled here); the REST call is limited.
-      let sent = try backend.perform(client) { viewer in
+      let sent = try backend.perform(client, as: user) { viewer in
         try backend.engine.sendMessage(
           text, to: room, clientMessageID: clientMessageID, as: viewer)
       }
@@ -99,7 +103,9 @@ final class EngineChatChannel: ChatChannel {
 
   func typing(in room: ChatRoom.ID, on link: ConnectionLink) async throws {
     _ = try connectedListener(link)
-    try backend.perform(client) { viewer in try backend.engine.typing(in: room, as: viewer) }
+    try backend.perform(client, as: user) { viewer in
+      try backend.engine.typing(in: room, as: viewer)
+    }
   }
 
   // MARK: The link
@@ -111,14 +117,16 @@ final class EngineChatChannel: ChatChannel {
     return listener
   }
 
-  /// Opens a listener as the client's user (a new "socket"); stays down when the client is
-  /// signed out or offline.
+  /// Opens a listener as the link's user (a new "socket"); stays down while that user is not
+  /// the one signed in on the client, or the client is offline.
   private func connect() {
     guard !link.withLock({ $0.isClosed }) else { return }
     queue.push(.state(.connecting))
     let listener: ChatListener
     do {
-      listener = try backend.perform(client) { viewer in backend.engine.chatListener(as: viewer) }
+      listener = try backend.perform(client, as: user) { viewer in
+        backend.engine.chatListener(as: viewer)
+      }
     } catch {
       queue.push(.state(.offline))
       return

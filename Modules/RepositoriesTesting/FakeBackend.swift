@@ -214,14 +214,18 @@ public final class FakeBackend: Sendable {
   /// `DomainError` (the engine throws nothing else); closures cannot infer typed throws yet.
   ///
   /// - Parameters:
+  ///   - user: The user the call belongs to (a chat engine's), or `nil` for whoever is signed
+  ///     in: while anyone else is, the call is `signedOut`, as the live client's calls bound to
+  ///     a session are, so an engine that outlives its user's session never calls as the next.
   ///   - bucket: The write limit the call counts against; `nil` for a read.
   ///   - adminOnly: Refuses a member (`forbidden`) before the write limit counts the call.
   func perform<Result>(
-    _ client: FakeClient.ID, write bucket: RateLimiter.Bucket? = nil, adminOnly: Bool = false,
-    _ body: (Viewer) throws -> Result
+    _ client: FakeClient.ID, as user: User.ID? = nil, write bucket: RateLimiter.Bucket? = nil,
+    adminOnly: Bool = false, _ body: (Viewer) throws -> Result
   ) throws -> Result {
     let limiter = try transportCheck()
     let viewer = try authenticate(client)
+    if let user, viewer.id != user { throw DomainError.signedOut }
     if adminOnly { try viewer.requireAdmin() }
     if let bucket, let limiter {
       try limiter.admit(bucket, caller: "user:\(viewer.id.rawValue)", at: engine.now)

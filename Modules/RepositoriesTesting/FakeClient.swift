@@ -95,22 +95,18 @@ extension DependencyValues {
 }
 
 extension RepositorySet {
-  /// The repositories of one fake client: every call runs on the backend's engine as the
-  /// client's user.
-  init(fakeClient id: FakeClient.ID, of backend: FakeBackend) {
+  /// The chat calls of a fake client as `user` makes them (`nil`: whoever is signed in); a
+  /// user's engine gets its own, so its calls are `signedOut` while anyone else is signed in
+  /// (`FakeBackend.perform(_:as:write:adminOnly:_:)`), as the live engine's are.
+  static func chatServer(
+    fakeClient id: FakeClient.ID, of backend: FakeBackend, boundTo user: User.ID?
+  ) -> ChatRepository {
     let engine = backend.engine
-    /// A read as the client's user.
     @Sendable func read<T>(_ body: (Viewer) throws -> T) throws -> T {
-      try backend.perform(id, body)
+      try backend.perform(id, as: user, body)
     }
-    /// A write as the client's user (counted by the write limit).
     @Sendable func write<T>(_ body: (Viewer) throws -> T) throws -> T {
-      try backend.perform(id, write: .writes, body)
-    }
-    /// An admin's write: a member is refused before the write limit counts it, as the server's
-    /// admin routes do.
-    @Sendable func adminWrite<T>(_ body: (Viewer) throws -> T) throws -> T {
-      try backend.perform(id, write: .writes, adminOnly: true, body)
+      try backend.perform(id, as: user, write: .writes, body)
     }
     var chatServer = ChatRepository()
     chatServer.fetchRooms = { page in try read { try engine.chatRooms(page, as: $0) } }
@@ -138,6 +134,27 @@ extension RepositorySet {
     chatServer.markRead = { roomID, seq in
       try write { try engine.markRoomRead(roomID, seq: seq, as: $0) }
     }
+    return chatServer
+  }
+
+  /// The repositories of one fake client: every call runs on the backend's engine as the
+  /// client's user.
+  init(fakeClient id: FakeClient.ID, of backend: FakeBackend) {
+    let engine = backend.engine
+    /// A read as the client's user.
+    @Sendable func read<T>(_ body: (Viewer) throws -> T) throws -> T {
+      try backend.perform(id, body)
+    }
+    /// A write as the client's user (counted by the write limit).
+    @Sendable func write<T>(_ body: (Viewer) throws -> T) throws -> T {
+      try backend.perform(id, write: .writes, body)
+    }
+    /// An admin's write: a member is refused before the write limit counts it, as the server's
+    /// admin routes do.
+    @Sendable func adminWrite<T>(_ body: (Viewer) throws -> T) throws -> T {
+      try backend.perform(id, write: .writes, adminOnly: true, body)
+    }
+    let chatServer = Self.chatServer(fakeClient: id, of: backend, boundTo: nil)
     self.init(
       auth: AuthRepository(
         sessionStates: { backend.sessionStates(of: id) },
@@ -288,12 +305,13 @@ extension RepositorySet {
         host: ChatHost(
           .init(
             sessionStates: { backend.sessionStates(of: id) }, storage: .inMemory,
-            makeChannel: { _ in EngineChatChannel(backend: backend, client: id) },
+            makeChannel: { user in EngineChatChannel(backend: backend, client: id, user: user) },
             server: chatServer,
             options: ChatSyncOptions(
               now: { backend.now() }, logger: FakeBackend.chatLogger,
               // No jitter: a fake's retries are deterministic; 10 ms doubling, at most 1 s.
-              retryDelay: { .milliseconds(10 << min($0, 7)) })))),
+              retryDelay: { .milliseconds(10 << min($0, 7)) }),
+            makeServer: { user in Self.chatServer(fakeClient: id, of: backend, boundTo: user) }))),
       // Like the live uploader: an event waits under the user signed in when it was tracked
       // (one tracked while nobody was joins the next user's) and only ever goes up as that
       // user; a user who signs out keeps theirs for their next sign-in here.
