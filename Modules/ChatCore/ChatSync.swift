@@ -123,6 +123,11 @@ public actor ChatSync {
   private var flushAgain = false
   /// The running re-read of the room list after moderation, if any (``stop()`` cancels it).
   private var roomsTask: Task<Void, Never>?
+  /// Read marks the server has not taken yet (made offline, or while a call failed for now),
+  /// the newest per room: sent again on the next link and by every room-list read.
+  private var unsentReadMarks: [ChatRoom.ID: Int64] = [:]
+  /// Sends ``unsentReadMarks``; one at a time.
+  private var readMarksTask: Task<Void, Never>?
   private var roomsAgain = false
   /// Room-list reads started, and the newest one written to the store.
   private var roomReads = (started: 0, applied: 0)
@@ -214,6 +219,7 @@ public actor ChatSync {
     isStopped = true
     flushTask?.cancel()
     roomsTask?.cancel()
+    readMarksTask?.cancel()
     await channel.close()
     retryTimer?.task.cancel()
     for task in tasks { task.cancel() }
@@ -365,7 +371,15 @@ public actor ChatSync {
     let rooms = try await Page.all(in: { try await server.fetchRooms($0) })
     guard !isStopped, read > roomReads.applied else { return }
     roomReads.applied = read
+    let marked = Dictionary(
+      try store.rooms().map { ($0.id, $0.lastReadSeq) }, uniquingKeysWith: max)
     try store.replaceRooms(rooms)
+    // Read here further than the server knows (offline, or before the app last quit): the
+    // server hears it now, so its unread counts and other devices follow.
+    for room in rooms {
+      if let seq = marked[room.id], seq > room.lastReadSeq { keepUnsentReadMark(seq, in: room.id) }
+    }
+    sendUnsentReadMarks()
   }
 
   // MARK: What the app does
@@ -482,10 +496,41 @@ public actor ChatSync {
     return older
   }
 
-  /// Marks `room` read up to `seq`, locally at once and on the server.
+  /// Marks `room` read up to `seq`, locally at once and on the server. When the server call
+  /// fails for now (offline), its error is thrown and the mark is sent again on the next link,
+  /// whether or not the room's screen is still open.
   public func markRead(_ room: ChatRoom.ID, upTo seq: Int64) async throws {
     try store.markRead(room, upTo: seq)
-    try await server.markRead(room, seq)
+    do {
+      try await server.markRead(room, seq)
+      if let kept = unsentReadMarks[room], kept <= seq { unsentReadMarks[room] = nil }
+    } catch {
+      if DomainError(error).isWorthRetrying { keepUnsentReadMark(seq, in: room) }
+      throw error
+    }
+  }
+
+  private func keepUnsentReadMark(_ seq: Int64, in room: ChatRoom.ID) {
+    unsentReadMarks[room] = max(unsentReadMarks[room] ?? seq, seq)
+  }
+
+  /// Sends the read marks the server has not taken; one that fails for now waits for the next
+  /// link (or room-list read), one refused for good (the user left the room) is dropped.
+  private func sendUnsentReadMarks() {
+    guard !isStopped, readMarksTask == nil, link != nil, !unsentReadMarks.isEmpty else { return }
+    readMarksTask = Task {
+      for (room, seq) in unsentReadMarks {
+        guard !Task.isCancelled else { break }
+        do {
+          try await server.markRead(room, seq)
+        } catch {
+          if DomainError(error).isWorthRetrying { continue }
+          logger.debug("A read mark of \(room.rawValue) was refused: \(error)")
+        }
+        if let kept = unsentReadMarks[room], kept <= seq { unsentReadMarks[room] = nil }
+      }
+      readMarksTask = nil
+    }
   }
 
   /// Tells the room's other members the user is typing (nothing when offline).
@@ -672,6 +717,7 @@ public actor ChatSync {
       if openRooms[room] != nil { await subscribe(room) }
     }
     flush()
+    sendUnsentReadMarks()
   }
 
   private func subscribe(_ room: ChatRoom.ID) async {

@@ -132,6 +132,35 @@ struct ChatSyncEngineTests {
     }
   }
 
+  @Test("a read mark made offline reaches the server on the next link, with no screen open")
+  func readMarkAfterReconnect() async throws {
+    let rig = try Rig()
+    try rig.store.saveRooms([ChatRoom(id: Self.room, kind: .group("g_1"), title: "Room")])
+    await rig.connected()
+    await rig.server.failReadMarks(true)
+    await #expect(throws: DomainError.offline) {
+      try await rig.sync.markRead(Self.room, upTo: 5)
+    }
+    #expect(await rig.server.readMarks[Self.room] == nil)
+    #expect(try rig.store.rooms().first { $0.id == Self.room }?.lastReadSeq == 5)
+
+    await rig.server.failReadMarks(false)
+    rig.channel.emit(.state(.waitingToReconnect(retryIn: .zero)))
+    rig.channel.emit(.state(.connected, link: ConnectionLink(1)))
+    try await waitUntil("the server hears the mark") { await rig.server.readMarks[Self.room] == 5 }
+  }
+
+  @Test("a room-list read sends the read marks the server is behind on (made before a restart)")
+  func readMarkFromTheStore() async throws {
+    let rig = try Rig()
+    try rig.store.saveRooms([ChatRoom(id: Self.room, kind: .group("g_1"), title: "Room")])
+    try rig.store.markRead(Self.room, upTo: 7)
+    await rig.connected()
+    try await rig.sync.refreshRooms()
+    try await waitUntil("the server hears the mark") { await rig.server.readMarks[Self.room] == 7 }
+    #expect(try rig.store.rooms().first { $0.id == Self.room }?.lastReadSeq == 7)
+  }
+
   @Test("overlapping room-list reads are applied in the order they started; none after stop")
   func roomReadsInOrder() async throws {
     let store = try ChatStore(at: .inMemory, owner: Self.me.id)

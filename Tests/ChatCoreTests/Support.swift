@@ -161,6 +161,10 @@ actor ServerModel {
   /// `sendMessage` calls wait while this holds.
   private var isHoldingSends = false
   private var heldSends: [CheckedContinuation<Void, Never>] = []
+  /// The read cursor `markRead` moved, per room (never back); rooms are listed with it.
+  private(set) var readMarks: [ChatRoom.ID: Int64] = [:]
+  /// `markRead` fails with `.offline` while set.
+  var isFailingReadMarks = false
   /// The rooms `fetchRooms` lists, in order.
   private(set) var rooms = [
     ChatRoom(id: ChatSyncEngineTests.room, kind: .group("g_1"), title: "Room")
@@ -184,7 +188,18 @@ actor ServerModel {
   /// The rooms, counting the listing.
   func listed() -> [ChatRoom] {
     roomListings += 1
-    return rooms
+    return rooms.map { room in
+      var room = room
+      room.lastReadSeq = readMarks[room.id] ?? room.lastReadSeq
+      return room
+    }
+  }
+
+  func failReadMarks(_ failing: Bool) { isFailingReadMarks = failing }
+
+  func markedRead(_ room: ChatRoom.ID, _ seq: Int64) throws {
+    if isFailingReadMarks { throw DomainError.offline }
+    readMarks[room] = max(readMarks[room] ?? 0, seq)
   }
 
   /// Appends `count` messages by `sender`.
@@ -278,7 +293,7 @@ actor ServerModel {
       try await self.fetch(after: after, before: before, limit: limit)
     }
     chat.sendMessage = { text, _, id in try await self.sentOverREST(text, id: id) }
-    chat.markRead = { _, _ in }
+    chat.markRead = { room, seq in try await self.markedRead(room, seq) }
     return chat
   }
 }
