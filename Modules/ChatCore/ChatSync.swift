@@ -104,6 +104,9 @@ public actor ChatSync {
   // brings the message back, also on a later link. Once the cursor passes one, the store's
   // rule takes over (`ChatStore.saveDelivered`) and it is dropped here.
   private var hiddenSeqs: [ChatRoom.ID: Set<Int64>] = [:]
+  /// Per room, the ``loadOlder(in:limit:)`` calls on their way and the `seq`s hidden while
+  /// they were: their pages, read before the hide, leave those out.
+  private var olderLoads: [ChatRoom.ID: (count: Int, hidden: Set<Int64>)] = [:]
   // Rooms whose unsubscribe this link answered: a later `unsubscribed` of one may be a copy.
   private var answeredUnsubscribes: Set<ChatRoom.ID> = []
   private var tasks: [Task<Void, Never>] = []
@@ -486,12 +489,25 @@ public actor ChatSync {
   }
 
   /// Fetches up to `limit` messages older than the oldest stored one of `room` and stores
-  /// them; returns what was fetched (empty at the beginning of the room).
+  /// them; returns what was stored (empty at the beginning of the room). The page is stored
+  /// after the room's earlier work, leaving out what moderation hid while it was on its way.
   @discardableResult
   public func loadOlder(in room: ChatRoom.ID, limit: Int = 50) async throws -> [ChatMessage] {
     let oldest = try store.oldestSeq(in: room)
     if oldest == 1 { return [] }
-    let older = try await server.fetchMessages(room, nil, oldest, limit)
+    olderLoads[room, default: (0, [])].count += 1
+    defer {
+      if let load = olderLoads[room] {
+        olderLoads[room] = load.count > 1 ? (load.count - 1, load.hidden) : nil
+      }
+    }
+    let fetched = try await server.fetchMessages(room, nil, oldest, limit)
+    // Hides queued before now are handled first (with no suspension after, none comes between).
+    await roomWork[room]?.task.value
+    let hidden = olderLoads[room]?.hidden ?? []
+    let older = fetched.filter { $0.seq.map { !hidden.contains($0) } ?? true }
+    // A page hidden whole on its way is not the room's beginning: the next page is.
+    if older.isEmpty, !fetched.isEmpty { return try await loadOlder(in: room, limit: limit) }
     try store.save(older)
     return older
   }
@@ -580,6 +596,7 @@ public actor ChatSync {
           // Stored or not yet (the frames came out of order, or this was the room's copy and
           // the sender's ack is still to come), every later copy of it is left out.
           try sync.store.removeHidden(seq, in: room)
+          sync.olderLoads[room]?.hidden.insert(seq)
           if try seq > sync.store.syncCursor(of: room) {
             sync.hiddenSeqs[room, default: []].insert(seq)
           }
@@ -589,7 +606,10 @@ public actor ChatSync {
       case .restored(let message):
         let room = message.roomID
         inTurn(of: room) { sync, _ in
-          if let seq = message.seq { sync.hiddenSeqs[room]?.remove(seq) }
+          if let seq = message.seq {
+            sync.hiddenSeqs[room]?.remove(seq)
+            sync.olderLoads[room]?.hidden.remove(seq)
+          }
           try sync.store.save([message])
           // The server's unread counts take it in again.
           sync.rereadRooms()

@@ -495,6 +495,33 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
+  @Test("a hide that comes while an older page is on its way leaves the message out of it")
+  func hideDuringLoadOlder() async throws {
+    let rig = try Rig()
+    await rig.server.add(120, by: Self.peer)
+    try rig.store.save(await rig.server.messages(after: 100))
+    await rig.connected()
+    /// Loads `limit` older messages; moderation hides `seq` after the page was read with it in
+    /// it, before the page arrives.
+    func loadOlder(_ limit: Int, hiding seq: Int64) async throws -> [Int64] {
+      await rig.server.holdFetches()
+      let older = Task { try await rig.sync.loadOlder(in: Self.room, limit: limit) }
+      try await waitUntil { await rig.server.heldFetches == 1 }
+      await rig.server.hide(seq)
+      rig.channel.emit(.messageHidden(room: Self.room, seq: seq))
+      await rig.handledEvents()
+      await rig.server.releaseFetches()
+      return try await older.value.compactMap(\.seq)
+    }
+    let expected = Array(Int64(41)...100).filter { $0 != 45 }
+    #expect(try await loadOlder(60, hiding: 45) == expected)
+    #expect(
+      try rig.store.messages(in: Self.room, before: 101, limit: 100).compactMap(\.seq) == expected)
+    // A page hidden whole on its way is not the room's beginning: the page before it comes.
+    #expect(try await loadOlder(1, hiding: 40) == [39])
+    await rig.sync.stop()
+  }
+
   @Test(
     "a hide that overtakes its message leaves the message out when it comes, and every later copy, until a restore"
   )
