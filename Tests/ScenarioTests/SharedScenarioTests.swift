@@ -105,6 +105,13 @@ struct SharedScenarioTests {
     try await withBackend(kind, ChatScenarios.liveChat)
   }
 
+  @Test(
+    "a direct room whose other user withdrew stays readable and takes no messages",
+    arguments: BackendKind.allCases)
+  func directRoomAfterWithdrawal(_ kind: BackendKind) async throws {
+    try await withBackend(kind, ChatScenarios.directRoomAfterWithdrawal)
+  }
+
   @Test("joining a group starts with its room's history read", arguments: BackendKind.allCases)
   func joinStartsRead(_ kind: BackendKind) async throws {
     try await withBackend(kind, ChatScenarios.joinStartsRead)

@@ -33,6 +33,19 @@ enum Chat {
     return room
   }
 
+  /// A room the viewer may write to (send, type): a ``memberRoom(_:_:viewer:)`` and, when it
+  /// is a direct room, one whose other user still has an account (`conflict` after they
+  /// withdrew: the history stays readable, nobody is left to read what comes).
+  static func writableRoom(_ db: Database, _ key: Int64, viewer: Viewer) throws -> RoomRecord {
+    let room = try memberRoom(db, key, viewer: viewer)
+    if room.groupId == nil, let other = room.userA == viewer.key ? room.userB : room.userA,
+      try UserRecord.fetchOne(db, key: other)?.isWithdrawn != false
+    {
+      throw DomainError.conflict("The other user has left Qapple; this conversation is closed.")
+    }
+    return room
+  }
+
   /// At most `limit` visible messages of `room`, oldest first: the first ones after `seq`, or
   /// without it the newest ones (before `before` when given).
   static func messages(
@@ -324,7 +337,7 @@ extension ServiceEngine {
             }
             try viewer.requireNotBanned(at: moment.now)
             text = try validated(try TextRule.chatMessage.validate(send.text))
-            room = try Chat.memberRoom(db, key, viewer: viewer)
+            room = try Chat.writableRoom(db, key, viewer: viewer)
           } catch let error as DomainError {
             return .failure(error)
           }

@@ -231,7 +231,7 @@ extension ServiceEngine {
     let user = try read { db, moment in
       let viewer = try Users.current(db, viewer)
       try viewer.requireNotBanned(at: moment.now)
-      _ = try Chat.memberRoom(db, key, viewer: viewer)
+      _ = try Chat.writableRoom(db, key, viewer: viewer)
       return try Users.summary(db, viewer.key)
     }
     chatEvents.publish(.typing(room: id, user: user))

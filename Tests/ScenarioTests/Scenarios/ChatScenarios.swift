@@ -37,6 +37,21 @@ enum ChatScenarios {
     #expect(row.unreadCount == 0 && row.lastReadSeq == 5)
   }
 
+  /// A direct room whose other user withdrew keeps its history readable and takes no more
+  /// messages (`conflict`).
+  static func directRoomAfterWithdrawal(_ backend: any ScenarioBackend) async throws {
+    let mina = try await backend.makeMember(nickname: "mina")
+    let jun = try await backend.makeMember(nickname: "jun")
+    let room = try await mina.chat.openDirectRoom(try await jun.profile.fetchMe().id)
+    _ = try await mina.chat.sendMessage("Lunch?", room.id, UUID())
+    try await jun.auth.withdraw()
+    await expectConflict("sending to a withdrawn user") {
+      try await mina.chat.sendMessage("Are you there?", room.id, UUID())
+    }
+    let history = try await mina.chat.fetchMessages(room.id, nil, nil, 10)
+    #expect(history.map(\.text) == ["Lunch?"])
+  }
+
   static func liveChat(_ backend: any ScenarioBackend) async throws {
     let mina = try await backend.makeMember(nickname: "mina")
     let jun = try await backend.makeMember(nickname: "jun")
