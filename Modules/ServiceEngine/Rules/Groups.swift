@@ -132,6 +132,7 @@ extension ServiceEngine {
     try write { db, _ in
       let group = try Groups.owned(db, key, by: viewer)
       try Groups.endMemberships(db, group: key, users: nil, events: chatEvents)
+      try Notifications.withdrawUnreadInvites(db, group: key)
       try group.delete(db)
     }
   }

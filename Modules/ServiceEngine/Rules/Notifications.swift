@@ -160,6 +160,15 @@ enum Notifications {
     }
   }
 
+  /// Takes back the unread `group_invite` notifications of a group being deleted: an invitation
+  /// nobody can follow any more.
+  static func withdrawUnreadInvites(_ db: Database, group key: Int64) throws {
+    try NotificationRecord.filter(
+      Column("kind") == NotificationKind.Code.groupInvite
+        && Column("group_id") == PublicID.group(key) && !Column("is_read")
+    ).deleteAll(db)
+  }
+
   /// `new_question` to every account (seed and admin creating today's question, or the first
   /// look at notifications on the day a scheduled question comes out).
   static func announceQuestion(_ db: Database, _ question: QuestionRecord, now: Date) throws {

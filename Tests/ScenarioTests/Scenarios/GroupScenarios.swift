@@ -55,6 +55,14 @@ enum GroupScenarios {
         .groupMessage(room.id), .groupInvite(second.id), .groupInvite(group.id),
       ])
     #expect(try await alice.notifications.fetchNotifications(.first).items.isEmpty)
+
+    // Deleting a group takes back its unread invitations: nobody can follow them any more.
+    try await alice.studyGroups.deleteGroup(second.id)
+    #expect(
+      try await bob.notifications.fetchNotifications(.first).items.map(\.kind) == [
+        .groupMessage(room.id), .groupInvite(group.id),
+      ])
+    #expect(try await bob.notifications.fetchUnreadCount() == 2)
   }
 
   /// Create, join (idempotent), member count and roster, the owner cannot leave, a member
