@@ -113,7 +113,9 @@ enum ModerationScenarios {
     await #expect(throws: DomainError.banned) {
       try await author.profile.updateProfile(ProfileUpdate(cohort: "2026 Evening"))
     }
-    // Reads still work while banned, and usage events still upload (they are not content).
+    // Reads still work while banned, notifications can be marked read, and usage events still
+    // upload (they are not content).
+    try await author.notifications.markAllRead()
     #expect(try await author.board.fetchPosts(.first).items.map(\.id) == [post.id])
     await author.analytics.track(try AnalyticsEvent(name: "post_viewed", occurredAt: scenarioEpoch))
     #expect(try await author.analytics.flush() == 1)
