@@ -126,9 +126,6 @@ private func reportReason(
   -> ReportReason
 {
   guard let code = reason.code else { throw reason.unknownError("reason") }
-  if code == .other, detail?.isEmpty ?? true {
-    throw MappingError(path: "detail", problem: .missing(requiredBecause: "reason is other"))
-  }
   do {
     return try ReportReason(code: code, detail: detail)
   } catch {

@@ -105,8 +105,16 @@ public enum ReportReason: Hashable, Sendable, CustomStringConvertible {
     .spam, .abuse, .obscene, .privacy, .impersonation, .illegal, .other(""),
   ]
 
-  /// Rebuilds a reason from its wire code and detail text.
+  /// A reason from its wire code and detail text: the one rule for a report's text. `other`
+  /// needs its explanation (1-500 characters, trimmed); the other codes take none (blank counts
+  /// as none), and text sent with them is refused rather than dropped unseen
+  /// (`invalidFormat(field: "detail")`).
   public init(code: Code, detail: String?) throws(ValidationError) {
+    if code != .other, detail?.trimmedOrNil != nil {
+      throw .invalidFormat(
+        field: TextRule.reportDetail.field,
+        expected: "left out: only the reason other takes an explanation")
+    }
     switch code {
     case .spam: self = .spam
     case .abuse: self = .abuse

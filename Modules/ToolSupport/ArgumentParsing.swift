@@ -26,9 +26,6 @@ public enum ArgumentParsing {
       let codes = ReportReason.Code.allCases.map(\.rawValue).joined(separator: ", ")
       throw ToolError("--reason must be one of \(codes) (got \"\(code)\")", exitCode: .usage)
     }
-    if code != .other, detail != nil {
-      throw ToolError("--detail goes with --reason other only", exitCode: .usage)
-    }
     do {
       return try ReportReason(code: code, detail: detail)
     } catch {

@@ -180,7 +180,7 @@ struct MappingErrorTests {
     report.reason = .other
     #expect(
       mappingError(try report.toDomain())
-        == MappingError(path: "detail", problem: .missing(requiredBecause: "reason is other")))
+        == MappingError(path: "detail", problem: .invalid(.empty(field: "detail"))))
     report.detail = ""
     #expect(mappingError(try report.toDomain())?.path == "detail")
     report.detail = String(repeating: "가", count: 501)

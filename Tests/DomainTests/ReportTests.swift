@@ -57,14 +57,18 @@ struct ReportTargetTests {
 @Suite("ReportReason")
 struct ReportReasonTests {
   @Test(
-    "Codes without text round-trip and ignore any detail",
+    "Codes without text round-trip; blank detail is none, any other is refused",
     arguments: ReportReason.Code.allCases.filter { $0 != .other })
   func codesRoundTrip(code: ReportReason.Code) throws {
     let reason = try ReportReason(code: code, detail: nil)
     #expect(reason.code == code)
     #expect(reason.detail == nil)
     #expect(reason.description == code.rawValue)
-    #expect(try ReportReason(code: code, detail: "ignored") == reason)
+    #expect(try ReportReason(code: code, detail: "  ") == reason)
+    #expect(
+      throws: ValidationError.invalidFormat(
+        field: "detail", expected: "left out: only the reason other takes an explanation")
+    ) { try ReportReason(code: code, detail: "not dropped unseen") }
     #expect(try reason.validated() == reason)
   }
 

@@ -134,16 +134,7 @@ extension ServiceEngine {
     as viewer: Viewer
   ) throws(DomainError) -> Report {
     try viewer.requireNotBanned(at: now)
-    let detail = try validated(rawDetail, .reportDetail)
-    guard detail != nil || reason != .other else {
-      throw .validation(.empty(field: TextRule.reportDetail.field))
-    }
-    guard detail == nil || reason == .other else {
-      throw .validation(
-        .invalidFormat(
-          field: TextRule.reportDetail.field,
-          expected: "left out: only the reason other takes an explanation"))
-    }
+    let detail = try validated(try ReportReason(code: reason, detail: rawDetail)).detail
     return try write { db, moment in
       guard let target = try Moderation.target(db, reported),
         try Moderation.isVisible(db, target, to: viewer)
