@@ -251,8 +251,9 @@ extension WebSocketFrame {
 }
 
 /// Checks that `url` can carry a WebSocket and returns it with a `ws`/`wss` scheme (`http` and
-/// `https` are accepted as aliases).
-func webSocketURL(_ url: URL) throws(WebSocketError) -> URL {
+/// `https`, in any case, are accepted as aliases): the one rule the transports connect by, and
+/// a client that derives its socket's URL from a REST base URL uses.
+public func webSocketURL(_ url: URL) throws(WebSocketError) -> URL {
   guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
     let host = components.host, !host.isEmpty
   else { throw .invalidURL(url.absoluteString) }

@@ -136,6 +136,17 @@ struct WebSocketTransportTests {
     await #expect(throws: WebSocketError.invalidURL(url.absoluteString)) {
       try await transport.connect(to: url, headerFields: [:])
     }
+    #expect(throws: WebSocketError.invalidURL(url.absoluteString)) { try webSocketURL(url) }
+  }
+
+  @Test(
+    "http and https, in any case, name ws and wss",
+    arguments: [
+      ("http://h:8080/a", "ws://h:8080/a"), ("HTTPS://h/a", "wss://h/a"), ("ws://h", "ws://h"),
+      ("WSS://h/x?y=1", "wss://h/x?y=1"),
+    ])
+  func webSocketURLs(_ url: String, _ expected: String) throws {
+    #expect(try webSocketURL(try #require(URL(string: url))).absoluteString == expected)
   }
 
   @Test func theConnectionRefreshesARejectedTokenOverARealServer() async throws {

@@ -38,6 +38,8 @@ struct SocketChatChannelTests {
       ("https://api.qapple.test/api/v1", "wss://api.qapple.test/api/v1/realtime"),
       ("https://api.qapple.test/api/v1/", "wss://api.qapple.test/api/v1/realtime"),
       ("HTTPS://api.qapple.test", "wss://api.qapple.test/realtime"),
+      // No socket goes there: left for the transport to refuse (`invalidURL`), not made `ws`.
+      ("ftp://files.qapple.test", "ftp://files.qapple.test/realtime"),
     ])
   func socketURL(_ base: String, _ expected: String) throws {
     #expect(SocketChatChannel.socketURL(try #require(URL(string: base))).absoluteString == expected)

@@ -67,16 +67,15 @@ public final class SocketChatChannel: ChatChannel {
   }
 
   /// `ws://host:port/<base path>/realtime` for `http://host:port/<base path>` (`wss` for
-  /// `https`, in any case): the route table's `ChatAPI.realtime`, joined to the base URL as
-  /// every REST request is (`TargetType.encodedRequest(baseURL:)`).
+  /// `https`, by NetworkKit's `webSocketURL`): the route table's `ChatAPI.realtime`, joined to
+  /// the base URL as every REST request is (`TargetType.encodedRequest(baseURL:)`). A base URL
+  /// no socket can use is left as it is, for the transport to refuse with `invalidURL`.
   static func socketURL(_ base: URL) -> URL {
     guard let head = try? ChatAPI.realtime.encodedRequest(baseURL: base).request,
-      let scheme = head.scheme?.lowercased(), let authority = head.authority,
-      let path = head.path,
-      let url = URL(
-        string: "\(scheme == "https" || scheme == "wss" ? "wss" : "ws")://\(authority)\(path)")
+      let authority = head.authority, let path = head.path,
+      let url = URL(string: "\(head.scheme ?? "")://\(authority)\(path)")
     else { return base }
-    return url
+    return (try? webSocketURL(url)) ?? url
   }
 
   /// Starts connecting (and reconnecting until ``close()``). The connection's states and
