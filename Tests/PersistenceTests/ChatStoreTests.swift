@@ -777,11 +777,11 @@ struct MigrationTests {
 
   /// Writes the fixture of the current schema (run once per released schema, with
   /// `QAPPLE_WRITE_STORE_FIXTURE=<folder>`, and commit the file).
-  @Test("writes the current schema's fixture when asked")
+  @Test(
+    "writes the current schema's fixture when asked",
+    .enabled(if: ProcessInfo.processInfo.environment["QAPPLE_WRITE_STORE_FIXTURE"] != nil))
   func writeFixture() throws {
-    guard let folder = ProcessInfo.processInfo.environment["QAPPLE_WRITE_STORE_FIXTURE"] else {
-      return
-    }
+    let folder = try #require(ProcessInfo.processInfo.environment["QAPPLE_WRITE_STORE_FIXTURE"])
     let path = folder + "/v\(StoreSchema.migrations.count).qapple-cache"
     try? FileManager.default.removeItem(atPath: path)
     let store = try ChatStore(at: .file(path: path), owner: mina.id)

@@ -32,6 +32,8 @@ struct AnalyticsTrackingTests {
     let (analytics, events) = Self.recording()
     await withKnownIssue {
       await analytics.track("Not Snake Case", at: Self.now)
+    } matching: { issue in
+      issue.comments.contains { $0.rawValue.contains("\"Not Snake Case\" was dropped") }
     }
     #expect(events.value.isEmpty)
   }

@@ -4,7 +4,7 @@ import Repositories
 import Testing
 
 /// `Clock.deadline(after:)`: armed when made, over at once once its moment has passed.
-@Suite("Clock.deadline(after:)")
+@Suite("Clock.deadline(after:)", .timeLimit(.minutes(1)))
 struct ClockDeadlineTests {
   @Test func endsAtTheMomentItWasArmedFor() async throws {
     let clock = TestClock()

@@ -130,14 +130,19 @@ struct InstallTests {
   }
 
   @Test("nothing installed in a test: @Dependency gives the failing testValue")
-  func testContextDefaultsToUnimplemented() async {
-    await withKnownIssue {
+  func testContextDefaultsToUnimplemented() async throws {
+    try await withKnownIssue {
       try await withDependencies {
         $0.context = .test
       } operation: {
         @Dependency(\.boardRepository) var board
         _ = try await board.fetchPosts(page: .first)
       }
+    } matching: { issue in
+      issue.error != nil
+        || issue.comments.contains {
+          $0.rawValue.contains("Unimplemented: 'BoardRepository.fetchPosts'")
+        }
     }
   }
 }

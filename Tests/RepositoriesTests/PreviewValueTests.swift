@@ -161,7 +161,9 @@ struct PreviewValueTests {
       @Dependency(\.boardRepository) var board
       return try await board.fetchPosts(page: .first).items.first
     }
+    let sample = try await BoardRepository.previewValue.fetchPosts(page: .first).items.first
     #expect(post != nil)
+    #expect(post == sample)
   }
 
   @Test("preview pages walk every item once")

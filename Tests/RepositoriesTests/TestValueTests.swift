@@ -214,13 +214,17 @@ struct TestValueTests {
 
   @Test("non-throwing endpoints return their defaults after reporting")
   func defaultsOfNonThrowingEndpoints() async {
+    var state: SessionState?
+    var states: [SessionState] = []
     await withKnownIssue {
-      let state = await AuthRepository.testValue.currentState()
-      #expect(state == .signedOut)
-      var states: [SessionState] = []
+      state = await AuthRepository.testValue.currentState()
       for await state in AuthRepository.testValue.sessionStates() { states.append(state) }
-      #expect(states.isEmpty)
+    } matching: { issue in
+      issue.comments.contains { $0.rawValue.contains("Unimplemented: 'AuthRepository.") }
     }
+    // Checked outside the block, where a failure is not taken for the known issue.
+    #expect(state == .signedOut)
+    #expect(states.isEmpty)
   }
 
   @Test("an overridden endpoint runs without issues while the rest stay unimplemented")
@@ -233,8 +237,13 @@ struct TestValueTests {
     }
     let post = try await board.fetchPost("p_1")
     #expect(post.content == "Overridden")
-    await withKnownIssue {
+    try await withKnownIssue {
       _ = try await board.fetchPosts(page: .first)
+    } matching: { issue in
+      issue.error != nil
+        || issue.comments.contains {
+          $0.rawValue.contains("Unimplemented: 'BoardRepository.fetchPosts'")
+        }
     }
   }
 }

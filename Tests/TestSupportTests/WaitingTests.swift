@@ -80,10 +80,13 @@ struct WaitingTests {
 
   @Test("eventually records an issue and returns false instead of throwing")
   func eventuallyRecords() async {
+    var held = true
     await withKnownIssue {
-      let held = await eventually("the moon turns green", timeout: .milliseconds(20)) { false }
-      #expect(!held)
+      held = await eventually("the moon turns green", timeout: .milliseconds(20)) { false }
+    } matching: { issue in
+      issue.comments.contains { $0.rawValue.contains("the moon turns green") }
     }
+    #expect(!held)
     #expect(await eventually("it holds at once") { true })
   }
 
@@ -108,9 +111,12 @@ struct WaitingTests {
   }
 
   @Test("waitForSleeper fails when nothing sleeps on the clock")
-  func noSleeper() async {
-    await withKnownIssue {
+  func noSleeper() async throws {
+    try await withKnownIssue {
       try await TestClock().waitForSleeper(timeout: .milliseconds(20))
+    } matching: { issue in
+      issue.error != nil
+        || issue.comments.contains { $0.rawValue.contains("a task sleeps on the test clock") }
     }
   }
 

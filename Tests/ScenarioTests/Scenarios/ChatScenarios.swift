@@ -142,7 +142,8 @@ enum ChatScenarios {
 
     // Signing out stops the engine: the streams end.
     try await mina.auth.signOut()
-    try await minaMessages.waitForEnd("mina's stream ends at sign-out")
+    let ending = try await minaMessages.waitForEnd("mina's stream ends at sign-out")
+    #expect(ending == nil, "the stream failed instead of finishing: \(String(describing: ending))")
     await #expect(throws: DomainError.signedOut) {
       try await mina.chat.send(text: "after sign-out", to: room.id)
     }
@@ -283,14 +284,17 @@ final class Watched<Element: Sendable>: Cancellable, @unchecked Sendable {
   private let lock = NSLock()
   private var received: [Element] = []
   private var ended = false
+  private var failure: (any Error)?
   private var task: Task<Void, Never>?
 
   init(_ stream: AsyncThrowingStream<Element, any Error>) {
     task = Task { [weak self] in
       do {
         for try await value in stream { self?.append(value) }
-      } catch {}
-      self?.finish()
+        self?.finish()
+      } catch {
+        self?.finish(failing: error)
+      }
     }
   }
 
@@ -302,7 +306,12 @@ final class Watched<Element: Sendable>: Cancellable, @unchecked Sendable {
   }
 
   private func append(_ value: Element) { lock.withLock { received.append(value) } }
-  private func finish() { lock.withLock { ended = true } }
+  private func finish(failing error: (any Error)? = nil) {
+    lock.withLock {
+      ended = true
+      failure = error
+    }
+  }
 
   /// Every value so far.
   var values: [Element] { lock.withLock { received } }
@@ -318,11 +327,16 @@ final class Watched<Element: Sendable>: Cancellable, @unchecked Sendable {
     }
   }
 
-  /// Waits (`TestSupport.waitUntil`) for the stream to end.
-  func waitForEnd(_ what: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+  /// Waits (`TestSupport.waitUntil`) for the stream to end; returns the error it ended with,
+  /// `nil` when it finished.
+  @discardableResult
+  func waitForEnd(
+    _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws -> (any Error)? {
     try await waitUntil(what, sourceLocation: sourceLocation) {
       self.lock.withLock { self.ended }
     }
+    return lock.withLock { failure }
   }
 
   func cancel() { task?.cancel() }

@@ -62,17 +62,3 @@ func collectPages<Item: Sendable>(
   } while cursor != nil
   return pages
 }
-
-/// Runs checks that are known to fail on one backend because of a reported drift: there they
-/// run inside `withKnownIssue` (which fails once the drift is fixed, so the marker cannot
-/// outlive the bug), elsewhere as plain checks.
-func withKnownDrift(
-  on drifting: BackendKind, of backend: any ScenarioBackend, _ comment: Testing.Comment,
-  sourceLocation: SourceLocation = #_sourceLocation, _ checks: () async throws -> Void
-) async rethrows {
-  if backend.kind == drifting {
-    await withKnownIssue(comment, sourceLocation: sourceLocation) { try await checks() }
-  } else {
-    try await checks()
-  }
-}
