@@ -70,6 +70,8 @@ public final class ServiceEngine: Sendable {
   let chatEvents = ChatEventHub()
   /// Every database call passes it; ``close()`` shuts it.
   private let gate = CallGate()
+  /// Database calls under way (``CallGate/callsUnderWay``).
+  var callsUnderWay: Int { gate.callsUnderWay }
 
   /// Opens (or creates) the database and migrates it; GRDB's error when the file cannot be
   /// opened.

@@ -334,12 +334,16 @@ struct TodayModelTests {
   @Test func deletingMyAnswerWhileARefreshRunsKeepsTheAnswersLocked() async throws {
     // The refresh read the answers before the deletion; its page lands after it.
     let holding = LockIsolated(false)
+    let read = LockIsolated(false)
     let (released, release) = AsyncStream<Void>.makeStream()
     let today = haneul.model({ dependencies in
       let fetch = dependencies.questionRepository.fetchAnswers
       dependencies.questionRepository.fetchAnswers = { id, page in
         let answers = try await fetch(id, page)
-        if holding.value { for await _ in released { break } }
+        if holding.value {
+          read.setValue(true)
+          for await _ in released { break }
+        }
         return answers
       }
     }) { TodayModel() }
@@ -348,8 +352,7 @@ struct TodayModelTests {
     let mine = try #require(answers.answers.first { $0.isMine })
     holding.setValue(true)
     let refresh = Task { await answers.refreshPulled() }
-    for _ in 0..<10_000 where !answers.isLoading { await Task.yield() }
-    try #require(answers.isLoading)
+    try await waitUntil("the answers are read") { read.value }
     let sheet = try seeMore(on: mine, in: answers)
     sheet.deleteButtonTapped()
     await sheet.deletionConfirmed()

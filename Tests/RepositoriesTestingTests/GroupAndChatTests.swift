@@ -231,7 +231,11 @@ struct FakeChatSyncTests {
     var latest = try #require(try await messages.next())
     #expect(latest.map(\.deliveryState) == [.pending])
     // The outbox tries (sending) and waits (pending again) while nothing gets through.
-    try await Task.sleep(for: .milliseconds(100))
+    for state in [ChatMessage.DeliveryState.sending, .pending] {
+      repeat {
+        latest = try #require(try await messages.next())
+      } while latest.last?.deliveryState != state
+    }
     let bobViewer = try backend.engine.viewer(try bob.userID)
     #expect(
       try backend.engine.messages(

@@ -121,7 +121,10 @@ struct ChatSyncTests {
     await memberSync.stop()
   }
 
-  @Test("the outbox survives a restart and delivers every message exactly once")
+  /// The outbox a closed app left (nothing went out before) is sent after the restart, once
+  /// each. A restart after sends whose answers were lost with the process is
+  /// `ToolsTests/ChatCrashTests` (a real process killed mid-send).
+  @Test("an outbox written before a restart is delivered after it, once each, in order")
   func outboxAcrossRestart() async throws {
     let world = try await Self.world()
     defer { Task { await world.server.shutdown() } }

@@ -203,7 +203,8 @@ struct EngineTests {
     async let post = Task.detached {
       try engine.createPost(PostDraft(content: "after the wait"), as: mina)
     }.value
-    try await Task.sleep(for: .milliseconds(200))
+    // The post's call is let in beside the holder's: it waits for the writer.
+    try await waitUntil("the post waits for the writer") { engine.callsUnderWay == 2 }
     clock.advance(60)
     release.signal()
     #expect(try await post.createdAt == start.addingTimeInterval(60))

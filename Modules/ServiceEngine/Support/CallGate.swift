@@ -20,6 +20,14 @@ final class CallGate: @unchecked Sendable {
     running += 1
   }
 
+  /// How many calls are let in and not out yet (what a test waits for: a call that waits for
+  /// the database writer has been let in).
+  var callsUnderWay: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return running
+  }
+
   /// Counts a call out.
   func leave() {
     condition.lock()
