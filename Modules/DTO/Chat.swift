@@ -141,7 +141,7 @@ public struct ChatMessageDTO: Codable, Hashable, Sendable, DomainConvertible {
   public init(_ message: ChatMessage) {
     self.init(
       id: message.id.rawValue, roomId: message.roomID.rawValue, seq: message.seq ?? 0,
-      clientMessageId: message.clientMessageID.uuidString.lowercased(),
+      clientMessageId: message.clientMessageID.lowercasedText,
       sender: UserSummaryDTO(message.sender), text: message.text, createdAt: message.createdAt)
   }
 

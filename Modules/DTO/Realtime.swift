@@ -330,6 +330,14 @@ private struct SendBody: Codable {
     case clientMessageId = "client_message_id"
     case text
   }
+
+  /// The id in lower case (`UUID.lowercasedText`), as the REST send writes it.
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(roomId, forKey: .roomId)
+    try container.encode(clientMessageId.lowercasedText, forKey: .clientMessageId)
+    try container.encode(text, forKey: .text)
+  }
 }
 
 private struct SubscribedBody: Codable {

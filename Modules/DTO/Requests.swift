@@ -400,6 +400,14 @@ public struct SendMessageRequest: Codable, Hashable, Sendable {
     case clientMessageId = "client_message_id"
     case text
   }
+
+  /// Writes the id in lower case (`UUID.lowercasedText`), as it is written wherever it is
+  /// compared as text: the same text as the send's `Idempotency-Key`.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(clientMessageId.lowercasedText, forKey: .clientMessageId)
+    try container.encode(text, forKey: .text)
+  }
 }
 
 /// `PUT /chat/rooms/{room_id}/read`: moves the read cursor.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A typed identifier: `Identifier<BoardPost>` and `Identifier<Comment>` cannot be mixed up,
 /// although both are opaque strings on the wire.
 public struct Identifier<Owner>: RawRepresentable, Hashable, Sendable, Comparable,
@@ -125,4 +127,11 @@ public struct PageRequest: Hashable, Sendable {
 
   /// The first page with the default size.
   public static let first = PageRequest()
+}
+
+extension UUID {
+  /// The text a UUID is written as wherever it is compared as text (a client message id in
+  /// the stores, the service and on the wire; an idempotency key): lower case, so two spellings
+  /// of one id never make two rows.
+  public var lowercasedText: String { uuidString.lowercased() }
 }

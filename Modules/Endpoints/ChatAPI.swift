@@ -44,7 +44,7 @@ extension ChatAPI: DeclaredRoute {
     case .send(let roomID, let body):
       RouteDeclaration(
         .chatSend, roomID.rawValue, task: .json(body),
-        headers: Header.idempotencyKey(body.clientMessageId.uuidString),
+        headers: Header.idempotencyKey(body.clientMessageId.lowercasedText),
         sample: SampleData.sentMessage)
     case .markRead(let roomID, let body):
       RouteDeclaration(.chatMarkRead, roomID.rawValue, task: .json(body))

@@ -128,7 +128,7 @@ extension ChatStore {
         leftOut.append(seq)
         if message.sender.id.rawValue == owner {
           try deleteUnsent.execute(arguments: [
-            message.roomID.rawValue, owner, message.clientMessageID.uuidString.lowercased(),
+            message.roomID.rawValue, owner, message.clientMessageID.lowercasedText,
           ])
         }
       }
@@ -208,7 +208,7 @@ extension ChatStore {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         """
     ).execute(arguments: [
-      room.rawValue, message.id.rawValue, seq, message.clientMessageID.uuidString.lowercased(),
+      room.rawValue, message.id.rawValue, seq, message.clientMessageID.lowercasedText,
       message.sender.id.rawValue, message.sender.nickname, message.text,
       message.createdAt.timeIntervalSince1970,
     ])
@@ -241,7 +241,7 @@ extension ChatStore {
         ownNewest[roomID] = max(ownNewest[roomID] ?? 0, seq)
       }
       try upsert.execute(arguments: [
-        roomID, message.id.rawValue, seq, message.clientMessageID.uuidString.lowercased(),
+        roomID, message.id.rawValue, seq, message.clientMessageID.lowercasedText,
         message.sender.id.rawValue, message.sender.nickname, message.text,
         message.createdAt.timeIntervalSince1970,
       ])

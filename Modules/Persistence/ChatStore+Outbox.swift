@@ -10,7 +10,7 @@ extension ChatStore {
     _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, sender: UserSummary,
     at date: Date
   ) throws(PersistenceError) -> ChatMessage {
-    let client = clientMessageID.uuidString.lowercased()
+    let client = clientMessageID.lowercasedText
     return try write { db in
       try db.execute(
         sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')",
@@ -55,7 +55,7 @@ extension ChatStore {
           UPDATE message SET state = 'sending', failure = NULL, attempts = attempts + 1
           WHERE client_message_id = ? AND state IN ('pending', 'sending')
           """,
-        arguments: [clientMessageID.uuidString.lowercased()])
+        arguments: [clientMessageID.lowercasedText])
       return db.changesCount > 0
     }
   }
@@ -76,7 +76,7 @@ extension ChatStore {
     try read { db in
       try Int.fetchOne(
         db, sql: "SELECT attempts FROM message WHERE client_message_id = ? AND state <> 'sent'",
-        arguments: [clientMessageID.uuidString.lowercased()]) ?? 0
+        arguments: [clientMessageID.lowercasedText]) ?? 0
     }
   }
 
@@ -87,7 +87,7 @@ extension ChatStore {
     try write { db in
       try db.execute(
         sql: "DELETE FROM message WHERE client_message_id = ? AND state IN ('pending', 'failed')",
-        arguments: [clientMessageID.uuidString.lowercased()])
+        arguments: [clientMessageID.lowercasedText])
     }
   }
 
@@ -98,7 +98,7 @@ extension ChatStore {
       try db.execute(
         sql:
           "UPDATE message SET state = ?, failure = ? WHERE client_message_id = ? AND state <> 'sent'",
-        arguments: [state, failure, clientMessageID.uuidString.lowercased()])
+        arguments: [state, failure, clientMessageID.lowercasedText])
     }
   }
 }

@@ -245,7 +245,7 @@ extension ChatRepository {
     send: { text, roomID in
       let clientMessageID = UUID()
       return ChatMessage(
-        id: ChatMessage.ID(rawValue: clientMessageID.uuidString.lowercased()), roomID: roomID,
+        id: ChatMessage.ID(rawValue: clientMessageID.lowercasedText), roomID: roomID,
         seq: nil, clientMessageID: clientMessageID, sender: sample.me.summary,
         text: try ChatMessage.validate(text: text), createdAt: sample.now,
         deliveryState: .pending)

@@ -48,6 +48,14 @@ struct RealtimeFrameTests {
   @Test("the wire form is the documented one")
   func wireForm() throws {
     #expect(ClientFrame.ping.text == #"{"type":"ping"}"#)
+    // A client message id goes out in lower case, as over REST (`UUID.lowercasedText`).
+    #expect(
+      ClientFrame.send(
+        roomID: "r_1", clientMessageID: UUID(uuidString: "6F1C2B6A-7A0E-4D58-9A8E-5C1D2B3A4F50")!,
+        text: "hi"
+      ).text
+        == #"{"client_message_id":"6f1c2b6a-7a0e-4d58-9a8e-5c1d2b3a4f50","room_id":"r_1","text":"hi","type":"send"}"#
+    )
     #expect(
       ClientFrame.subscribe(roomID: "r_1", afterSeq: 4).text
         == #"{"after_seq":4,"room_id":"r_1","type":"subscribe"}"#)

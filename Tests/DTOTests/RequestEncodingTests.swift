@@ -79,7 +79,7 @@ struct RequestEncodingTests {
     #expect(try jsonText(OpenDirectRoomRequest(user: "u_2")) == #"{"user_id":"u_2"}"#)
     let id = try #require(UUID(uuidString: "6F1C2B1E-8D4A-4C1E-9A57-3E2F1B0C9D8E"))
     let message = try jsonObject(SendMessageRequest(clientMessageId: id, text: "안녕 👋"))
-    #expect(message["client_message_id"] as? String == "6F1C2B1E-8D4A-4C1E-9A57-3E2F1B0C9D8E")
+    #expect(message["client_message_id"] as? String == "6f1c2b1e-8d4a-4c1e-9a57-3e2f1b0c9d8e")
     #expect(message["text"] as? String == "안녕 👋")
     #expect(try jsonText(MarkReadRequest(seq: 9_000_000_000)) == #"{"seq":9000000000}"#)
   }

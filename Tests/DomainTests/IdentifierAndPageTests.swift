@@ -127,3 +127,14 @@ struct PageTests {
     #expect(try await Page.all(in: fetch) == items)
   }
 }
+
+@Suite("UUID.lowercasedText")
+struct UUIDTextTests {
+  @Test("one id is one text, whichever way it was spelt")
+  func lowerCase() throws {
+    let upper = try #require(UUID(uuidString: "6F1C2B6A-7A0E-4D58-9A8E-5C1D2B3A4F50"))
+    let lower = try #require(UUID(uuidString: "6f1c2b6a-7a0e-4d58-9a8e-5c1d2b3a4f50"))
+    #expect(upper.lowercasedText == "6f1c2b6a-7a0e-4d58-9a8e-5c1d2b3a4f50")
+    #expect(lower.lowercasedText == upper.lowercasedText)
+  }
+}

@@ -291,7 +291,7 @@ struct MappingTests {
     #expect(sent.clientMessageID == clientID)
     #expect(sent.deliveryState == .sent)
     let send = try #require(harness.sentRequests.last)
-    #expect(send.request.headerFields[RetryPolicy.idempotencyKey] == clientID.uuidString)
+    #expect(send.request.headerFields[RetryPolicy.idempotencyKey] == clientID.lowercasedText)
     #expect(try Harness.jsonBody(send)["text"] as? String == "좋아요!")
 
     try await chat.markRead("room_g_007", 1042)

@@ -296,7 +296,7 @@ struct RealtimeSession: Sendable {
         post.yield(
           .frame(
             .ack(
-              clientMessageID: clientMessageID.uuidString.lowercased(),
+              clientMessageID: clientMessageID.lowercasedText,
               message: ChatMessageDTO(sent.message))))
       case .failure(let error):
         post.yield(
@@ -369,7 +369,7 @@ struct RealtimeSession: Sendable {
       RealtimeErrorDTO(
         code: envelope.code.rawValue, message: envelope.message, field: envelope.field,
         roomId: room,
-        clientMessageId: clientMessageID?.uuidString.lowercased(), frameType: frameType))
+        clientMessageId: clientMessageID?.lowercasedText, frameType: frameType))
   }
 
   // MARK: Live events

@@ -89,7 +89,7 @@ extension RouteTable {
         throw APIError.validation(
           field: "Idempotency-Key", "Send the client_message_id as the Idempotency-Key header.")
       }
-      guard header.lowercased() == body.clientMessageId.uuidString.lowercased() else {
+      guard header.lowercased() == body.clientMessageId.lowercasedText else {
         throw APIError.validation(
           field: "client_message_id", "client_message_id must equal the Idempotency-Key header.")
       }

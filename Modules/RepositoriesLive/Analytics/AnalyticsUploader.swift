@@ -82,9 +82,7 @@ actor AnalyticsUploader {
   init(
     options: AnalyticsOptions, logger: Logger, currentAccount: @escaping CurrentAccount,
     openStore: @escaping OpenStore,
-    newKey: @escaping @Sendable () -> String = {
-      UUID().uuidString.lowercased()
-    },
+    newKey: @escaping @Sendable () -> String = newIdempotencyKey,
     upload: @escaping Upload
   ) {
     self.options = options

@@ -6,7 +6,7 @@ import Repositories
 
 /// A fresh key per logical write: the provider's retries of that write reuse it, so the server
 /// does it once.
-func newIdempotencyKey() -> String { UUID().uuidString.lowercased() }
+func newIdempotencyKey() -> String { UUID().lowercasedText }
 
 extension QuestionRepository {
   /// Today's question, past questions and answers over `/questions` and `/answers`.

@@ -307,7 +307,7 @@ extension ServiceEngine {
   /// with it repeats that write instead of making a new one.
   public func hasSent(clientMessageID: UUID, as viewer: Viewer) -> Bool {
     let found = try? read { db, _ in
-      try Chat.earlierMessage(db, clientID: clientMessageID.uuidString.lowercased(), by: viewer)
+      try Chat.earlierMessage(db, clientID: clientMessageID.lowercasedText, by: viewer)
     }
     return found != nil
   }
@@ -324,7 +324,7 @@ extension ServiceEngine {
       return try write { db, moment in
         let viewer = try Users.current(db, viewer)
         return try sends.map { send in
-          let clientID = send.clientMessageID.uuidString.lowercased()
+          let clientID = send.clientMessageID.lowercasedText
           // Every refusal comes before the send's first write, so a refused send leaves
           // nothing behind without a savepoint; errors after it are the database's own.
           let (room, text): (RoomRecord, String)
