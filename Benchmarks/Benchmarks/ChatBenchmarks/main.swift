@@ -82,7 +82,7 @@ func rawInsert(_ batch: [ChatMessage], path: String) -> Duration {
     sqlite3_bind_text(statement, 2, message.id.rawValue, -1, transient)
     sqlite3_bind_int64(statement, 3, message.seq ?? 0)
     sqlite3_bind_text(
-      statement, 4, message.clientMessageID.uuidString.lowercased(), -1, transient)
+      statement, 4, message.clientMessageID.lowercasedText, -1, transient)
     sqlite3_bind_text(statement, 5, message.sender.id.rawValue, -1, transient)
     sqlite3_bind_text(statement, 6, message.sender.nickname, -1, transient)
     sqlite3_bind_text(statement, 7, message.text, -1, transient)
