@@ -222,6 +222,28 @@ struct MappingTests {
     #expect(body["sign_up_token"] as? String == "sut_1")
   }
 
+  @Test(
+    "a list item with an enumeration value this SDK does not know is left out; any other broken item fails the page"
+  )
+  func unknownValuesLeaveOneItemOut() async throws {
+    let harness = Harness()
+    try await harness.signIn()
+    let sample = String(decoding: ChatAPI.rooms().sampleData, as: UTF8.self)
+    // A newer server's room kind: the two rooms this SDK can show still come.
+    let newer = sample.replacingOccurrences(of: #""kind": "direct""#, with: #""kind": "channel""#)
+    #expect(newer != sample)
+    harness.stub(.get, "/chat/rooms", json: newer)
+    let rooms = try await harness.repositories.chat.fetchRooms(.first)
+    #expect(rooms.items.map(\.id) == ["room_g_007", "room_g_012"])
+    // A broken item (a group room without its group) is a server bug, not growth: the page
+    // fails.
+    let broken = sample.replacingOccurrences(of: #""kind": "direct""#, with: #""kind": "group""#)
+    harness.stub(.get, "/chat/rooms", json: broken)
+    await #expect(throws: DomainError.self) {
+      _ = try await harness.repositories.chat.fetchRooms(.first)
+    }
+  }
+
   @Test func studyGroupsAndChat() async throws {
     let harness = Harness()
     try await harness.signIn()

@@ -84,13 +84,26 @@ struct APIClient: Sendable {
     }
   }
 
-  /// Performs a list `route` and maps every item (strictly: one bad item fails the page, naming
-  /// `items[i]`, because a silently shorter page hides server bugs and breaks cursors).
+  /// Performs a list `route` and maps every item. An item that names an enumeration value
+  /// this SDK does not know (a kind or status a newer server added: the contract lets
+  /// enumerations grow) is left out and logged, so one new value does not cost the user the
+  /// whole list; any other broken item fails the page, naming `items[i]`, because a silently
+  /// shorter page would hide a server bug.
   func fetchPage<Item: Codable & DomainConvertible>(
     _ route: some APITarget, of item: Item.Type
   ) async throws -> Page<Item.DomainValue> {
-    try await fetch(route, as: PageDTO<Item>.self) { page throws(MappingError) in
-      try page.toDomain()
+    let logger = logger
+    return try await fetch(route, as: PageDTO<Item>.self) { page throws(MappingError) in
+      let lenient = try page.compactToDomain()
+      for error in lenient.dropped {
+        guard case .unknownValue = error.problem else { throw error }
+      }
+      for error in lenient.dropped {
+        logger.warning(
+          "left out a list item this SDK version cannot show",
+          metadata: ["operation": "\(route.operation.id)", "error": "\(error)"])
+      }
+      return lenient.page
     }
   }
 
