@@ -18,7 +18,8 @@ public struct ChatSyncOptions: Sendable {
   /// How long a send over the channel may wait for its acknowledgement before the outbox
   /// sends it again (the server de-duplicates by client message id).
   public var ackTimeout: Duration
-  /// How many messages a catch-up asks the server for per page (the server allows 1-100).
+  /// How many messages a catch-up asks the server for per page (1 to
+  /// `PageRequest.maximumLimit`, what the server allows).
   public var pageSize: Int
 
   /// Creates the options.
@@ -28,14 +29,14 @@ public struct ChatSyncOptions: Sendable {
     logger: Logger = Logger(label: "Qapple.Chat"),
     retryDelay: @escaping @Sendable (_ retry: Int) -> Duration,
     ackTimeout: Duration = .seconds(10),
-    pageSize: Int = 100
+    pageSize: Int = PageRequest.maximumLimit
   ) {
     self.clock = clock
     self.now = now
     self.logger = logger
     self.retryDelay = retryDelay
     self.ackTimeout = ackTimeout
-    self.pageSize = min(max(pageSize, 1), 100)
+    self.pageSize = min(max(pageSize, 1), PageRequest.maximumLimit)
   }
 }
 

@@ -239,8 +239,8 @@ public enum RealtimeLimits {
   /// The largest text message the server reads (64 KiB); a larger one is answered with
   /// `frame_too_large` and close code 1009.
   public static let maxMessageBytes = 64 * 1024
-  /// The path of the socket.
-  public static let path = "/realtime"
+  /// The path of the socket: the route table's (`APIOperation.chatRealtime`).
+  public static var path: String { APIOperation.chatRealtime.pathTemplate }
 }
 
 // MARK: - Wire bodies

@@ -5,6 +5,10 @@ public struct BoardPost: Identifiable, Hashable, Sendable {
   /// The typed identifier of a post.
   public typealias ID = Identifier<BoardPost>
 
+  /// The name an anonymous post shows for its author ("Anonymous"); anonymous commenters are
+  /// numbered (`Comment.anonymousLabel(ordinal:)`).
+  public static let anonymousAuthorName = "Anonymous"
+
   /// The post's identifier.
   public var id: ID
   /// The text, 1-1000 characters.

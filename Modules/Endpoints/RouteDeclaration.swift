@@ -89,14 +89,12 @@ extension PageRequest {
 
 /// Header fields the routers set.
 enum Header {
-  /// `Idempotency-Key`: the server answers a repeated write with the first result instead of
-  /// doing it twice.
-  static let idempotencyKeyName = HTTPField.Name("Idempotency-Key")!
-
-  /// `Idempotency-Key: key`, or no field when `key` is `nil`.
+  /// `Idempotency-Key: key`, or no field when `key` is `nil`: the field NetworkKit's retry rule
+  /// looks for (`RetryPolicy.idempotencyKey`), and the server answers a repeated write with
+  /// the first result instead of doing it twice.
   static func idempotencyKey(_ key: String?) -> HTTPFields {
     guard let key else { return [:] }
-    return [idempotencyKeyName: key]
+    return [RetryPolicy.idempotencyKey: key]
   }
 }
 

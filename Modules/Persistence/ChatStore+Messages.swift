@@ -64,7 +64,7 @@ extension ChatStore {
       let droppable = try String.fetchAll(
         db,
         sql: """
-          SELECT id FROM room WHERE kind <> 'unknown' AND NOT EXISTS (
+          SELECT id FROM room WHERE kind <> '\(ChatStore.unknownRoomKind)' AND NOT EXISTS (
             SELECT 1 FROM message WHERE message.room_id = room.id AND message.state <> 'sent')
           """)
       for id in droppable where !listed.contains(id) {
@@ -218,7 +218,7 @@ extension ChatStore {
     _ messages: [ChatMessage], owner: String, _ db: Database
   ) throws -> SaveResult {
     let room = try db.cachedStatement(
-      sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')")
+      sql: ChatStore.placeholderRoom)
     let upsert = try db.cachedStatement(
       sql: """
         INSERT INTO message (room_id, id, seq, client_message_id, sender_id, sender_nickname,
@@ -283,7 +283,7 @@ extension ChatStore {
   public func skip(in room: ChatRoom.ID, through seq: Int64) throws(PersistenceError) {
     try write { db in
       try db.execute(
-        sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')",
+        sql: ChatStore.placeholderRoom,
         arguments: [room.rawValue])
       try db.execute(
         sql: "UPDATE room SET sync_seq = MAX(sync_seq, ?) WHERE id = ?",

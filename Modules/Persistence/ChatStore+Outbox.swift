@@ -13,7 +13,7 @@ extension ChatStore {
     let client = clientMessageID.lowercasedText
     return try write { db in
       try db.execute(
-        sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')",
+        sql: ChatStore.placeholderRoom,
         arguments: [room.rawValue])
       try db.execute(
         sql: """
@@ -122,7 +122,7 @@ extension ChatStore {
         SELECT r.*,
           MAX(r.unread_count, (SELECT COUNT(*) FROM message m WHERE m.room_id = r.id
             AND m.seq > r.read_seq AND m.sender_id <> ?)) AS unread
-        FROM room r WHERE r.kind <> 'unknown' AND (? IS NULL OR r.id = ?)
+        FROM room r WHERE r.kind <> '\(ChatStore.unknownRoomKind)' AND (? IS NULL OR r.id = ?)
         ORDER BY r.position, r.id
         """, arguments: [owner, room, room]
     ).map { row in

@@ -11,6 +11,13 @@ import GRDB
 /// ``observeOutbox()`` deliver fresh values in order as the store changes (GRDB
 /// `ValueObservation`). Batch writes run in one transaction with prepared statements.
 public final class ChatStore: Sendable {
+  /// The kind of a room known only from its messages (or its outbox) until the server's room
+  /// list names it: the stored list leaves such rooms out.
+  static let unknownRoomKind = "unknown"
+  /// Stores the room `?` as an ``unknownRoomKind`` placeholder unless it is stored already.
+  static let placeholderRoom =
+    "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, '\(unknownRoomKind)', '')"
+
   /// Where the store lives.
   public enum Location: Sendable, Hashable {
     /// A throwaway store (tests, previews).
@@ -322,7 +329,7 @@ public final class ChatStore: Sendable {
       else { return Salvage(messages: 0, events: 0) }
       try db.execute(sql: "INSERT INTO carried_over_file (name) VALUES (?)", arguments: [name])
       let room = try db.makeStatement(
-        sql: "INSERT OR IGNORE INTO room (id, kind, title) VALUES (?, 'unknown', '')")
+        sql: ChatStore.placeholderRoom)
       let message = try db.makeStatement(
         sql: """
           INSERT OR IGNORE INTO message (room_id, id, seq, client_message_id, sender_id,

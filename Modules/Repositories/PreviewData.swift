@@ -102,14 +102,15 @@ struct PreviewData: Sendable {
     posts = [
       BoardPost(
         id: myPost, content: "오늘 발표 너무 떨렸는데 다들 응원해 줘서 고마워요 🙏", isAnonymous: true,
-        authorName: "Anonymous", isMine: true, likeCount: 7, commentCount: 1, createdAt: ago(12)),
+        authorName: BoardPost.anonymousAuthorName, isMine: true, likeCount: 7, commentCount: 1,
+        createdAt: ago(12)),
       BoardPost(
         id: reviewPost, content: "Anyone up for a SwiftUI code review swap this week?",
         isAnonymous: false, authorName: "Jisoo", isMine: false, likeCount: 3, isLiked: true,
         commentCount: 2, createdAt: ago(95)),
       BoardPost(
         id: cafePost, content: "스터디 카페 추천해 주세요. 조용하고 콘센트 많은 곳이면 좋아요!",
-        isAnonymous: true, authorName: "Anonymous", isMine: false, likeCount: 12,
+        isAnonymous: true, authorName: BoardPost.anonymousAuthorName, isMine: false, likeCount: 12,
         commentCount: 2, createdAt: ago(60 * 5)),
     ]
     comments = [

@@ -125,7 +125,8 @@ extension BoardRepository {
     createPost: { draft in
       BoardPost(
         id: "p_preview_new", content: draft.content, isAnonymous: draft.isAnonymous,
-        authorName: draft.isAnonymous ? "Anonymous" : sample.me.nickname.rawValue, isMine: true,
+        authorName: draft.isAnonymous ? BoardPost.anonymousAuthorName : sample.me.nickname.rawValue,
+        isMine: true,
         likeCount: 0, isLiked: false, commentCount: 0, createdAt: sample.now)
     },
     deletePost: { _ in },

@@ -61,7 +61,7 @@ struct SignUp: AsyncParsableCommand {
   var cohort: String?
 
   @Option(help: "The version of the terms the new member agrees to (step 2).")
-  var termsVersion = "2026-01"
+  var termsVersion = QappleCommand.termsVersion
 
   @OptionGroup var server: ServerOptions
   @OptionGroup var output: OutputOptions

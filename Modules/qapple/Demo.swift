@@ -206,7 +206,7 @@ struct DemoTour {
       SignUpForm(
         signUpToken: signUpToken, verificationToken: verification,
         nickname: try Nickname(validating: name), cohort: "2026 Demo",
-        agreedTermsVersion: "2026-01"))
+        agreedTermsVersion: QappleCommand.termsVersion))
     return Person(name: name, user: user, backend: backend)
   }
 

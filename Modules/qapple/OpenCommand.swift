@@ -56,7 +56,7 @@ enum LandedScreen {
     } operation: {
       AppModel(
         configuration: AppModel.Configuration(
-          termsVersion: "2026-01", universalLinkHosts: universalLinkHosts))
+          termsVersion: QappleCommand.termsVersion, universalLinkHosts: universalLinkHosts))
     }
     let session = Task { await app.task() }
     defer { session.cancel() }

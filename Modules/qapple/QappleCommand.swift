@@ -3,6 +3,10 @@ import ToolSupport
 
 /// The root command of `qapple`.
 struct QappleCommand: AsyncParsableCommand {
+  /// The version of the terms a member signing up with this tool agrees to (`signup`, `open`,
+  /// the demo).
+  static let termsVersion = "2026-01"
+
   static let configuration = CommandConfiguration(
     commandName: "qapple",
     abstract: "The Qapple member client: today's question, the board, reports, groups, chat.",

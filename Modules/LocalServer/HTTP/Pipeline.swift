@@ -114,7 +114,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
       return try await next(request, context)
     }
     guard (1...255).contains(key.count) else {
-      throw APIError.validation(field: "Idempotency-Key", "Idempotency-Key takes 1-255 characters.")
+      let field = HeaderName.idempotencyKey.rawName
+      throw APIError.validation(field: field, "\(field) takes 1-255 characters.")
     }
     let scope = context.viewer?.id.rawValue ?? "anyone"
     return try await turns.take("\(scope) \(key)") {
@@ -132,9 +133,10 @@ struct IdempotencyMiddleware: RouterMiddleware {
     if let stored = try engine.storedReply(scope: scope, operation: operation, key: key) {
       // A key names one request: reusing it for another one is a client bug, not a retry.
       if let hash = stored.fingerprint, hash != fingerprint {
+        let field = HeaderName.idempotencyKey.rawName
         throw APIError.validation(
-          field: "Idempotency-Key",
-          "Idempotency-Key \(key) was already used for a different request; "
+          field: field,
+          "\(field) \(key) was already used for a different request; "
             + "send a new key for a new request.")
       }
       var headers: HTTPFields = [HeaderName.idempotentReplayed: "true"]

@@ -86,8 +86,9 @@ extension RouteTable {
       let body = try call.decode(SendMessageRequest.self)
       // The client message id is the idempotency key of a send: the engine de-duplicates by it.
       guard let header = call.request.headers[HeaderName.idempotencyKey] else {
+        let field = HeaderName.idempotencyKey.rawName
         throw APIError.validation(
-          field: "Idempotency-Key", "Send the client_message_id as the Idempotency-Key header.")
+          field: field, "Send the client_message_id as the \(field) header.")
       }
       guard header.lowercased() == body.clientMessageId.lowercasedText else {
         throw APIError.validation(

@@ -7,8 +7,6 @@ import GRDB
 /// Visibility: deleted and hidden (reported or moderated) content is `notFound` and left out
 /// of lists and counts for everyone, its author included; admins may still delete it.
 enum Board {
-  static let anonymousPostName = "Anonymous"
-
   /// Posts with their counts and the viewer's like.
   static let postSelect = """
     SELECT p.*, u.nickname AS author_nickname, u.withdrawn_at AS author_withdrawn_at,
@@ -24,7 +22,9 @@ enum Board {
     let anonymous: Bool = row["is_anonymous"]
     let withdrawn = (row["author_withdrawn_at"] as Int64?) != nil
     let authorName =
-      anonymous ? anonymousPostName : withdrawn ? UserRecord.withdrawnName : row["author_nickname"]
+      anonymous
+      ? BoardPost.anonymousAuthorName
+      : withdrawn ? UserRecord.withdrawnName : row["author_nickname"]
     let author: Int64 = row["author_id"]
     return BoardPost(
       id: BoardPost.ID(rawValue: PublicID.post(row["id"])), content: row["content"],
