@@ -172,3 +172,33 @@ public struct ProfileUpdate: Hashable, Sendable {
     self.cohort = cohort
   }
 }
+
+/// The picture types an avatar may be, told by the bytes (their first bytes' signature), not by
+/// what a client declares: the one rule the service and the live client check.
+public enum AvatarImageType: String, Sendable, CaseIterable {
+  /// `image/jpeg`.
+  case jpeg = "image/jpeg"
+  /// `image/png`.
+  case png = "image/png"
+
+  /// The type `data` is: `.empty(field: "image")` when there are no bytes,
+  /// `.invalidFormat(field: "image")` when they are neither a JPEG nor a PNG picture.
+  public init(of data: Data) throws(ValidationError) {
+    guard !data.isEmpty else { throw .empty(field: "image") }
+    guard let type = Self.allCases.first(where: { data.starts(with: $0.signature) }) else {
+      throw .invalidFormat(field: "image", expected: "a JPEG or PNG picture")
+    }
+    self = type
+  }
+
+  /// The MIME type (`rawValue`).
+  public var mimeType: String { rawValue }
+
+  /// The first bytes every picture of this type starts with.
+  var signature: [UInt8] {
+    switch self {
+    case .jpeg: [0xFF, 0xD8, 0xFF]
+    case .png: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    }
+  }
+}

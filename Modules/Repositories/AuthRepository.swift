@@ -41,7 +41,8 @@ public struct ProfileRepository: Sendable {
   public var fetchMe: @Sendable () async throws -> User
   /// Changes nickname or cohort.
   public var updateProfile: @Sendable (_ update: ProfileUpdate) async throws -> User
-  /// Uploads a profile image (JPEG or PNG).
+  /// Uploads a profile image: a JPEG or PNG picture, told by its bytes (`Domain.AvatarImageType`),
+  /// as the service tells it; `mimeType` is what the caller believes, and the bytes win.
   public var uploadAvatar:
     @Sendable (_ imageData: Data, _ fileName: String, _ mimeType: String) async throws -> User
   /// Another member's public profile.

@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 import Testing
 
 @Suite("EmailAddress")
@@ -101,5 +102,21 @@ struct VerificationCodeTests {
   func rawValueInitializer() {
     #expect(VerificationCode(rawValue: "12 34 56")?.rawValue == "123456")
     #expect(VerificationCode(rawValue: "１２３４５６") == nil)
+  }
+}
+
+@Suite("AvatarImageType")
+struct AvatarImageTypeTests {
+  @Test("the bytes tell the type; no bytes, or other bytes, are refused")
+  func sniffing() throws {
+    #expect(try AvatarImageType(of: Data([0xFF, 0xD8, 0xFF, 0xE0])) == .jpeg)
+    let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0])
+    #expect(try AvatarImageType(of: png).mimeType == "image/png")
+    #expect(throws: ValidationError.empty(field: "image")) { try AvatarImageType(of: Data()) }
+    for bytes in [Data([0x89, 0x50]), Data("GIF89a".utf8)] {
+      #expect(
+        throws: ValidationError.invalidFormat(field: "image", expected: "a JPEG or PNG picture")
+      ) { try AvatarImageType(of: bytes) }
+    }
   }
 }

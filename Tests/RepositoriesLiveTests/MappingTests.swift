@@ -186,12 +186,15 @@ struct MappingTests {
     #expect(other.avatarURL?.absoluteString == "https://cdn.qapple.example/avatars/u_02/a1b2.png")
     #expect(try await profile.fetchMyAnswers(.first).items.allSatisfy(\.isMine))
 
+    // A JPEG declared as PNG goes up as what its bytes are, as the service reads it.
     let image = Data([0xFF, 0xD8, 0xFF, 0xE0])
-    let withAvatar = try await profile.uploadAvatar(image, "me.jpg", "image/jpeg")
+    let withAvatar = try await profile.uploadAvatar(image, "me.jpg", "image/png")
     #expect(withAvatar.avatarURL != nil)
     let upload = try #require(harness.sentRequests.last)
     #expect(upload.request.method == .put)
     #expect(upload.request.headerFields[.contentType]?.hasPrefix("multipart/form-data") == true)
+    let part = String(decoding: try #require(upload.body), as: UTF8.self)
+    #expect(part.contains("Content-Type: image/jpeg"))
     #expect(await harness.repositories.auth.currentState() == .signedIn(withAvatar))
 
     let availability = try await harness.repositories.auth.checkNickname(

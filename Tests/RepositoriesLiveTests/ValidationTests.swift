@@ -85,16 +85,18 @@ struct ValidationTests {
       try await $0.chat.markRead("room_1", -5)
     },
     RefusedCall(
-      "avatar that is not an image", .invalidFormat(field: "image", expected: "a JPEG or PNG image")
+      "avatar that is not an image",
+      .invalidFormat(field: "image", expected: "a JPEG or PNG picture")
     ) {
       _ = try await $0.profile.uploadAvatar(Data([1]), "a.gif", "image/gif")
     },
     RefusedCall(
       "avatar that says PNG but is not one",
-      .invalidFormat(field: "image", expected: "a JPEG or PNG image")
+      .invalidFormat(field: "image", expected: "a JPEG or PNG picture")
     ) {
       _ = try await $0.profile.uploadAvatar(Data("not a picture".utf8), "fake.png", "image/png")
     },
+
     RefusedCall("empty avatar", .empty(field: "image")) {
       _ = try await $0.profile.uploadAvatar(Data(), "a.png", "image/png")
     },

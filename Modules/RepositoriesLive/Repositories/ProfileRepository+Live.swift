@@ -5,13 +5,6 @@ import Foundation
 import Repositories
 
 extension ProfileRepository {
-  /// The image types the server takes for avatars.
-  static let avatarMimeTypes: Set<String> = ["image/jpeg", "image/png"]
-  /// The first bytes of each accepted image type.
-  static let signatures: [String: [UInt8]] = [
-    "image/jpeg": [0xFF, 0xD8, 0xFF],
-    "image/png": [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],
-  ]
 
   /// Profiles over `/me` and `/users`; every fresh own profile updates the session state.
   static func live(client: APIClient, session: SessionController) -> ProfileRepository {
@@ -31,23 +24,14 @@ extension ProfileRepository {
         await session.userUpdated(user)
         return user
       },
-      uploadAvatar: { imageData, fileName, mimeType in
-        let mimeType = mimeType.lowercased()
-        guard Self.avatarMimeTypes.contains(mimeType) else {
-          throw DomainError.validation(
-            .invalidFormat(field: "image", expected: "a JPEG or PNG image"))
-        }
-        guard !imageData.isEmpty else { throw DomainError.validation(.empty(field: "image")) }
-        // The server checks the bytes too; refusing here saves uploading a file that says it
-        // is a picture but is not one.
-        guard imageData.starts(with: Self.signatures[mimeType] ?? []) else {
-          throw DomainError.validation(
-            .invalidFormat(field: "image", expected: "a JPEG or PNG image"))
-        }
-        let name =
-          fileName.isEmpty ? (mimeType == "image/png" ? "avatar.png" : "avatar.jpg") : fileName
+      uploadAvatar: { imageData, fileName, _ in
+        // The service's rule (`AvatarImageType`): the bytes tell the type, whatever the caller
+        // declared, as the service reads them; refusing here saves uploading a file that is not
+        // a picture.
+        let type = try validate { () throws(ValidationError) in try AvatarImageType(of: imageData) }
+        let name = fileName.isEmpty ? (type == .png ? "avatar.png" : "avatar.jpg") : fileName
         let user = try await client.fetch(
-          MeAPI.uploadAvatar(image: imageData, fileName: name, mimeType: mimeType),
+          MeAPI.uploadAvatar(image: imageData, fileName: name, mimeType: type.mimeType),
           as: UserDTO.self)
         await session.userUpdated(user)
         return user

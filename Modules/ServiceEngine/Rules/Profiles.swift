@@ -27,15 +27,7 @@ public struct AvatarImage: Sendable, Hashable {
 extension AvatarImage {
   /// Checks the bytes: only JPEG and PNG pictures are accepted, whatever the client declared.
   public init(validating data: Data) throws(DomainError) {
-    guard !data.isEmpty else { throw .validation(.empty(field: "image")) }
-    let bytes = [UInt8](data.prefix(8))
-    if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
-      contentType = "image/jpeg"
-    } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
-      contentType = "image/png"
-    } else {
-      throw .validation(.invalidFormat(field: "image", expected: "a JPEG or PNG picture"))
-    }
+    contentType = try validated(try AvatarImageType(of: data)).mimeType
     self.data = data
   }
 }
