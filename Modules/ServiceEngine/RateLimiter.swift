@@ -50,7 +50,7 @@ public final class RateLimiter: Sendable {
   /// the oldest write leaves the window (at least 1).
   public func admit(_ key: String, at now: Date) throws(DomainError) {
     let (count, window) = (max(1, limit.count), limit.window.timeInterval)
-    let wait: Int? = windows.withLock { windows in
+    let wait: TimeInterval? = windows.withLock { windows in
       var times = windows[key, default: []].filter {
         now.timeIntervalSince($0) < window && $0 <= now
       }
@@ -59,8 +59,11 @@ public final class RateLimiter: Sendable {
         times.append(now)
         return nil
       }
-      return max(1, Int((window - now.timeIntervalSince(times[0])).rounded(.up)))
+      return window - now.timeIntervalSince(times[0])
     }
-    if let wait { throw .rateLimited(retryAfter: .seconds(wait)) }
+    // Said in whole seconds, at least 1, as every wait is (`Duration.wholeSecondsRoundedUp`).
+    if let wait {
+      throw .rateLimited(retryAfter: .seconds(Duration.seconds(wait).wholeSecondsRoundedUp))
+    }
   }
 }

@@ -50,6 +50,14 @@ extension Viewer {
     if isBanned(at: now) { throw .banned }
   }
 
+  /// Refuses the viewer as the other user of an operation that names one (`user_id`): nobody
+  /// talks to, invites or bans themselves.
+  func requireOther(_ userKey: Int64) throws(DomainError) {
+    guard userKey != key else {
+      throw .validation(.invalidFormat(field: "user_id", expected: "another user (not yourself)"))
+    }
+  }
+
   /// Refuses members on admin operations (`forbidden`); the fakes call it before counting an
   /// admin write, as the server's admin routes refuse members before the write limit.
   public func requireAdmin() throws(DomainError) {

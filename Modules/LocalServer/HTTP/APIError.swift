@@ -128,6 +128,10 @@ struct APIError: Error, Sendable, CustomStringConvertible {
   }
 
   /// The server failed.
+  /// The answer to a failure of the server's own (its database, a bug): one sentence for the
+  /// HTTP routes and the socket's handshake alike.
+  static var serverFailed: APIError { .internalError("The server failed; try again later.") }
+
   static func internalError(_ message: String) -> APIError {
     APIError(status: .internalServerError, code: .internal, message: message)
   }
@@ -186,7 +190,7 @@ extension APIError {
     case .rateLimited(let retryAfter):
       self = .rateLimited(retryAfter: Int((retryAfter ?? .seconds(1)).wholeSecondsRoundedUp))
     case .offline, .timeout, .server:
-      self = .internalError("The server failed; try again later.")
+      self = .serverFailed
     }
   }
 }

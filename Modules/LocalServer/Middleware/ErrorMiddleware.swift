@@ -35,7 +35,7 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
           "method": .string(request.method.rawValue), "path": .string(request.uri.path),
           "error": .string(String(describing: error)),
         ])
-      return Reply.envelope(.internalError("The server failed; try again later.")).response
+      return Reply.envelope(.serverFailed).response
     }
   }
 

@@ -45,7 +45,7 @@ extension QappleServer {
       if refusal == nil {
         core.logger.error("Checking a realtime handshake's token failed: \(error)")
       }
-      await refuse(.envelope(refusal ?? .internalError("The server failed; try again later.")))
+      await refuse(.envelope(refusal ?? .serverFailed))
       return .dontUpgrade
     }
     let session = RealtimeSession(

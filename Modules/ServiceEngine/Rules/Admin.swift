@@ -205,9 +205,7 @@ extension ServiceEngine {
     if let until, until <= now {
       throw .validation(.invalidFormat(field: "until", expected: "a time in the future"))
     }
-    guard key != viewer.key else {
-      throw .validation(.invalidFormat(field: "user_id", expected: "someone else (not yourself)"))
-    }
+    try viewer.requireOther(key)
     return try write { db, moment in
       var user = try Users.live(db, key)
       try Admin.ban(db, &user, reason: reason, until: until.map(Millis.from))

@@ -255,9 +255,7 @@ extension ServiceEngine {
   public func openDirectRoom(with id: User.ID, as viewer: Viewer) throws(DomainError) -> ChatRoom {
     let userKey = try PublicID.user.require(id.rawValue)
     try viewer.requireNotBanned(at: now)
-    guard userKey != viewer.key else {
-      throw .validation(.invalidFormat(field: "user_id", expected: "another user (not yourself)"))
-    }
+    try viewer.requireOther(userKey)
     return try write { db, moment in
       _ = try Users.live(db, userKey)
       let (a, b) = (min(userKey, viewer.key), max(userKey, viewer.key))

@@ -189,9 +189,7 @@ extension ServiceEngine {
     let key = try PublicID.group.require(id.rawValue)
     let userKey = try PublicID.user.require(user.rawValue)
     try viewer.requireNotBanned(at: now)
-    guard userKey != viewer.key else {
-      throw .validation(.invalidFormat(field: "user_id", expected: "another user (not yourself)"))
-    }
+    try viewer.requireOther(userKey)
     try write { db, moment in
       let group = try GroupRecord.find(db, key: key)
       guard try Groups.isMember(db, group: key, user: viewer.key) else {
