@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// The JSON coders every Qapple client and server uses: explicit `CodingKeys` carry the
@@ -72,7 +73,8 @@ enum RFC3339 {
       let minute = digits(bytes, 14, 2), bytes[16] == UInt8(ascii: ":"),
       let second = digits(bytes, 17, 2)
     else { return nil }
-    guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month),
+    guard (1...12).contains(month), day >= 1,
+      day <= CalendarDay.daysInMonth(year: year, month: month),
       hour <= 23, minute <= 59, second <= 59
     else { return nil }
 
@@ -114,7 +116,7 @@ enum RFC3339 {
     }
     guard index == bytes.count else { return nil }
 
-    let days = daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day))
+    let days = Int64(CalendarDay.daysSinceEpoch(year: year, month: month, day: day))
     let seconds =
       days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - offsetSeconds - referenceOffset
     return Date(timeIntervalSinceReferenceDate: Double(seconds) + Double(nanoseconds) / 1e9)
@@ -131,7 +133,7 @@ enum RFC3339 {
     let milliseconds = Int64(totalMilliseconds)
     let (seconds, millisecond) = floorDivide(milliseconds, 1000)
     let (days, secondOfDay) = floorDivide(seconds, 86_400)
-    let (year, month, day) = civilFromDays(days)
+    let (year, month, day) = CalendarDay.civilDate(daysSinceEpoch: Int(days))
     let hour = secondOfDay / 3600
     let minute = secondOfDay % 3600 / 60
     let second = secondOfDay % 60
@@ -144,11 +146,11 @@ enum RFC3339 {
           value /= 10
         }
       }
-      put(year, at: 0, width: 4)
+      put(Int64(year), at: 0, width: 4)
       buffer[4] = UInt8(ascii: "-")
-      put(month, at: 5, width: 2)
+      put(Int64(month), at: 5, width: 2)
       buffer[7] = UInt8(ascii: "-")
-      put(day, at: 8, width: 2)
+      put(Int64(day), at: 8, width: 2)
       buffer[10] = UInt8(ascii: "T")
       put(hour, at: 11, width: 2)
       buffer[13] = UInt8(ascii: ":")
@@ -182,40 +184,8 @@ enum RFC3339 {
     return value
   }
 
-  private static func daysInMonth(year: Int, month: Int) -> Int {
-    switch month {
-    case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-    case 4, 6, 9, 11: return 30
-    default: return 31
-    }
-  }
-
   private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
     let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
     return (quotient, value - quotient * divisor)
-  }
-
-  /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-  private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
-  }
-
-  /// The proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
-  private static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra =
-      (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let mp = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
   }
 }

@@ -81,9 +81,11 @@ public struct CalendarDay: Hashable, Sendable, Comparable, CustomStringConvertib
 
   // Pure arithmetic instead of `Calendar`: Foundation's Gregorian calendar switches to the
   // Julian one before October 1582, which would make days this type refuses (e.g. 1500-02-29).
+  // The wire's dates (DTO) count days with the same three functions.
 
-  /// Days since 1970-01-01 (H. Hinnant's `days_from_civil`).
-  private var dayNumber: Int {
+  /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+  @inlinable
+  public static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
     let y = month <= 2 ? year - 1 : year
     let era = (y >= 0 ? y : y - 399) / 400
     let yearOfEra = y - era * 400
@@ -92,9 +94,11 @@ public struct CalendarDay: Hashable, Sendable, Comparable, CustomStringConvertib
     return era * 146_097 + dayOfEra - 719_468
   }
 
-  /// The day `dayNumber` days after 1970-01-01 (H. Hinnant's `civil_from_days`).
-  private init(dayNumber: Int) {
-    let z = dayNumber + 719_468
+  /// The proleptic Gregorian date `days` days after 1970-01-01 (H. Hinnant's
+  /// `civil_from_days`).
+  @inlinable
+  public static func civilDate(daysSinceEpoch days: Int) -> (year: Int, month: Int, day: Int) {
+    let z = days + 719_468
     let era = (z >= 0 ? z : z - 146_096) / 146_097
     let dayOfEra = z - era * 146_097
     let yearOfEra =
@@ -102,9 +106,18 @@ public struct CalendarDay: Hashable, Sendable, Comparable, CustomStringConvertib
     let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
     let shiftedMonth = (5 * dayOfYear + 2) / 153
     let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-    self.year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    self.month = month
-    self.day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+    return (
+      yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month,
+      dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+    )
+  }
+
+  /// Days since 1970-01-01.
+  private var dayNumber: Int { Self.daysSinceEpoch(year: year, month: month, day: day) }
+
+  /// The day `dayNumber` days after 1970-01-01.
+  private init(dayNumber: Int) {
+    (year, month, day) = Self.civilDate(daysSinceEpoch: dayNumber)
   }
 
   /// The day number of 0001-01-01.
@@ -112,7 +125,9 @@ public struct CalendarDay: Hashable, Sendable, Comparable, CustomStringConvertib
   /// The day number of 9999-12-31.
   private static let lastDayNumber = 2_932_896
 
-  private static func daysInMonth(year: Int, month: Int) -> Int {
+  /// The days of `month` (1-12) in the proleptic Gregorian `year`.
+  @inlinable
+  public static func daysInMonth(year: Int, month: Int) -> Int {
     switch month {
     case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
     case 4, 6, 9, 11: return 30

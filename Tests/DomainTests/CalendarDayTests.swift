@@ -183,3 +183,29 @@ struct CalendarDayTests {
     #expect(TimeZone.seoul.identifier == "Asia/Seoul")
   }
 }
+
+@Suite("CalendarDay's day arithmetic")
+struct CalendarDayArithmeticTests {
+  @Test(
+    "days since 1970-01-01 and back, proleptic Gregorian at both ends of years 1-9999",
+    arguments: [
+      (1970, 1, 1, 0), (1969, 12, 31, -1), (2000, 2, 29, 11_016), (1, 1, 1, -719_162),
+      (9999, 12, 31, 2_932_896),
+      // A day Foundation's calendar would place in the Julian one (it switches in October 1582).
+      (1582, 10, 10, -141_432),
+    ])
+  func roundTrip(year: Int, month: Int, day: Int, days: Int) {
+    #expect(CalendarDay.daysSinceEpoch(year: year, month: month, day: day) == days)
+    let date = CalendarDay.civilDate(daysSinceEpoch: days)
+    #expect(date.year == year && date.month == month && date.day == day)
+  }
+
+  @Test("month lengths, leap years by the Gregorian rule")
+  func monthLengths() {
+    #expect(CalendarDay.daysInMonth(year: 2024, month: 2) == 29)
+    #expect(CalendarDay.daysInMonth(year: 1900, month: 2) == 28)
+    #expect(CalendarDay.daysInMonth(year: 2000, month: 2) == 29)
+    #expect(CalendarDay.daysInMonth(year: 2026, month: 4) == 30)
+    #expect(CalendarDay.daysInMonth(year: 2026, month: 12) == 31)
+  }
+}
