@@ -396,8 +396,7 @@ public actor FileCredentialStore: SessionStore {
 
   /// Keeps a service or account name usable as one path component.
   private static func safeName(_ name: String) -> String {
-    let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-    let cleaned = String(name.map { allowed.contains($0) ? $0 : "_" })
+    let cleaned = PlatformDirectories.pathComponent(name)
     return cleaned.isEmpty || cleaned.allSatisfy({ $0 == "." }) ? "default" : cleaned
   }
 }

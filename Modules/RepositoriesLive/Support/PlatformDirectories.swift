@@ -27,8 +27,14 @@ public enum PlatformDirectories {
     var name = "\(scheme)-\(url.host ?? "server")-\(port)"
     let path = url.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
     if !path.isEmpty { name += "-\(path)" }
+    return pathComponent(name)
+  }
+
+  /// `text` with every character but ASCII letters, digits, `-`, `_` and `.` replaced by `_`:
+  /// one path component on every platform.
+  static func pathComponent(_ text: String) -> String {
     let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-    return String(name.map { allowed.contains($0) ? $0 : "_" })
+    return String(text.map { allowed.contains($0) ? $0 : "_" })
   }
 
   private static func base(
