@@ -136,7 +136,8 @@ public final class ReportCaseModel: Identifiable {
   public private(set) var detail: ReportCaseDetail?
   /// Whether the case is loading, shown, failed or refused (members).
   public private(set) var state: ScreenState = .idle
-  /// The moderator's note (the ban reason with "ban author"), at most 500 characters.
+  /// The moderator's note: at most 500 characters, or 200 with "ban author", where it is the
+  /// ban's reason (`TextRule.moderatorNote(for:)`).
   public var note = ""
   /// What is presented on top, if anything.
   public var destination: Destination?

@@ -132,6 +132,9 @@ public actor ChatSync {
   private var unsentReadMarks: [ChatRoom.ID: Int64] = [:]
   /// Sends ``unsentReadMarks``; one at a time.
   private var readMarksTask: Task<Void, Never>?
+  /// Asked to send the read marks again while a run was on its way (a new link, a room-list
+  /// read): that run goes over them once more when it ends.
+  private var readMarksAgain = false
   private var roomsAgain = false
   /// Room-list reads started, and the newest one written to the store.
   private var roomReads = (started: 0, applied: 0)
@@ -502,15 +505,25 @@ public actor ChatSync {
         olderLoads[room] = load.count > 1 ? (load.count - 1, load.hidden) : nil
       }
     }
-    let fetched = try await server.fetchMessages(room, nil, oldest, limit)
-    // Hides queued before now are handled first (with no suspension after, none comes between).
-    await roomWork[room]?.task.value
-    let hidden = olderLoads[room]?.hidden ?? []
-    let older = fetched.filter { $0.seq.map { !hidden.contains($0) } ?? true }
-    // A page hidden whole on its way is not the room's beginning: the next page is.
-    if older.isEmpty, !fetched.isEmpty { return try await loadOlder(in: room, limit: limit) }
-    try store.save(older)
-    return older
+    var before = oldest
+    while true {
+      let fetched = try await server.fetchMessages(room, nil, before, limit)
+      // Hides queued before now are handled first (with no suspension after, none comes
+      // between). Nothing is stored after ``stop()`` or once the caller gave up.
+      await roomWork[room]?.task.value
+      if isStopped { return [] }
+      try Task.checkCancellation()
+      let hidden = olderLoads[room]?.hidden ?? []
+      let older = fetched.filter { $0.seq.map { !hidden.contains($0) } ?? true }
+      // A page hidden whole on its way is not the room's beginning: the page before it is
+      // (each step goes further back, so this ends at the room's first message).
+      if older.isEmpty, let lowest = fetched.compactMap(\.seq).min(), lowest > 1 {
+        before = lowest
+        continue
+      }
+      try store.save(older)
+      return older
+    }
   }
 
   /// Marks `room` read up to `seq`, locally at once and on the server. When the server call
@@ -534,18 +547,26 @@ public actor ChatSync {
   /// Sends the read marks the server has not taken; one that fails for now waits for the next
   /// link (or room-list read), one refused for good (the user left the room) is dropped.
   private func sendUnsentReadMarks() {
-    guard !isStopped, readMarksTask == nil, link != nil, !unsentReadMarks.isEmpty else { return }
+    guard !isStopped, !unsentReadMarks.isEmpty else { return }
+    guard readMarksTask == nil else {
+      readMarksAgain = true
+      return
+    }
     readMarksTask = Task {
-      for (room, seq) in unsentReadMarks {
-        guard !Task.isCancelled else { break }
-        do {
-          try await server.markRead(room, seq)
-        } catch {
-          if DomainError(error).isWorthRetrying { continue }
-          logger.debug("A read mark of \(room.rawValue) was refused: \(error)")
+      repeat {
+        readMarksAgain = false
+        // In room order: one run sends them alike each time.
+        for (room, seq) in unsentReadMarks.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+          guard !Task.isCancelled else { break }
+          do {
+            try await server.markRead(room, seq)
+          } catch {
+            if DomainError(error).isWorthRetrying { continue }
+            logger.debug("A read mark of \(room.rawValue) was refused: \(error)")
+          }
+          if let kept = unsentReadMarks[room], kept <= seq { unsentReadMarks[room] = nil }
         }
-        if let kept = unsentReadMarks[room], kept <= seq { unsentReadMarks[room] = nil }
-      }
+      } while readMarksAgain && !Task.isCancelled
       readMarksTask = nil
     }
   }

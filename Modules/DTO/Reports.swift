@@ -127,7 +127,9 @@ private func reportReason(
 {
   guard let code = reason.code else { throw reason.unknownError("reason") }
   do {
-    return try ReportReason(code: code, detail: detail)
+    // A report is read as it was filed: text sent with another reason (a server that stored
+    // it before refusing it) is not the report's and is left out, not a broken report.
+    return try ReportReason(code: code, detail: code == .other ? detail : nil)
   } catch {
     throw MappingError(path: "detail", problem: .invalid(error))
   }

@@ -61,6 +61,24 @@ struct ChatSyncEngineTests {
       for await _ in typing { break }
     }
 
+    /// Marks `room` (stored) read up to `seq` while the server's read marks fail for now: the
+    /// mark is made here only.
+    func markReadOffline(_ room: ChatRoom.ID, upTo seq: Int64) async throws {
+      try store.saveRooms([
+        ChatRoom(
+          id: room, kind: .group(StudyGroup.ID(rawValue: "g_\(room.rawValue)")), title: "Room")
+      ])
+      await server.failReadMarks(true)
+      await #expect(throws: DomainError.offline) { try await sync.markRead(room, upTo: seq) }
+      await server.failReadMarks(false)
+    }
+
+    /// The link goes down and comes back as `link`.
+    func reconnect(as link: Int) {
+      channel.emit(.state(.waitingToReconnect(retryIn: .zero)))
+      channel.emit(.state(.connected, link: ConnectionLink(link)))
+    }
+
     /// Starts the engine and brings the channel up; returns once the engine has seen it up
     /// (else a send right after could take the server call, on a loaded machine).
     func connected() async {
@@ -135,19 +153,30 @@ struct ChatSyncEngineTests {
   @Test("a read mark made offline reaches the server on the next link, with no screen open")
   func readMarkAfterReconnect() async throws {
     let rig = try Rig()
-    try rig.store.saveRooms([ChatRoom(id: Self.room, kind: .group("g_1"), title: "Room")])
     await rig.connected()
-    await rig.server.failReadMarks(true)
-    await #expect(throws: DomainError.offline) {
-      try await rig.sync.markRead(Self.room, upTo: 5)
-    }
+    try await rig.markReadOffline(Self.room, upTo: 5)
     #expect(await rig.server.readMarks[Self.room] == nil)
     #expect(try rig.store.rooms().first { $0.id == Self.room }?.lastReadSeq == 5)
-
-    await rig.server.failReadMarks(false)
-    rig.channel.emit(.state(.waitingToReconnect(retryIn: .zero)))
-    rig.channel.emit(.state(.connected, link: ConnectionLink(1)))
+    rig.reconnect(as: 1)
     try await waitUntil("the server hears the mark") { await rig.server.readMarks[Self.room] == 5 }
+  }
+
+  @Test("a read mark the server refuses for good (the user left the room) is not sent again")
+  func refusedReadMarkIsDropped() async throws {
+    let rig = try Rig()
+    await rig.connected()
+    try await rig.markReadOffline(Self.room, upTo: 5)
+    await rig.server.refuseReadMarks(in: Self.room)
+    rig.reconnect(as: 1)
+    try await waitUntil("the mark is sent again") { await rig.server.readMarkCalls == 2 }
+    // Refused for good: the next link sends only a later room's mark (marks go in room order,
+    // so a kept mark of r_1 would go before r_2's).
+    let later: ChatRoom.ID = "r_2"
+    try await rig.markReadOffline(later, upTo: 3)
+    rig.reconnect(as: 2)
+    try await waitUntil("the later mark is sent") { await rig.server.readMarks[later] == 3 }
+    #expect(await rig.server.readMarkCalls == 4)
+    await rig.sync.stop()
   }
 
   @Test("a room-list read sends the read marks the server is behind on (made before a restart)")

@@ -165,6 +165,10 @@ actor ServerModel {
   private(set) var readMarks: [ChatRoom.ID: Int64] = [:]
   /// `markRead` fails with `.offline` while set.
   var isFailingReadMarks = false
+  /// `markRead` of these rooms is refused for good (`forbidden`: the user left them).
+  var refusingReadMarks: Set<ChatRoom.ID> = []
+  /// How many `markRead` calls came.
+  private(set) var readMarkCalls = 0
   /// The rooms `fetchRooms` lists, in order.
   private(set) var rooms = [
     ChatRoom(id: ChatSyncEngineTests.room, kind: .group("g_1"), title: "Room")
@@ -197,8 +201,12 @@ actor ServerModel {
 
   func failReadMarks(_ failing: Bool) { isFailingReadMarks = failing }
 
+  func refuseReadMarks(in room: ChatRoom.ID) { refusingReadMarks.insert(room) }
+
   func markedRead(_ room: ChatRoom.ID, _ seq: Int64) throws {
+    readMarkCalls += 1
     if isFailingReadMarks { throw DomainError.offline }
+    if refusingReadMarks.contains(room) { throw DomainError.forbidden }
     readMarks[room] = max(readMarks[room] ?? 0, seq)
   }
 

@@ -189,6 +189,11 @@ struct MappingErrorTests {
         == MappingError(
           path: "detail",
           problem: .invalid(.tooLong(field: "detail", maximum: 500, actual: 501))))
+    // Text a server kept with another reason is not the report's: read as filed, not refused.
+    report = Sample.report
+    report.reason = .spam
+    report.detail = "buy now"
+    #expect((try? report.toDomain())?.reason == .spam)
     report = Sample.report
     report.reason = .unknown("boring")
     #expect(mappingError(try report.toDomain())?.path == "reason")

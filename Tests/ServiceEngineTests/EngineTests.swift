@@ -210,6 +210,35 @@ struct EngineTests {
     #expect(try await post.createdAt == start.addingTimeInterval(60))
   }
 
+  @Test(
+    "a stored report is read as filed: text kept with another reason (stored before it was refused) is left out"
+  )
+  func legacyReportText() throws {
+    let engine = try ServiceEngine()
+    let mina = try engine.createUser(nickname: "Mina")
+    let jun = try engine.createUser(nickname: "Jun")
+    let post = try engine.createPost(PostDraft(content: "Buy followers"), as: mina)
+    _ = try engine.report(.post(post.id), reason: .spam, as: jun)
+    try engine.write { db, _ in try db.execute(sql: "UPDATE report SET detail = 'buy now'") }
+    let reports = try engine.myReports(.first, as: jun).items
+    #expect(reports.map(\.reason) == [.spam])
+  }
+
+  @Test("a direct room whose other user withdrew takes no typing, as it takes no messages")
+  func noTypingToAWithdrawnUser() throws {
+    let engine = try ServiceEngine()
+    let mina = try engine.createUser(nickname: "Mina")
+    let jun = try engine.createUser(nickname: "Jun")
+    let room = try engine.openDirectRoom(with: jun.id, as: mina)
+    try engine.typing(in: room.id, as: mina)
+    try engine.withdraw(as: jun)
+    #expect {
+      try engine.typing(in: room.id, as: mina)
+    } throws: { error in
+      if case DomainError.conflict = error { true } else { false }
+    }
+  }
+
   @Test("the system viewer schedules questions; members may not")
   func systemViewer() throws {
     let engine = try ServiceEngine()

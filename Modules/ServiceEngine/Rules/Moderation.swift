@@ -94,8 +94,12 @@ enum Moderation {
   }
 
   static func report(_ record: ReportRecord) -> Report {
+    // A stored report is read as it was filed: text kept with another reason (stored before
+    // the service refused it) is not the report's, so it is left out rather than turn the
+    // reason into `other`.
+    let detail = record.reason == .other ? record.detail : nil
     let reason =
-      (try? ReportReason(code: record.reason, detail: record.detail)) ?? .other(record.detail ?? "")
+      (try? ReportReason(code: record.reason, detail: detail)) ?? .other(record.detail ?? "")
     return Report(
       id: Report.ID(rawValue: PublicID.report(record.key)),
       target: ReportTarget(kind: record.targetType, id: record.targetId), reason: reason,
