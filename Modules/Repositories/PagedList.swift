@@ -207,7 +207,13 @@ public final class PagedList<Item: Identifiable & Sendable> {
     from fetch: Fetch, after cursor: PageCursor?, ifStill current: Int
   ) async throws(DomainError) -> Page<Item>? {
     do {
-      let page = try await fetch(PageRequest(cursor: cursor, limit: pageSize))
+      var page = try await fetch(PageRequest(cursor: cursor, limit: pageSize))
+      // A page with nothing to show but more after it (every item on it left out, e.g. of a
+      // kind this SDK does not know) would stall a list that loads on its last row: the pages
+      // after it are read until one has items or the list ends.
+      while page.items.isEmpty, let next = page.nextCursor, generation == current {
+        page = try await fetch(PageRequest(cursor: next, limit: pageSize))
+      }
       return generation == current ? page : nil
     } catch {
       guard generation == current, !(error is CancellationError) else { return nil }

@@ -68,6 +68,24 @@ struct PagedListTests {
     #expect(!list.isLoadingMore)
   }
 
+  @Test("a page with nothing to show but more after it reads on, so the list does not stall")
+  func emptyPagesAreReadThrough() async throws {
+    let list = try await listShowing([1, 2], next: "2")
+    let more = Task { try await list.loadMore() }
+    try await server.answer("2", with: page([], next: "4"))
+    try await server.answer("4", with: page([5], next: "5"))
+    try await more.value
+    #expect(list.items.map(\.id) == [1, 2, 5])
+    #expect(list.hasMore)
+    // The same on a first page.
+    let fresh = Task { try await list.reload() }
+    try await server.answer(nil, with: page([], next: "x"))
+    try await server.answer("x", with: page([], next: nil))
+    _ = try await fresh.value
+    #expect(list.items.isEmpty)
+    #expect(!list.hasMore)
+  }
+
   @Test func aRefreshSupersedesAPageStillLoading() async throws {
     let list = try await listShowing([1, 2], next: "2")
 
