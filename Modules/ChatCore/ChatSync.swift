@@ -494,7 +494,8 @@ public actor ChatSync {
 
   /// Fetches up to `limit` messages older than the oldest stored one of `room` and stores
   /// them; returns what was stored (empty at the beginning of the room). The page is stored
-  /// after the room's earlier work, leaving out what moderation hid while it was on its way.
+  /// after the room's earlier work, leaving out what moderation hid while it was on its way;
+  /// after ``stop()`` nothing is stored and `CancellationError` is thrown.
   @discardableResult
   public func loadOlder(in room: ChatRoom.ID, limit: Int = 50) async throws -> [ChatMessage] {
     let oldest = try store.oldestSeq(in: room)
@@ -509,9 +510,11 @@ public actor ChatSync {
     while true {
       let fetched = try await server.fetchMessages(room, nil, before, limit)
       // Hides queued before now are handled first (with no suspension after, none comes
-      // between). Nothing is stored after ``stop()`` or once the caller gave up.
+      // between). Nothing is stored after ``stop()`` or once the caller gave up: the call
+      // ends with `CancellationError` (not an empty page, which would read as the room's
+      // beginning).
       await roomWork[room]?.task.value
-      if isStopped { return [] }
+      if isStopped { throw CancellationError() }
       try Task.checkCancellation()
       let hidden = olderLoads[room]?.hidden ?? []
       let older = fetched.filter { $0.seq.map { !hidden.contains($0) } ?? true }

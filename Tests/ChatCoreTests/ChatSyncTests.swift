@@ -61,6 +61,16 @@ struct ChatSyncEngineTests {
       for await _ in typing { break }
     }
 
+    /// A started, connected engine whose room has 120 messages on the server and the newest 20
+    /// stored: older history to load.
+    static func withNewest20Of120() async throws -> Rig {
+      let rig = try Rig()
+      await rig.server.add(120, by: ChatSyncEngineTests.peer)
+      try rig.store.save(await rig.server.messages(after: 100))
+      await rig.connected()
+      return rig
+    }
+
     /// Marks `room` (stored) read up to `seq` while the server's read marks fail for now: the
     /// mark is made here only.
     func markReadOffline(_ room: ChatRoom.ID, upTo seq: Int64) async throws {
@@ -524,12 +534,21 @@ struct ChatSyncEngineTests {
     await rig.sync.stop()
   }
 
+  @Test("an older page that comes after stop is not stored, and the call says it was cancelled")
+  func loadOlderAfterStop() async throws {
+    let rig = try await Rig.withNewest20Of120()
+    await rig.server.holdFetches()
+    let older = Task { try await rig.sync.loadOlder(in: Self.room, limit: 60) }
+    try await waitUntil { await rig.server.heldFetches == 1 }
+    await rig.sync.stop()
+    await rig.server.releaseFetches()
+    await #expect(throws: CancellationError.self) { try await older.value }
+    #expect(try rig.store.oldestSeq(in: Self.room) == 101)
+  }
+
   @Test("a hide that comes while an older page is on its way leaves the message out of it")
   func hideDuringLoadOlder() async throws {
-    let rig = try Rig()
-    await rig.server.add(120, by: Self.peer)
-    try rig.store.save(await rig.server.messages(after: 100))
-    await rig.connected()
+    let rig = try await Rig.withNewest20Of120()
     /// Loads `limit` older messages; moderation hides `seq` after the page was read with it in
     /// it, before the page arrives.
     func loadOlder(_ limit: Int, hiding seq: Int64) async throws -> [Int64] {
