@@ -103,6 +103,14 @@ public struct TextRule: Hashable, Sendable {
     TextRule(field: field, length: 1...Int.max)
   }
 
+  /// The length rule in words, for help texts: "1-500 characters", or "up to 500 characters"
+  /// when the text may be empty.
+  public var lengthText: String {
+    length.lowerBound == 0
+      ? "up to \(length.upperBound) characters"
+      : "\(length.lowerBound)-\(length.upperBound) characters"
+  }
+
   /// Trims surrounding whitespace and checks the length; returns the text to send.
   public func validate(_ text: String) throws(ValidationError) -> String {
     let trimmed = text.trimmingWhitespace()

@@ -31,7 +31,7 @@ public enum ArgumentParsing {
     } catch {
       throw ToolError(
         error.field == "detail" && code == .other
-          ? "--reason other needs --detail \"...\" (1-500 characters): \(error.description)"
+          ? "--reason other needs --detail \"...\" (\(TextRule.reportDetail.lengthText)): \(error.description)"
           : error.description,
         exitCode: .usage)
     }

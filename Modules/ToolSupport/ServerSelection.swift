@@ -97,7 +97,7 @@ public struct OutputOptions: ParsableArguments, Sendable {
 /// `--limit` and `--cursor`, shared by every listing.
 public struct PageOptions: ParsableArguments, Sendable {
   /// How many items to fetch.
-  @Option(help: "How many items to show (1-100).")
+  @Option(help: "How many items to show (1-\(PageRequest.maximumLimit)).")
   public var limit = 20
 
   /// Where to continue.

@@ -229,7 +229,7 @@ struct Users: AsyncParsableCommand {
     @Argument(help: "The user id.")
     var id: String
 
-    @Option(help: "Why, 1-200 characters (the user sees it).")
+    @Option(help: "Why, \(TextRule.banReason.lengthText) (the user sees it).")
     var reason: String
 
     @Option(help: "The ban ends at the start of this day (YYYY-MM-DD, Seoul time).")

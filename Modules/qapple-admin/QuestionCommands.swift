@@ -62,7 +62,7 @@ struct Questions: AsyncParsableCommand {
   /// `qapple-admin questions add TEXT --date YYYY-MM-DD`
   struct Add: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Schedule a question (5-200 characters, one per day).")
+      abstract: "Schedule a question (\(TextRule.question.lengthText), one per day).")
 
     @Argument(help: "The question.")
     var text: String

@@ -54,7 +54,10 @@ struct SignUp: AsyncParsableCommand {
   @Option(help: "The 6-digit code from the e-mail (step 2).")
   var code: String?
 
-  @Option(help: "The nickname: 2-12 letters, digits or Hangul (step 2).")
+  @Option(
+    help:
+      "The nickname: \(Nickname.length.lowerBound)-\(Nickname.length.upperBound) letters, digits or Hangul (step 2)."
+  )
   var nickname: String?
 
   @Option(help: "The academy cohort, e.g. \"2026 Morning\" (step 2).")
@@ -179,7 +182,10 @@ struct Profile: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Show your profile, or change your nickname or cohort.")
 
-  @Option(help: "A new nickname: 2-12 letters, digits or Hangul.")
+  @Option(
+    help:
+      "A new nickname: \(Nickname.length.lowerBound)-\(Nickname.length.upperBound) letters, digits or Hangul."
+  )
   var nickname: String?
 
   @Option(help: "A new cohort.")

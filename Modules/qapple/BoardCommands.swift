@@ -77,7 +77,7 @@ struct Board: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Find posts whose text contains QUERY (case-insensitive).")
 
-    @Argument(help: "The text to look for (1-100 characters).")
+    @Argument(help: "The text to look for (\(TextRule.search.lengthText)).")
     var query: String
 
     @OptionGroup var page: PageOptions
@@ -125,7 +125,7 @@ struct Board: AsyncParsableCommand {
   /// `qapple board post TEXT`
   struct Post: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Write a post (1-1000 characters; anonymous unless --no-anonymous).")
+      abstract: "Write a post (\(TextRule.post.lengthText); anonymous unless --no-anonymous).")
 
     @Argument(help: "The text.")
     var text: String
@@ -156,7 +156,8 @@ struct Board: AsyncParsableCommand {
   struct CommentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "comment",
-      abstract: "Comment on a post (1-300 characters; anonymous unless --no-anonymous).")
+      abstract:
+        "Comment on a post (\(TextRule.comment.lengthText); anonymous unless --no-anonymous).")
 
     @Argument(help: "The post id.")
     var post: String

@@ -59,7 +59,7 @@ struct Chat: AsyncParsableCommand {
     @Argument(help: "The room id (see `qapple chat rooms`).")
     var room: String
 
-    @Argument(help: "The messages, one per argument (1-1000 characters each).")
+    @Argument(help: "The messages, one per argument (\(TextRule.chatMessage.lengthText) each).")
     var texts: [String] = []
 
     @Option(help: "How long to wait for the server's answers, in seconds.")

@@ -10,7 +10,7 @@ struct ReportCommand: AsyncParsableCommand {
     abstract: "Report an answer, post, comment, chat message or user to the moderators.",
     discussion: """
       TARGET is KIND:ID as the listings print ids: post:p_12, comment:c_3, answer:a_7, \
-      chat_message:m_9, user:u_4. Content reported by 5 different members is hidden until a \
+      chat_message:m_9, user:u_4. Content reported by \(ModerationPolicy.autoHideThreshold) different members is hidden until a \
       moderator decides.
       """)
 
@@ -20,7 +20,7 @@ struct ReportCommand: AsyncParsableCommand {
   @Option(help: "spam, abuse, obscene, privacy, impersonation, illegal or other.")
   var reason: String
 
-  @Option(help: "What is wrong, 1-500 characters (needed with --reason other).")
+  @Option(help: "What is wrong, \(TextRule.reportDetail.lengthText) (needed with --reason other).")
   var detail: String?
 
   @OptionGroup var server: ServerOptions
@@ -139,10 +139,10 @@ struct Groups: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Create a group (you own it and are its first member).")
 
-    @Argument(help: "The name, 1-30 characters.")
+    @Argument(help: "The name, \(TextRule.groupName.lengthText).")
     var name: String
 
-    @Option(help: "What the group studies, up to 500 characters.")
+    @Option(help: "What the group studies, \(TextRule.groupDescription.lengthText).")
     var description = ""
 
     @OptionGroup var server: ServerOptions

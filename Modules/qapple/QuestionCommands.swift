@@ -53,7 +53,8 @@ extension Today {
 /// `qapple answer TEXT`
 struct AnswerCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "answer", abstract: "Answer today's question (1-250 characters, once).")
+    commandName: "answer",
+    abstract: "Answer today's question (\(TextRule.answer.lengthText), once).")
 
   @Argument(help: "Your answer.")
   var text: String

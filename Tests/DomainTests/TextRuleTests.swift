@@ -223,3 +223,13 @@ struct TextRuleTests {
     #expect(rule.remaining(in: "ab") == 2)
   }
 }
+
+@Suite("TextRule.lengthText")
+struct TextRuleLengthTextTests {
+  @Test("the rule in words, as the tools' help says it")
+  func words() {
+    #expect(TextRule.post.lengthText == "1-1000 characters")
+    #expect(TextRule.question.lengthText == "5-200 characters")
+    #expect(TextRule.groupDescription.lengthText == "up to 500 characters")
+  }
+}
