@@ -710,12 +710,16 @@ struct MigrationTests {
     return (try ChatStore(at: .file(path: copy), owner: mina.id), folder.remove)
   }
 
-  /// What the fixtures of every version hold.
-  static func expectCommonContent(_ store: ChatStore) throws {
+  /// Opens a copy of the fixture of `version`, checks what the fixtures of every version hold,
+  /// then runs the version's own checks.
+  static func withFixture(_ version: Int, _ checks: (ChatStore) throws -> Void) throws {
+    let (store, cleanUp) = try open(version)
+    defer { cleanUp() }
     #expect(try store.latestMessages(in: room).compactMap(\.seq) == [1, 2, 3])
     #expect(try store.syncCursor(of: room) == 3)
     #expect(try store.outbox().map(\.text) == ["unsent"])
     #expect(try store.rooms().map(\.title) == ["Study"])
+    try checks(store)
   }
 
   @Test("every released schema has its committed file")
@@ -728,51 +732,46 @@ struct MigrationTests {
 
   @Test("v1 (rooms, messages, cursors, outbox, analytics queue)")
   func v1() throws {
-    let (store, cleanUp) = try Self.open(1)
-    defer { cleanUp() }
-    try Self.expectCommonContent(store)
-    #expect(
-      try store.nextEventBatch(size: 10, newKey: "new")?.events.map(\.name) == ["app_opened"])
+    try Self.withFixture(1) { store throws in
+      #expect(
+        try store.nextEventBatch(size: 10, newKey: "new")?.events.map(\.name) == ["app_opened"])
+    }
   }
 
   @Test("v2 (analytics batches keep their keys)")
   func v2() throws {
-    let (store, cleanUp) = try Self.open(2)
-    defer { cleanUp() }
-    try Self.expectCommonContent(store)
-    #expect(try store.queuedEventCount() == 2)
-    let batch = try #require(try store.nextEventBatch(size: 10, newKey: "new"))
-    #expect(batch.key == "fixture-batch")
-    #expect(batch.events.map(\.name) == ["app_opened"])
+    try Self.withFixture(2) { store throws in
+      #expect(try store.queuedEventCount() == 2)
+      let batch = try #require(try store.nextEventBatch(size: 10, newKey: "new"))
+      #expect(batch.key == "fixture-batch")
+      #expect(batch.events.map(\.name) == ["app_opened"])
+    }
   }
 
   @Test("v3 (a client message id is unique per sender)")
   func v3() throws {
-    let (store, cleanUp) = try Self.open(3)
-    defer { cleanUp() }
-    try Self.expectCommonContent(store)
-    #expect(try store.queuedEventCount() == 2)
+    try Self.withFixture(3) { store throws in
+      #expect(try store.queuedEventCount() == 2)
+    }
   }
 
   @Test("v4 (a room keeps the newest message the server listed)")
   func v4() throws {
-    let (store, cleanUp) = try Self.open(4)
-    defer { cleanUp() }
-    try Self.expectCommonContent(store)
-    #expect(try store.queuedEventCount() == 2)
-    // The listed message (seq 4) is newer than the synced ones; the unsent one is newer still.
-    let unsent = try #require(try store.outbox().first)
-    try store.markFailed(unsent.clientMessageID, reason: "no")
-    try store.deleteUnsent(unsent.clientMessageID)
-    #expect(try store.rooms().first?.lastMessage?.seq == 4)
+    try Self.withFixture(4) { store throws in
+      #expect(try store.queuedEventCount() == 2)
+      // The listed message (seq 4) is newer than the synced ones; the unsent one is newer still.
+      let unsent = try #require(try store.outbox().first)
+      try store.markFailed(unsent.clientMessageID, reason: "no")
+      try store.deleteUnsent(unsent.clientMessageID)
+      #expect(try store.rooms().first?.lastMessage?.seq == 4)
+    }
   }
 
   @Test("v5 (damaged files carried over)")
   func v5() throws {
-    let (store, cleanUp) = try Self.open(5)
-    defer { cleanUp() }
-    try Self.expectCommonContent(store)
-    #expect(try store.queuedEventCount() == 2)
+    try Self.withFixture(5) { store throws in
+      #expect(try store.queuedEventCount() == 2)
+    }
   }
 
   /// Writes the fixture of the current schema (run once per released schema, with
