@@ -19,7 +19,8 @@ extension TargetType {
   /// Builds the HTTP request this target describes.
   ///
   /// The path is appended to `baseURL`'s path (the provider's server) as is (it is already
-  /// percent-encoded, see ``Path``),
+  /// percent-encoded, see ``Path``); a path with an empty segment (`/posts/`, what an empty ID
+  /// fills in) throws ``NetworkError/invalidRequest(_:)`` instead of reaching another route;
   /// query items are percent-encoded so only unreserved characters stay literal, JSON bodies use
   /// `encoder`, and `Content-Type` is set for bodies unless the target's headers set it.
   public func encodedRequest(
@@ -33,6 +34,14 @@ extension TargetType {
       let scheme = components.scheme, let host = components.host, !host.isEmpty
     else {
       throw .invalidRequest("the base URL \(baseURL) needs a scheme and a host")
+    }
+    // An empty segment (`/posts/`, `/posts//like`) is what an empty ID fills in: refused, so it
+    // cannot reach a neighbouring route such as the list at `/posts`.
+    let segments = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
+    if !segments.isEmpty,
+      segments.split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+    {
+      throw .invalidRequest("the path \(path) has an empty segment (an empty ID?)")
     }
 
     var body: Data?

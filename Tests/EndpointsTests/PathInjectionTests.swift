@@ -95,6 +95,19 @@ struct PathInjectionTests {
     }
   }
 
+  @Test("an empty identifier is refused, never sent to a neighbouring route")
+  func emptyIdentifier() {
+    for route in Self.routes(withID: "") {
+      #expect(route.path.contains("//") || route.path.hasSuffix("/"), "\(route.path)")
+      #expect("\(route.operation.id)") {
+        try route.encodedRequest(baseURL: RouteExamples.baseURL, using: .qapple())
+      } throws: { error in
+        guard case .invalidRequest(let reason) = error as? NetworkError else { return false }
+        return reason.contains("empty segment")
+      }
+    }
+  }
+
   static let hostileTexts = [
     "a&b=c", "=", "+", "c++ & swift", "#태그", "한글 검색어", "100%", "a b", "?q=x&limit=1",
     "🍎 apple",

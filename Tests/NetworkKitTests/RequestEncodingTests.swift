@@ -79,6 +79,25 @@ struct RequestEncodingTests {
     }
   }
 
+  @Test(arguments: ["/posts/", "/posts//like", "//", "posts/"])
+  func refusesPathsWithAnEmptySegment(path: String) {
+    #expect {
+      try TestTarget(.delete, path, on: base).encodedRequest()
+    } throws: { error in
+      guard case .invalidRequest(let reason) = error as? NetworkError else { return false }
+      return reason.contains("empty segment")
+    }
+  }
+
+  @Test func anEmptyIDInARouterIsRefusedNotSentToTheList() {
+    #expect(throws: NetworkError.self) {
+      try TestTarget(.get, Path.make("posts", ""), on: base).encodedRequest()
+    }
+    #expect(throws: Never.self) {
+      try TestTarget(.get, "/", on: base).encodedRequest()
+    }
+  }
+
   @Test func rejectsBaseURLsWithoutHost() {
     let target = TestTarget(.get, "/x", on: URL(string: "file:///tmp")!)
     #expect(throws: NetworkError.self) { try target.encodedRequest() }
