@@ -18,7 +18,7 @@ public final class UsersModel {
   }
 
   /// How long typing must pause before the search runs.
-  public static let searchDebounce = Duration.milliseconds(300)
+  public static let searchDebounce: Duration = LatestSearch.pause
 
   /// The search field (a nickname or part of one).
   public private(set) var searchText = ""

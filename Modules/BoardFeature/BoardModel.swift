@@ -26,7 +26,7 @@ public final class BoardModel {
   }
 
   /// How long the search text must rest before the server is asked.
-  public static let searchDebounce: Duration = .milliseconds(300)
+  public static let searchDebounce: Duration = LatestSearch.pause
 
   /// The search field's text as typed.
   public private(set) var searchText = ""

@@ -16,7 +16,7 @@ public final class GroupDetailModel: Identifiable {
   }
 
   /// Members per page.
-  public static let pageSize = 20
+  public static let pageSize = PageRequest.defaultLimit
 
   /// The group.
   public let groupID: StudyGroup.ID

@@ -19,9 +19,9 @@ public final class GroupsModel {
   }
 
   /// How long the search text must rest before it is searched.
-  public static let searchDebounce: Duration = .milliseconds(300)
+  public static let searchDebounce: Duration = LatestSearch.pause
   /// Groups per page.
-  public static let pageSize = 20
+  public static let pageSize = PageRequest.defaultLimit
 
   /// The search field's text.
   public private(set) var searchText = ""

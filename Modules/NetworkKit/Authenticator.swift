@@ -96,6 +96,8 @@ public actor Authenticator {
 
   /// How long before expiry the token is refreshed proactively.
   public nonisolated let leeway: Duration
+  /// The leeway an authenticator starts with: 60 s.
+  public static let defaultLeeway: Duration = .seconds(60)
   /// How many refreshes may start within ``refreshWindow``.
   public nonisolated let refreshLimit: Int
   /// The sliding window for ``refreshLimit``.
@@ -138,7 +140,8 @@ public actor Authenticator {
   ///
   /// - Parameters:
   ///   - store: Where the credentials persist.
-  ///   - leeway: Refresh before sending when the token expires within this interval.
+  ///   - leeway: Refresh before sending when the token expires within this interval;
+  ///     ``defaultLeeway`` (60 s) by default.
   ///   - refreshLimit: The most refreshes allowed within `refreshWindow`.
   ///   - refreshWindow: The sliding window of the refresh limit.
   ///   - clock: The clock that measures the refresh window.
@@ -150,7 +153,7 @@ public actor Authenticator {
   ///   - refresh: Exchanges a refresh token for new credentials.
   public init(
     store: any CredentialStore,
-    leeway: Duration = .seconds(60),
+    leeway: Duration = Authenticator.defaultLeeway,
     refreshLimit: Int = 5,
     refreshWindow: Duration = .seconds(30),
     clock: any Clock<Duration> = ContinuousClock(),

@@ -14,10 +14,16 @@ public struct Backoff: Sendable {
   /// Returns a random number in the given range; injected so tests get exact delays.
   public var random: @Sendable (ClosedRange<Double>) -> Double
 
-  /// Creates a backoff; by default 0.5 s base, 30 s cap and the system random generator.
+  /// The base delay NetworkKit starts with, for HTTP retries and reconnects alike: 0.5 s.
+  public static let defaultBaseDelay: Duration = .milliseconds(500)
+  /// The cap NetworkKit starts with, for HTTP retries and reconnects alike: 30 s.
+  public static let defaultMaxDelay: Duration = .seconds(30)
+
+  /// Creates a backoff; by default ``defaultBaseDelay`` (0.5 s), ``defaultMaxDelay`` (30 s) and
+  /// the system random generator.
   public init(
-    baseDelay: Duration = .milliseconds(500),
-    maxDelay: Duration = .seconds(30),
+    baseDelay: Duration = Backoff.defaultBaseDelay,
+    maxDelay: Duration = Backoff.defaultMaxDelay,
     random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
   ) {
     self.baseDelay = baseDelay

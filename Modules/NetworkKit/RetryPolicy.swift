@@ -34,8 +34,8 @@ public struct RetryPolicy: Sendable {
   /// Creates a policy.
   public init(
     maxAttempts: Int = 3,
-    baseDelay: Duration = .milliseconds(500),
-    maxDelay: Duration = .seconds(30),
+    baseDelay: Duration = Backoff.defaultBaseDelay,
+    maxDelay: Duration = Backoff.defaultMaxDelay,
     retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
     idempotentMethods: Set<HTTPRequest.Method> = [.get, .head, .put, .delete, .options],
     deletedStatusCodes: Set<Int> = [404, 410],
@@ -50,7 +50,7 @@ public struct RetryPolicy: Sendable {
     self.random = random
   }
 
-  /// Three attempts, 0.5 s base delay, 30 s cap.
+  /// Three attempts, ``Backoff``'s default base delay (0.5 s) and cap (30 s).
   public static var `default`: RetryPolicy { RetryPolicy() }
 
   /// No retries.

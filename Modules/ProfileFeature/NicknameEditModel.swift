@@ -38,7 +38,7 @@ public final class NicknameEditModel: Identifiable {
   }
 
   /// How long typing must pause before the service is asked.
-  public static let debounce: Duration = .milliseconds(300)
+  public static let debounce: Duration = LatestSearch.pause
 
   /// The nickname before editing.
   public let current: Nickname

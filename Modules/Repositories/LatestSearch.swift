@@ -11,6 +11,10 @@ public final class LatestSearch {
   public private(set) var current = 0
   private var waiting: Task<Void, Never>?
 
+  /// How long typing must rest before a screen asks the service, the same for every field that
+  /// checks or searches as the user types: 300 ms.
+  public static let pause: Duration = .milliseconds(300)
+
   /// Creates the searches of one field.
   public init() {}
 

@@ -33,7 +33,8 @@ public struct LiveConfiguration: Sendable {
   public var clock: any Clock<Duration>
   /// The wall-clock time: token expiry, `Retry-After` dates, ban end dates.
   public var now: @Sendable () -> Date
-  /// Refresh the access token when it expires within this interval.
+  /// Refresh the access token when it expires within this interval; NetworkKit's
+  /// `Authenticator.defaultLeeway` (60 s) by default.
   public var tokenRefreshLeeway: Duration
   /// How analytics events are batched and when they are uploaded.
   public var analytics: AnalyticsOptions
@@ -62,7 +63,7 @@ public struct LiveConfiguration: Sendable {
     retryPolicy: RetryPolicy = .default,
     clock: any Clock<Duration> = ContinuousClock(),
     now: @escaping @Sendable () -> Date = { Date() },
-    tokenRefreshLeeway: Duration = .seconds(60),
+    tokenRefreshLeeway: Duration = Authenticator.defaultLeeway,
     analytics: AnalyticsOptions = AnalyticsOptions(),
     refreshesProfileOnRestore: Bool = true,
     plugins: [any NetworkPlugin] = [],

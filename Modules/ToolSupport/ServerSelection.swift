@@ -98,7 +98,7 @@ public struct OutputOptions: ParsableArguments, Sendable {
 public struct PageOptions: ParsableArguments, Sendable {
   /// How many items to fetch.
   @Option(help: "How many items to show (1-\(PageRequest.maximumLimit)).")
-  public var limit = 20
+  public var limit = PageRequest.defaultLimit
 
   /// Where to continue.
   @Option(help: "Continue after this cursor (printed as next_cursor by the previous page).")

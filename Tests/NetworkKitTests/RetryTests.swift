@@ -25,6 +25,18 @@ struct RetryPolicyTests {
     #expect(ranges.map(\.upperBound) == [0.5, 1, 2, 4, 8, 16, 30, 30])
   }
 
+  @Test func httpRetriesAndReconnectsStartFromTheSameBackoff() {
+    #expect(Backoff.defaultBaseDelay == .milliseconds(500))
+    #expect(Backoff.defaultMaxDelay == .seconds(30))
+    let policy = RetryPolicy.default
+    let backoff = Backoff()
+    #expect(policy.baseDelay == backoff.baseDelay)
+    #expect(policy.maxDelay == backoff.maxDelay)
+    let socket = WebSocketConnection.Configuration(url: URL(string: "ws://x")!, heartbeat: nil)
+    #expect(socket.backoff.baseDelay == Backoff.defaultBaseDelay)
+    #expect(socket.backoff.maxDelay == Backoff.defaultMaxDelay)
+  }
+
   @Test func aRetriedDeleteThatFindsItsResourceGoneHasCompleted() {
     let policy = RetryPolicy.default
     let delete = HTTPRequest(method: .delete, scheme: "https", authority: "x", path: "/posts/1")

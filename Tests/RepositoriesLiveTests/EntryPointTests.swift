@@ -56,6 +56,12 @@ struct EntryPointTests {
     #endif
   }
 
+  @Test func theTokenLeewayIsNetworkKitsByDefault() {
+    let configuration = LiveConfiguration(baseURL: URL(string: "https://api.qapple.test")!)
+    #expect(configuration.tokenRefreshLeeway == Authenticator.defaultLeeway)
+    #expect(Authenticator.defaultLeeway == .seconds(60))
+  }
+
   @Test func repositorySetLiveSharesOneSession() async throws {
     let transport = StubTransport()
     let set = RepositorySet.live(

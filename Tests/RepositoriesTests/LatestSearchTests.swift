@@ -12,6 +12,10 @@ import Testing
 @MainActor
 @Suite("LatestSearch", .timeLimit(.minutes(1)))
 struct LatestSearchTests {
+  @Test func everyFieldRestsThreeHundredMilliseconds() {
+    #expect(LatestSearch.pause == .milliseconds(300))
+  }
+
   @Test func aSearchRunsAfterItsPauseUnlessANewerChangeCameFirst() async throws {
     let clock = TestClock()
     let searches = LatestSearch()

@@ -36,9 +36,9 @@ extension ChatSync {
 
 extension ChatSyncOptions {
   /// The live client's options: its logger and wall clock, `clock` for waits, and NetworkKit's
-  /// full-jitter backoff (0.5 s base, 30 s cap).
+  /// full-jitter backoff with its defaults (0.5 s base, 30 s cap), as HTTP retries use.
   static func live(_ configuration: LiveConfiguration, clock: any Clock<Duration>) -> Self {
-    let backoff = Backoff(baseDelay: .milliseconds(500), maxDelay: .seconds(30))
+    let backoff = Backoff()
     return ChatSyncOptions(
       clock: clock, now: configuration.now, logger: configuration.logger,
       retryDelay: { backoff.delay(beforeRetry: $0) })
