@@ -52,6 +52,26 @@ public struct CalendarDay: Hashable, Sendable, Comparable, CustomStringConvertib
     self.init(dayNumber: Int(clamped))
   }
 
+  /// The first instant of the day in `timeZone` (the service's days begin at midnight in
+  /// Seoul): `CalendarDay(containing: day.start(in: zone), in: zone) == day`, and the instant
+  /// before it belongs to the day before. Where a daylight-saving change skips midnight, the day
+  /// starts at the change.
+  public func start(in timeZone: TimeZone = .seoul) -> Date {
+    let local = Double(dayNumber) * 86_400
+    func offset(at instant: Double) -> Double {
+      Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: instant)))
+    }
+    // Read the offset where midnight would be, then once more at the instant it gives.
+    let guess = local - offset(at: local)
+    let start = Date(timeIntervalSince1970: local - offset(at: guess))
+    if CalendarDay(containing: start, in: timeZone) < self,
+      let change = timeZone.nextDaylightSavingTimeTransition(after: start)
+    {
+      return change
+    }
+    return start
+  }
+
   /// `YYYY-MM-DD`.
   public var iso8601: String {
     let y = String(year)

@@ -259,7 +259,7 @@ struct Users: AsyncParsableCommand {
       }
       let end: Date?
       if let until {
-        end = try Users.startOfDay(try ArgumentParsing.day(until))
+        end = try ArgumentParsing.day(until).start(in: .seoul)
       } else if let days {
         end = Date().addingTimeInterval(Double(days) * 86_400)
       } else {
@@ -296,14 +296,4 @@ struct Users: AsyncParsableCommand {
     }
   }
 
-  /// Midnight at the start of `day` in Seoul, where the service's days begin.
-  static func startOfDay(_ day: CalendarDay) throws(ToolError) -> Date {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = .seoul
-    let components = DateComponents(year: day.year, month: day.month, day: day.day)
-    guard let date = calendar.date(from: components) else {
-      throw ToolError("--until \(day) is not a day the calendar knows", exitCode: .usage)
-    }
-    return date
-  }
 }

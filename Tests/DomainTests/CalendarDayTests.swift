@@ -164,6 +164,31 @@ struct CalendarDayTests {
   }
 
   @Test(
+    "A day starts at its midnight, the inverse of the day containing an instant",
+    arguments: [
+      ("2026-11-21", "Asia/Seoul", "2026-11-20T15:00:00Z"),
+      ("2027-01-01", "Asia/Seoul", "2026-12-31T15:00:00Z"),
+      // Korean summer time: midnight was UTC+10.
+      ("1988-07-02", "Asia/Seoul", "1988-07-01T14:00:00Z"),
+      ("2026-11-21", "UTC", "2026-11-21T00:00:00Z"),
+      ("2026-03-08", "America/Los_Angeles", "2026-03-08T08:00:00Z"),
+      ("2026-03-09", "America/Los_Angeles", "2026-03-09T07:00:00Z"),
+      // Brazil's summer time began at midnight: 2018-11-04 00:00 did not exist, 01:00 came.
+      ("2018-11-04", "America/Sao_Paulo", "2018-11-04T03:00:00Z"),
+      ("2018-11-05", "America/Sao_Paulo", "2018-11-05T02:00:00Z"),
+    ])
+  func start(day text: String, zone: String, expected: String) throws {
+    let day = try CalendarDay(iso8601: text)
+    let timeZone = try #require(TimeZone(identifier: zone))
+    let start = day.start(in: timeZone)
+    #expect(start == (try Date(expected, strategy: .iso8601)))
+    #expect(CalendarDay(containing: start, in: timeZone) == day)
+    #expect(
+      CalendarDay(containing: start.addingTimeInterval(-1), in: timeZone) == day.adding(days: -1))
+    if zone == "Asia/Seoul" { #expect(day.start() == start) }
+  }
+
+  @Test(
     "The day containing an instant in other time zones",
     arguments: [
       ("2026-11-20T15:00:00Z", "UTC", "2026-11-20"),

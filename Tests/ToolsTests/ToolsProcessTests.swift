@@ -411,8 +411,13 @@ struct ToolsProcessTests {
     let rooms = try await tools.run("qapple", "chat", "rooms", "--json")
     let room = try #require(try rooms.decode(ListOutput<ChatRoomOutput>.self).items.first).id
     // Banned: the send is refused and stays in the room's cache as failed.
-    let ban = try await tools.run("qapple-admin", "users", "ban", id, "--reason", "a test")
+    // Until a day: the ban ends at that day's midnight in Seoul.
+    let ban = try await tools.run(
+      "qapple-admin", "users", "ban", id, "--reason", "a test", "--until", "2099-01-01", "--json")
     #expect(ban.status == 0, "\(ban)")
+    #expect(
+      try ban.decode(AdminUserOutput.self).bannedUntil
+        == (try Date("2098-12-31T15:00:00Z", strategy: .iso8601)))
     let refused = try await tools.run("qapple", "chat", "send", room, "while banned")
     #expect(refused.status != 0, "\(refused)")
     #expect(try await tools.run("qapple-admin", "users", "unban", id).status == 0)

@@ -77,7 +77,7 @@ extension RouteTable {
     }
     addPage(.meMyAnswers, AnswerDTO.init) { try $0.engine.myAnswers($1, as: $2) }
     // Not a contract operation: serves the pictures `avatar_url` points at.
-    add(serverOnly: "Avatars.image", .get, "/avatars/{user_id}") { call in
+    add(serverOnly: "Avatars.image", .get, "\(ServiceEngine.avatarsPath)/{user_id}") { call in
       let image = try call.engine.avatar(of: call.id("user_id"))
       let headers: HTTPFields = [
         .contentType: image.contentType, .cacheControl: "public, max-age=31536000, immutable",

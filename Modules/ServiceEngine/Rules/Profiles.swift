@@ -133,11 +133,15 @@ extension ServiceEngine {
             data = excluded.data, updated_at = excluded.updated_at
           """,
         arguments: [viewer.key, image.contentType, image.data, moment.millis])
-      user.avatarUrl = "/avatars/\(PublicID.user(viewer.key))?v=\(moment.millis)"
+      user.avatarUrl = "\(Self.avatarsPath)/\(PublicID.user(viewer.key))?v=\(moment.millis)"
       try user.update(db)
       return try Users.user(db, user, moment)
     }
   }
+
+  /// Where the pictures are served, `/avatars`: a user's is at `/avatars/<user id>`
+  /// (``avatar(of:)``), the path ``uploadAvatar(_:as:)`` puts in their `avatarURL`.
+  public static let avatarsPath = "/avatars"
 
   /// The stored picture of a user, or `notFound`.
   public func avatar(of id: User.ID) throws(DomainError) -> AvatarImage {

@@ -267,12 +267,7 @@ private struct SeedLoader {
   }
 
   /// Midnight of `day` in the engine's time zone.
-  func startOfDay(_ day: CalendarDay) -> Date {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = engine.configuration.timeZone
-    return calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))
-      ?? now
-  }
+  func startOfDay(_ day: CalendarDay) -> Date { day.start(in: engine.configuration.timeZone) }
 
   mutating func load(_ seed: ServiceEngine.Seed, into data: inout ServiceEngine.SeededData) throws {
     for user in seed.users {
