@@ -36,10 +36,10 @@ public enum DomainError: Error, Hashable, Sendable, CustomStringConvertible {
     case .validation(let error): error.description
     case .nicknameTaken: "That nickname is taken. Try another one."
     case .alreadyReported: "You already reported this. Moderators will review it."
-    case .banned: "Your account is banned from posting. Contact the moderators."
+    case .banned: "Your account is banned from posting; you can still read. Contact the moderators."
     case .notFound: "This no longer exists or was hidden."
     case .forbidden: "You are not allowed to do that."
-    case .answerRequired: "Answer today's question to see what others wrote."
+    case .answerRequired: "Answer this question first to see what others wrote."
     case .conflict(let message): message
     case .signedOut: "Your session ended. Please sign in again."
     case .offline: "You appear to be offline. Check your connection and try again."

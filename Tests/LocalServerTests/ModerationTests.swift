@@ -132,10 +132,11 @@ struct ModerationTests {
       #expect(banned.isHidden)
       try await h.expectError(.notFound, "not_found", .get, "/posts/\(post.id)", token: late)
 
-      // Banned: every write is 403 banned, reads still work.
-      try await h.expectError(
+      // Banned: every write is 403 banned, in the Domain's words; reads still work.
+      let refused = try await h.expectError(
         .forbidden, "banned", .post, "/posts", token: author,
         json: CreatePostRequest(content: "Let me back in", isAnonymous: true))
+      #expect(refused.error?.message == DomainError.banned.description)
       try await h.expectError(
         .forbidden, "banned", .patch, "/me", token: author, json: UpdateProfileRequest(cohort: "x"))
       let me = try await h.expect(.ok, UserDTO.self, .get, "/me", token: author)
@@ -172,9 +173,13 @@ struct ModerationTests {
       #expect(banned.user.isBanned)
       #expect(banned.bannedUntil == until)
       #expect(banned.banReason == "Cooling off")
-      try await h.expectError(
+      let refused = try await h.expectError(
         .forbidden, "banned", .post, "/posts", token: session.accessToken,
         json: CreatePostRequest(content: "hi", isAnonymous: true))
+      #expect(
+        refused.error?.message
+          == DomainError.banned.description
+          + " The ban ends at \(QappleCoding.string(from: until)).")
       let adminPost = try await h.post("Rules of the board", token: admin)
       try await h.expectError(
         .forbidden, "banned", .post, "/reports", token: session.accessToken,

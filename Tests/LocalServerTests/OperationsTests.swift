@@ -24,6 +24,8 @@ struct OperationsTests {
         .tooManyRequests, "rate_limited", .post, "/posts", token: token,
         json: CreatePostRequest(content: "One too many", isAnonymous: true))
       #expect(limited.headers[.retryAfter] == "6")
+      #expect(
+        limited.error?.message == DomainError.rateLimited(retryAfter: .seconds(6)).description)
       // Reads are not limited; public writes count per address (sign-up used all four).
       _ = try await h.expect(.ok, PageDTO<PostDTO>.self, .get, "/posts", token: token)
       try await h.expectError(

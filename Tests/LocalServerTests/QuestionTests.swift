@@ -55,7 +55,8 @@ struct QuestionTests {
       _ = try await h.expect(
         .created, AnswerDTO.self, .post, path, token: alice,
         json: CreateAnswerRequest(content: "Coffee"))
-      try await h.expectError(.forbidden, "answer_required", .get, path, token: bob)
+      let locked = try await h.expectError(.forbidden, "answer_required", .get, path, token: bob)
+      #expect(locked.error?.message == DomainError.answerRequired.description)
       try await h.expectError(
         .badRequest, "validation_failed", field: "content", .post, path, token: bob,
         json: CreateAnswerRequest(content: String(repeating: "가", count: 251)))

@@ -60,21 +60,13 @@ struct APIError: Error, Sendable, CustomStringConvertible {
     APIError(status: .forbidden, code: .forbidden, message: message)
   }
 
-  /// The account is banned from writing.
+  /// The account is banned from writing: `DomainError.banned`'s sentence, and the ban's end
+  /// when it has one.
   static func banned(until: Date?) -> APIError {
-    let message =
-      if let until {
-        "Your account is banned until \(QappleCoding.string(from: until)); you can still read."
-      } else {
-        "Your account is banned; you can still read. Contact the moderators."
-      }
-    return APIError(status: .forbidden, code: .banned, message: message)
+    let end = until.map { " The ban ends at \(QappleCoding.string(from: $0))." } ?? ""
+    return APIError(
+      status: .forbidden, code: .banned, message: DomainError.banned.description + end)
   }
-
-  /// Others' answers stay hidden until the caller answered.
-  static let answerRequired = APIError(
-    status: .forbidden, code: .answerRequired,
-    message: "Answer this question first to see what others wrote.")
 
   // MARK: 404, 405
 
@@ -108,11 +100,12 @@ struct APIError: Error, Sendable, CustomStringConvertible {
       message: "The request body is larger than \(limit) bytes.")
   }
 
-  /// Too many writes; `Retry-After` says when to try again.
+  /// Too many writes (`DomainError.rateLimited`'s sentence); `Retry-After` says when to try
+  /// again.
   static func rateLimited(retryAfter seconds: Int) -> APIError {
     var error = APIError(
       status: .tooManyRequests, code: .rateLimited,
-      message: "Too many requests; try again in \(seconds) seconds.")
+      message: DomainError.rateLimited(retryAfter: .seconds(seconds)).description)
     error.headers[.retryAfter] = String(seconds)
     return error
   }
@@ -182,11 +175,11 @@ extension APIError {
     case .forbidden:
       self = .forbidden(error.description)
     case .answerRequired:
-      self = .answerRequired
+      self = APIError(status: .forbidden, code: .answerRequired, message: error.description)
     case .conflict(let message):
       self = .conflict(message)
     case .signedOut:
-      self = .unauthorized("The session is not valid; sign in again.")
+      self = .unauthorized(error.description)
     case .rateLimited(let retryAfter):
       self = .rateLimited(retryAfter: Int((retryAfter ?? .seconds(1)).wholeSecondsRoundedUp))
     case .offline, .timeout, .server:
