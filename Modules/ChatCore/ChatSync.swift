@@ -18,9 +18,15 @@ public struct ChatSyncOptions: Sendable {
   /// How long a send over the channel may wait for its acknowledgement before the outbox
   /// sends it again (the server de-duplicates by client message id).
   public var ackTimeout: Duration
-  /// How many messages a catch-up asks the server for per page (1 to
-  /// `PageRequest.maximumLimit`, what the server allows).
-  public var pageSize: Int
+  /// How many messages a catch-up asks the server for per page, kept within 1 to
+  /// `PageRequest.maximumLimit` (what the server allows) when set, too: a catch-up reads a
+  /// shorter page as the end of the history, so a larger size would skip what the server's
+  /// clamped page left out.
+  public var pageSize: Int {
+    didSet { pageSize = Self.clamped(pageSize) }
+  }
+
+  private static func clamped(_ size: Int) -> Int { min(max(size, 1), PageRequest.maximumLimit) }
 
   /// Creates the options.
   public init(
@@ -36,7 +42,7 @@ public struct ChatSyncOptions: Sendable {
     self.logger = logger
     self.retryDelay = retryDelay
     self.ackTimeout = ackTimeout
-    self.pageSize = min(max(pageSize, 1), PageRequest.maximumLimit)
+    self.pageSize = Self.clamped(pageSize)
   }
 }
 

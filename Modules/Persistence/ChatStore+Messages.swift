@@ -21,21 +21,28 @@ extension ChatStore {
   /// stored one (read here before the server applied it) counts at least the server's unread
   /// messages less those the stored cursor may have read (one per `seq` it is ahead), or the
   /// stored messages after the cursor when they are more.
-  public func saveRooms(_ rooms: [ChatRoom]) throws(PersistenceError) {
-    try saveRooms(rooms, droppingUnlisted: false)
+  ///
+  /// - Parameter continuing: The rooms are a later page of the list (read with a cursor): they
+  ///   are ordered after every room stored, instead of from the top, so ``rooms()`` keeps the
+  ///   pages' order.
+  public func saveRooms(_ rooms: [ChatRoom], continuing: Bool = false) throws(PersistenceError) {
+    try saveRooms(rooms, droppingUnlisted: false, continuing: continuing)
   }
 
-  /// Stores the server's whole room list like ``saveRooms(_:)`` and drops the listed rooms it
+  /// Stores the server's whole room list like ``saveRooms(_:continuing:)`` and drops the listed rooms it
   /// no longer holds (the user left them, or their group was deleted) with their messages. A
   /// room where unsent messages wait stays until they are sent, or failed and deleted.
   public func replaceRooms(_ rooms: [ChatRoom]) throws(PersistenceError) {
-    try saveRooms(rooms, droppingUnlisted: true)
+    try saveRooms(rooms, droppingUnlisted: true, continuing: false)
   }
 
   private func saveRooms(
-    _ rooms: [ChatRoom], droppingUnlisted: Bool
+    _ rooms: [ChatRoom], droppingUnlisted: Bool, continuing: Bool
   ) throws(PersistenceError) {
     try write { db in
+      let first =
+        continuing
+        ? (try Int.fetchOne(db, sql: "SELECT MAX(position) + 1 FROM room") ?? 0) : 0
       let statement = try db.cachedStatement(
         sql: """
           INSERT INTO room (id, kind, peer_id, title, unread_count, read_seq, position)
@@ -54,7 +61,8 @@ extension ChatStore {
           case .direct(let user): ("direct", user.rawValue)
           }
         try statement.execute(arguments: [
-          room.id.rawValue, kind, peer, room.title, room.unreadCount, room.lastReadSeq, position,
+          room.id.rawValue, kind, peer, room.title, room.unreadCount, room.lastReadSeq,
+          first + position,
         ])
         try Self.list(room.lastMessage, of: room.id, db)
       }

@@ -32,7 +32,7 @@ struct Chat: AsyncParsableCommand {
         let user = try await connection.requireSignedIn()
         let rooms = try await connection.repositories.chat.fetchRooms(page.request)
         let store = try connection.chatStore(for: user.id)
-        try store.saveRooms(rooms.items)
+        try store.saveRooms(rooms.items, continuing: page.request.cursor != nil)
         let list = ListOutput(rooms, ChatRoomOutput.init)
         try ToolOutput(output).emitList(list, empty: "No rooms.") {
           var table = TextTable([

@@ -160,6 +160,18 @@ struct ChatSyncEngineTests {
     }
   }
 
+  @Test("the catch-up page size stays within what the server hands out, when set later too")
+  func pageSizeStaysWithinTheServersLimit() {
+    var options = ChatSyncOptions(retryDelay: { _ in .zero }, pageSize: 500)
+    #expect(options.pageSize == PageRequest.maximumLimit)
+    options.pageSize = 150
+    #expect(options.pageSize == PageRequest.maximumLimit)
+    options.pageSize = 0
+    #expect(options.pageSize == 1)
+    options.pageSize = 40
+    #expect(options.pageSize == 40)
+  }
+
   @Test("a read mark made offline reaches the server on the next link, with no screen open")
   func readMarkAfterReconnect() async throws {
     let rig = try Rig()

@@ -230,6 +230,21 @@ struct ChatStoreTests {
     #expect(try await iterator.next()??.lastMessage?.seq == 1)
   }
 
+  @Test("a later page of the room list is ordered after the rooms stored, not among them")
+  func laterPagesFollowEarlierOnes() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    try store.saveRooms([
+      ChatRoom(id: "room_a", kind: .group("g_a"), title: "A"),
+      ChatRoom(id: "room_b", kind: .group("g_b"), title: "B"),
+    ])
+    try store.saveRooms(
+      [
+        ChatRoom(id: "room_c", kind: .group("g_c"), title: "C"),
+        ChatRoom(id: "room_d", kind: .group("g_d"), title: "D"),
+      ], continuing: true)
+    #expect(try store.rooms().map(\.id) == ["room_a", "room_b", "room_c", "room_d"])
+  }
+
   @Test("the whole room list drops the rooms it no longer holds, unless unsent messages wait")
   func replaceRooms() throws {
     let store = try ChatStore(at: .inMemory, owner: mina.id)
