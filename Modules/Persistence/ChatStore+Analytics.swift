@@ -108,13 +108,15 @@ extension ChatStore {
   private static func events(_ rows: [Row], _ db: Database) throws -> [AnalyticsEvent] {
     var events: [AnalyticsEvent] = []
     for row in rows {
-      let properties = try? JSONDecoder().decode(
-        [String: String].self, from: Data((row["properties"] as String).utf8))
-      if let properties,
+      let properties = (row.typed("properties") as String?).flatMap {
+        try? JSONDecoder().decode([String: String].self, from: Data($0.utf8))
+      }
+      if let properties, let name: String = row.typed("name"),
+        let occurredAt: Double = row.typed("occurred_at"),
         let event = try? AnalyticsEvent(
-          name: row["name"], properties: properties,
-          occurredAt: Date(timeIntervalSince1970: row["occurred_at"]),
-          sessionID: row["session_id"])
+          name: name, properties: properties,
+          occurredAt: Date(timeIntervalSince1970: occurredAt),
+          sessionID: row.typed("session_id"))
       {
         events.append(event)
       } else {

@@ -396,20 +396,30 @@ extension ChatStore {
     try Row.fetchAll(db, sql: sql, arguments: arguments).map(message)
   }
 
-  static func message(_ row: Row) -> ChatMessage {
+  /// A stored message; a row holding a value of the wrong type (the file was changed outside
+  /// the app, or damaged) is damage (`SQLITE_CORRUPT`: ``PersistenceError/corrupt(path:reason:)``
+  /// to the caller, and the store can start over, carrying its readable unsent messages over).
+  static func message(_ row: Row) throws -> ChatMessage {
+    guard let stateText: String = row.typed("state"), let id: String = row.typed("id"),
+      let room: String = row.typed("room_id"), let client: String = row.typed("client_message_id"),
+      let sender: String = row.typed("sender_id"), let text: String = row.typed("text"),
+      let createdAt: Double = row.typed("created_at")
+    else {
+      throw DatabaseError(
+        resultCode: .SQLITE_CORRUPT, message: "a stored message holds a value of the wrong type")
+    }
     let state: ChatMessage.DeliveryState =
-      switch row["state"] as String {
+      switch stateText {
       case "pending": .pending
       case "sending": .sending
-      case "failed": .failed(reason: row["failure"] ?? "")
+      case "failed": .failed(reason: row.typed("failure") ?? "")
       default: .sent
       }
     return ChatMessage(
-      id: ChatMessage.ID(rawValue: row["id"]), roomID: ChatRoom.ID(rawValue: row["room_id"]),
-      seq: row["seq"], clientMessageID: UUID(uuidString: row["client_message_id"]) ?? UUID(),
+      id: ChatMessage.ID(rawValue: id), roomID: ChatRoom.ID(rawValue: room),
+      seq: row.typed("seq"), clientMessageID: UUID(uuidString: client) ?? UUID(),
       sender: UserSummary(
-        id: User.ID(rawValue: row["sender_id"]), nickname: row["sender_nickname"]),
-      text: row["text"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-      deliveryState: state)
+        id: User.ID(rawValue: sender), nickname: row.typed("sender_nickname") ?? ""),
+      text: text, createdAt: Date(timeIntervalSince1970: createdAt), deliveryState: state)
   }
 }

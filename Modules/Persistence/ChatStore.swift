@@ -242,7 +242,7 @@ public final class ChatStore: Sendable {
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: [start])
             while let row = try cursor.next() {
               rows.append(row.copy())
-              next = (field(row, key) as Int64?).map { $0 + 1 } ?? next
+              next = (row.typed(key) as Int64?).map { $0 + 1 } ?? next
             }
           }
           return nil
@@ -287,36 +287,31 @@ public final class ChatStore: Sendable {
       }
       return rows
     }
-    /// The column's value if it has type `T` (`nil` when missing, NULL or of another type).
-    func field<T: DatabaseValueConvertible>(_ row: Row, _ column: String) -> T? {
-      let value: DatabaseValue? = row[column]
-      return value.flatMap { T.fromDatabaseValue($0) }
-    }
     let messages = readable("message", key: "row").compactMap {
       row -> [(any DatabaseValueConvertible)?]? in
-      let state: String? = field(row, "state")
-      let seq: Int64? = field(row, "seq")
+      let state: String? = row.typed("state")
+      let seq: Int64? = row.typed("seq")
       guard seq == nil, let state, ["pending", "sending", "failed"].contains(state),
-        let room: String = field(row, "room_id"),
-        let client: String = field(row, "client_message_id"),
-        let sender: String = field(row, "sender_id"), let text: String = field(row, "text"),
-        let createdAt: Double = field(row, "created_at")
+        let room: String = row.typed("room_id"),
+        let client: String = row.typed("client_message_id"),
+        let sender: String = row.typed("sender_id"), let text: String = row.typed("text"),
+        let createdAt: Double = row.typed("created_at")
       else { return nil }
-      let nickname: String = field(row, "sender_nickname") ?? ""
-      let failure: String? = field(row, "failure")
-      let attempts: Int = field(row, "attempts") ?? 0
+      let nickname: String = row.typed("sender_nickname") ?? ""
+      let failure: String? = row.typed("failure")
+      let attempts: Int = row.typed("attempts") ?? 0
       return [
         room, client, client, sender, nickname, text, createdAt, state, failure, attempts,
       ]
     }
     let events = readable("analytics_event", key: "id").compactMap {
       row -> [(any DatabaseValueConvertible)?]? in
-      guard let name: String = field(row, "name"),
-        let properties: String = field(row, "properties"),
-        let occurredAt: Double = field(row, "occurred_at")
+      guard let name: String = row.typed("name"),
+        let properties: String = row.typed("properties"),
+        let occurredAt: Double = row.typed("occurred_at")
       else { return nil }
-      let session: String? = field(row, "session_id")
-      let batch: String? = field(row, "batch_key")
+      let session: String? = row.typed("session_id")
+      let batch: String? = row.typed("batch_key")
       return [name, properties, occurredAt, session, batch]
     }
     if failed { return nil }
@@ -440,5 +435,15 @@ extension ChatStore.Location {
     case .inMemory: ":memory:"
     case .file(let path): path
     }
+  }
+}
+
+extension Row {
+  /// The column's value if it has type `T`: `nil` when the column is missing, NULL or holds
+  /// another type. Unlike `row[column]`, which traps on a value it cannot convert, a store
+  /// file changed outside the app (or damaged) cannot crash the reader.
+  func typed<T: DatabaseValueConvertible>(_ column: String) -> T? {
+    let value: DatabaseValue? = self[column]
+    return value.flatMap { T.fromDatabaseValue($0) }
   }
 }

@@ -230,6 +230,34 @@ struct ChatStoreTests {
     #expect(try await iterator.next()??.lastMessage?.seq == 1)
   }
 
+  @Test(
+    "a row of the wrong type (a file changed outside the app) never traps: an event is dropped, a message is damage"
+  )
+  func mistypedRowsDoNotTrap() throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let path = folder.path("cache.sqlite")
+    let store = try ChatStore(at: .file(path: path), owner: mina.id)
+    try store.enqueue(events: try screenViews(3))
+    try store.enqueue("hello", to: room, clientMessageID: UUID(), sender: mina, at: epoch)
+    try store.close()
+    try execute("UPDATE analytics_event SET occurred_at = 'soon' WHERE id = 2", in: path)
+    try execute("UPDATE message SET created_at = x'00'", in: path)
+
+    let reopened = try ChatStore(at: .file(path: path), owner: mina.id)
+    let batch = try #require(try reopened.nextEventBatch(size: 10, newKey: "batch-1"))
+    #expect(batch.events.count == 2)
+    #expect(try reopened.queuedEventCount() == 2)
+    #expect {
+      try reopened.outbox()
+    } throws: { error in
+      guard case .corrupt = error as? PersistenceError else { return false }
+      return true
+    }
+    #expect(reopened.damaged != nil)
+    try reopened.close()
+  }
+
   @Test("a later page of the room list is ordered after the rooms stored, not among them")
   func laterPagesFollowEarlierOnes() throws {
     let store = try ChatStore(at: .inMemory, owner: mina.id)
