@@ -29,9 +29,10 @@ extension ChatStore {
     try saveRooms(rooms, droppingUnlisted: false, continuing: continuing)
   }
 
-  /// Stores the server's whole room list like ``saveRooms(_:continuing:)`` and drops the listed rooms it
-  /// no longer holds (the user left them, or their group was deleted) with their messages. A
-  /// room where unsent messages wait stays until they are sent, or failed and deleted.
+  /// Stores the server's whole room list like ``saveRooms(_:continuing:)`` and drops the listed
+  /// rooms it no longer holds (the user left them, or their group was deleted) with their
+  /// messages. A room where unsent messages wait stays until they are sent, or failed and
+  /// deleted.
   public func replaceRooms(_ rooms: [ChatRoom]) throws(PersistenceError) {
     try saveRooms(rooms, droppingUnlisted: true, continuing: false)
   }
