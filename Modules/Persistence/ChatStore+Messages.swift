@@ -352,13 +352,16 @@ extension ChatStore {
   }
 
   /// The newest `limit` messages of `room`, oldest first; unsent ones last, in sending order.
+  /// A `limit` below 1 gives none of the sent ones (SQLite would read a negative one as none
+  /// at all: the whole history).
   public func latestMessages(
     in room: ChatRoom.ID, limit: Int = 50
   ) throws(PersistenceError) -> [ChatMessage] {
     try read { db in try Self.latest(db, room: room.rawValue, limit: limit) }
   }
 
-  /// Up to `limit` stored messages before `seq` (loading older history), oldest first.
+  /// Up to `limit` stored messages before `seq` (loading older history), oldest first; none
+  /// for a `limit` below 1.
   public func messages(
     in room: ChatRoom.ID, before seq: Int64, limit: Int = 50
   ) throws(PersistenceError) -> [ChatMessage] {
@@ -368,7 +371,7 @@ extension ChatStore {
         sql: """
           SELECT * FROM (SELECT * FROM message WHERE room_id = ? AND seq < ?
           ORDER BY seq DESC LIMIT ?) ORDER BY seq
-          """, [room.rawValue, seq, limit])
+          """, [room.rawValue, seq, max(limit, 0)])
     }
   }
 
@@ -378,7 +381,7 @@ extension ChatStore {
       sql: """
         SELECT * FROM (SELECT * FROM message WHERE room_id = ? AND seq IS NOT NULL
         ORDER BY seq DESC LIMIT ?) ORDER BY seq
-        """, [room, limit])
+        """, [room, max(limit, 0)])
     // Unsent messages through the outbox index (state, row): without `INDEXED BY` SQLite picks
     // the (room_id, client_message_id) index and scans the room's whole history (135 ms for
     // 100,000 messages, measured by Benchmarks/run-chat-benchmarks).

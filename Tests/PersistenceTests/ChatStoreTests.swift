@@ -72,6 +72,9 @@ struct ChatStoreTests {
     #expect(try store.latestMessages(in: room).compactMap(\.seq) == [1, 2, 3, 4, 5])
     #expect(try store.latestMessages(in: room, limit: 2).compactMap(\.seq) == [4, 5])
     #expect(try store.messages(in: room, before: 4, limit: 2).compactMap(\.seq) == [2, 3])
+    // A limit below 1 is none, not SQLite's "no limit" for a negative one.
+    #expect(try store.latestMessages(in: room, limit: -1).isEmpty)
+    #expect(try store.messages(in: room, before: 4, limit: -1).isEmpty)
     #expect(try store.syncCursor(of: "room_unknown") == 0)
     #expect(try store.oldestSeq(in: room) == 1)
     #expect(try store.oldestSeq(in: "room_unknown") == nil)
