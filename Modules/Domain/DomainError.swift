@@ -15,7 +15,7 @@ public enum DomainError: Error, Hashable, Sendable, CustomStringConvertible {
   case notFound
   /// The user may not do this (not the author, not an admin).
   case forbidden
-  /// Others' answers stay hidden until the user answers today's question.
+  /// Others' answers to a question stay hidden until the user answers that question.
   case answerRequired
   /// The request conflicts with the current state (e.g. already answered, date taken).
   case conflict(String)

@@ -352,8 +352,8 @@ extension ChatStore {
   }
 
   /// The newest `limit` messages of `room`, oldest first; unsent ones last, in sending order.
-  /// A `limit` below 1 gives none of the sent ones (SQLite would read a negative one as none
-  /// at all: the whole history).
+  /// A `limit` below 1 gives none of the sent ones (SQLite would read a negative `LIMIT` as no
+  /// limit: the whole history).
   public func latestMessages(
     in room: ChatRoom.ID, limit: Int = 50
   ) throws(PersistenceError) -> [ChatMessage] {
