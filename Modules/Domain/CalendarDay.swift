@@ -55,7 +55,7 @@ public struct CalendarDay: Hashable, Sendable, Comparable, CustomStringConvertib
   /// The first instant of the day in `timeZone` (the service's days begin at midnight in
   /// Seoul): `CalendarDay(containing: day.start(in: zone), in: zone) == day`, and the instant
   /// before it belongs to the day before. Where a daylight-saving change skips midnight, the day
-  /// starts at the change.
+  /// starts at the change; where one repeats midnight, the day starts at the first.
   public func start(in timeZone: TimeZone = .seoul) -> Date {
     let local = Double(dayNumber) * 86_400
     func offset(at instant: Double) -> Double {
@@ -63,7 +63,14 @@ public struct CalendarDay: Hashable, Sendable, Comparable, CustomStringConvertib
     }
     // Read the offset where midnight would be, then once more at the instant it gives.
     let guess = local - offset(at: local)
-    let start = Date(timeIntervalSince1970: local - offset(at: guess))
+    var start = Date(timeIntervalSince1970: local - offset(at: guess))
+    // Where clocks fall back across midnight from a later hour (Amman: 01:00 back to 00:00),
+    // midnight comes twice; the first one, read with the offset in force before, is the start.
+    let earlier = local - offset(at: start.timeIntervalSince1970 - 1)
+    if earlier < start.timeIntervalSince1970 {
+      let candidate = Date(timeIntervalSince1970: earlier)
+      if CalendarDay(containing: candidate, in: timeZone) == self { start = candidate }
+    }
     if CalendarDay(containing: start, in: timeZone) < self,
       let change = timeZone.nextDaylightSavingTimeTransition(after: start)
     {

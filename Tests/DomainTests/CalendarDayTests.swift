@@ -176,6 +176,11 @@ struct CalendarDayTests {
       // Brazil's summer time began at midnight: 2018-11-04 00:00 did not exist, 01:00 came.
       ("2018-11-04", "America/Sao_Paulo", "2018-11-04T03:00:00Z"),
       ("2018-11-05", "America/Sao_Paulo", "2018-11-05T02:00:00Z"),
+      // Jordan's summer time ended at 01:00, back to 00:00: midnight came twice (UTC+3, then +2).
+      ("2021-10-29", "Asia/Amman", "2021-10-28T21:00:00Z"),
+      ("2021-10-30", "Asia/Amman", "2021-10-29T22:00:00Z"),
+      // Chile's ended at 24:00, back to 23:00: the clock never showed the first midnight.
+      ("2022-04-03", "America/Santiago", "2022-04-03T04:00:00Z"),
     ])
   func start(day text: String, zone: String, expected: String) throws {
     let day = try CalendarDay(iso8601: text)
