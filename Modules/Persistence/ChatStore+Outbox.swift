@@ -126,15 +126,22 @@ extension ChatStore {
         ORDER BY r.position, r.id
         """, arguments: [owner, room, room]
     ).map { row in
-      let id: String = row["id"]
-      let peer: String = row["peer_id"] ?? ""
+      // A value of the wrong type is damage, as in a message row (`message(_:)`).
+      guard let id: String = row.typed("id"), let kindText: String = row.typed("kind"),
+        let title: String = row.typed("title"), let syncSeq: Int64 = row.typed("sync_seq"),
+        let readSeq: Int64 = row.typed("read_seq"), let unread: Int = row.typed("unread")
+      else {
+        throw DatabaseError(
+          resultCode: .SQLITE_CORRUPT, message: "a stored room holds a value of the wrong type")
+      }
+      let peer: String = row.typed("peer_id") ?? ""
       let kind: ChatRoom.Kind =
-        row["kind"] == "direct"
+        kindText == "direct"
         ? .direct(User.ID(rawValue: peer)) : .group(StudyGroup.ID(rawValue: peer))
-      let last = try unsent(db, room: id) ?? newestSent(db, room: id, syncSeq: row["sync_seq"])
+      let last = try unsent(db, room: id) ?? newestSent(db, room: id, syncSeq: syncSeq)
       return ChatRoom(
-        id: ChatRoom.ID(rawValue: id), kind: kind, title: row["title"], lastMessage: last,
-        unreadCount: row["unread"], lastReadSeq: row["read_seq"])
+        id: ChatRoom.ID(rawValue: id), kind: kind, title: title, lastMessage: last,
+        unreadCount: unread, lastReadSeq: readSeq)
     }
   }
 

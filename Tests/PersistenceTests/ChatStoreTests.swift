@@ -23,6 +23,11 @@ func sent(
 }
 
 /// `count` screen views a second apart, numbered by their `index` property.
+/// Whether `error` is the store's damage error, ``PersistenceError/corrupt(path:reason:)``.
+func isCorrupt(_ error: any Error) -> Bool {
+  if case .corrupt = error as? PersistenceError { true } else { false }
+}
+
 func screenViews(_ count: Int) throws -> [AnalyticsEvent] {
   try (0..<count).map {
     try AnalyticsEvent(
@@ -253,10 +258,28 @@ struct ChatStoreTests {
     #expect(try reopened.queuedEventCount() == 2)
     #expect {
       try reopened.outbox()
-    } throws: { error in
-      guard case .corrupt = error as? PersistenceError else { return false }
-      return true
-    }
+    } throws: { isCorrupt($0) }
+    #expect(reopened.damaged != nil)
+    try reopened.close()
+  }
+
+  @Test("a room row of the wrong type is damage too, not a trap")
+  func mistypedRoomIsDamage() throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let path = folder.path("cache.sqlite")
+    let store = try ChatStore(at: .file(path: path), owner: mina.id)
+    try store.saveRooms([ChatRoom(id: room, kind: .group("g_1"), title: "Study")])
+    try store.close()
+    try execute("UPDATE room SET sync_seq = 'seven'", in: path)
+
+    let reopened = try ChatStore(at: .file(path: path), owner: mina.id)
+    // A single-column read goes through SQLite's conversion (text that is no number reads as
+    // 0): the room syncs from its start, and nothing traps.
+    #expect(try reopened.syncCursor(of: room) == 0)
+    #expect {
+      try reopened.rooms()
+    } throws: { isCorrupt($0) }
     #expect(reopened.damaged != nil)
     try reopened.close()
   }
@@ -513,9 +536,7 @@ struct ChatStoreTests {
     try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
     #expect {
       _ = try ChatStore(at: .file(path: path), owner: mina.id)
-    } throws: { error in
-      if case .corrupt = error as? PersistenceError { true } else { false }
-    }
+    } throws: { isCorrupt($0) }
     let (store, discarded) = try ChatStore.openOrStartOver(at: path, owner: mina.id)
     #expect(discarded != nil)
     #expect(try store.outbox().isEmpty)
