@@ -173,13 +173,21 @@ public final class ChatStore: Sendable {
 
   /// Carries over every file aside (``filesAside(of:)``), oldest first, into ``salvaged`` (left
   /// `nil` when there is none); each one whose rows are committed becomes `<path>.broken`.
+  ///
+  /// The outbox sends in `row` order, and what a file aside holds was queued before anything
+  /// this store queued (a file whose carry-over failed is tried again at a later open, when
+  /// the store may have queued messages of its own): each file's messages get rows below the
+  /// store's, the older file's below the newer's, a stretch of 2³² rows a file.
   private func takeOverFilesAside(of path: String) {
     let manager = FileManager.default
     let asides = Self.filesAside(of: path)
     guard !asides.isEmpty else { return }
+    let lowest = (try? read { db in try Int64.fetchOne(db, sql: "SELECT MIN(row) FROM message") })
+    let ceiling = min((lowest ?? nil) ?? 1, 1)
     var total = Salvage(messages: 0, events: 0)
-    for aside in asides {
-      guard let counts = takeOver(from: aside) else { continue }
+    for (index, aside) in asides.enumerated() {
+      let firstRow = ceiling - Int64(asides.count - index) << 32
+      guard let counts = takeOver(from: aside, firstRow: firstRow) else { continue }
       total.messages += counts.messages
       total.events += counts.events
       for (file, kept) in zip(Self.files(at: aside), Self.files(at: path + ".broken")) {
@@ -191,7 +199,8 @@ public final class ChatStore: Sendable {
   }
 
   /// Copies the unsent messages and queued events SQLite can still read from the file at
-  /// `path` (opened read-only) into this store, best effort; returns how many came over, `nil`
+  /// `path` (opened read-only) into this store, best effort, the messages in their order from
+  /// row `firstRow` on; returns how many came over, `nil`
   /// when they could not be read or written (the file could not be opened, a read failed
   /// other than on damage, or the write failed: the file then stays aside for a later try).
   /// A file this store carried over before gives nothing again (`carried_over_file`). Each
@@ -200,7 +209,7 @@ public final class ChatStore: Sendable {
   /// that was being sent may already be with the server, so it stays `sending` (not deletable)
   /// until a try settles it, as after any restart; the server keeps one message per sender and
   /// client message id.
-  private func takeOver(from path: String) -> Salvage? {
+  private func takeOver(from path: String, firstRow: Int64) -> Salvage? {
     var configuration = Configuration()
     configuration.readonly = true
     /// Whether `error` is damage (read around), not a failure for now.
@@ -264,19 +273,24 @@ public final class ChatStore: Sendable {
           return false
         }
       }
-      var start: Int64 = 0
+      // Over the whole key range: carried-over messages have rows below zero
+      // (`takeOverFilesAside`).
+      var start = Int64.min
       while let stopped = read(from: start) {
-        // A read from `stopped` does not get going; find the first key past it that does.
+        // A read from `stopped` does not get going; find the first key past it that does
+        // (steps double up to 2⁶², at most about 64 seeks to the range's end).
         var failing = stopped
         var step: Int64 = 1
         var passing: Int64?
-        while step < 1 << 40, !failed {
-          if starts(from: failing + step) {
-            passing = failing + step
+        while !failed {
+          let (probe, past) = failing.addingReportingOverflow(step)
+          if past { break }
+          if starts(from: probe) {
+            passing = probe
             break
           }
-          failing += step
-          step *= 2
+          failing = probe
+          step = min(step, 1 << 61) * 2
         }
         guard !failed, var passing else { break }
         while passing - failing > 1 {
@@ -328,13 +342,13 @@ public final class ChatStore: Sendable {
       let message = try db.makeStatement(
         sql: """
           INSERT OR IGNORE INTO message (room_id, id, seq, client_message_id, sender_id,
-            sender_nickname, text, created_at, state, failure, attempts)
-          VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)
+            sender_nickname, text, created_at, state, failure, attempts, row)
+          VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """)
       var saved = 0
-      for values in messages {
+      for (offset, values) in messages.enumerated() {
         try room.execute(arguments: StatementArguments([values[0]]))
-        try message.execute(arguments: StatementArguments(values))
+        try message.execute(arguments: StatementArguments(values + [firstRow + Int64(offset)]))
         saved += db.changesCount
       }
       let event = try db.makeStatement(

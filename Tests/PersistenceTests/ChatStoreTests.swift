@@ -22,12 +22,30 @@ func sent(
     createdAt: epoch.addingTimeInterval(Double(seq)))
 }
 
-/// `count` screen views a second apart, numbered by their `index` property.
 /// Whether `error` is the store's damage error, ``PersistenceError/corrupt(path:reason:)``.
 func isCorrupt(_ error: any Error) -> Bool {
   if case .corrupt = error as? PersistenceError { true } else { false }
 }
 
+/// A store file at `path` holding one unsent `text` and one queued event, moved aside as a
+/// start-over that stopped there leaves it, last changed `age` seconds ago; returns its path.
+func leaveAside(_ text: String, at path: String, age: TimeInterval) throws -> String {
+  let manager = FileManager.default
+  let store = try ChatStore(at: .file(path: path), owner: mina.id)
+  try store.enqueue(text, to: room, clientMessageID: UUID(), sender: mina, at: epoch)
+  try store.enqueue(events: try screenViews(1))
+  try store.close()
+  let aside = "\(path).broken-\(UUID().uuidString)"
+  for (file, moved) in zip(ChatStore.files(at: path), ChatStore.files(at: aside))
+  where manager.fileExists(atPath: file) {
+    try manager.moveItem(atPath: file, toPath: moved)
+  }
+  try manager.setAttributes(
+    [.modificationDate: Date().addingTimeInterval(-age)], ofItemAtPath: aside)
+  return aside
+}
+
+/// `count` screen views a second apart, numbered by their `index` property.
 func screenViews(_ count: Int) throws -> [AnalyticsEvent] {
   try (0..<count).map {
     try AnalyticsEvent(
@@ -680,21 +698,8 @@ struct ChatStoreTests {
     defer { folder.remove() }
     let path = folder.path("cache.sqlite")
     let manager = FileManager.default
-    /// A store file holding one unsent `text` and one queued event, moved aside as a start-over
-    /// that stopped there leaves it, last changed `age` seconds ago.
     func leftAside(_ text: String, age: TimeInterval) throws -> String {
-      let store = try ChatStore(at: .file(path: path), owner: mina.id)
-      try store.enqueue(text, to: room, clientMessageID: UUID(), sender: mina, at: epoch)
-      try store.enqueue(events: try screenViews(1))
-      try store.close()
-      let aside = "\(path).broken-\(UUID().uuidString)"
-      for (file, moved) in zip(ChatStore.files(at: path), ChatStore.files(at: aside))
-      where manager.fileExists(atPath: file) {
-        try manager.moveItem(atPath: file, toPath: moved)
-      }
-      try manager.setAttributes(
-        [.modificationDate: Date().addingTimeInterval(-age)], ofItemAtPath: aside)
-      return aside
+      try leaveAside(text, at: path, age: age)
     }
 
     let first = try leftAside("first", age: 60)
@@ -745,6 +750,36 @@ struct ChatStoreTests {
     let existing = Set(ChatStore.existingFiles(at: path))
     #expect(existing.isSuperset(of: [path + ".broken", waiting]))
     #expect(existing.allSatisfy { $0.hasPrefix(path) && manager.fileExists(atPath: $0) })
+  }
+
+  @Test(
+    "messages carried over late (the store queued its own since) are sent first, the older file's first, and carry over again in that order"
+  )
+  func lateCarryOverKeepsOrder() throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let path = folder.path("cache.sqlite")
+    _ = try leaveAside("first", at: path, age: 120)
+    _ = try leaveAside("second", at: path, age: 60)
+    // The carry-over did not happen when the new store opened; the app queued more since.
+    let store = try ChatStore(at: .file(path: path), owner: mina.id)
+    try store.saveRooms([ChatRoom(id: room, kind: .group("g_1"), title: "Study")])
+    for text in ["third", "fourth"] {
+      try store.enqueue(text, to: room, clientMessageID: UUID(), sender: mina, at: epoch)
+    }
+    try store.close()
+
+    let (reopened, _) = try ChatStore.openOrStartOver(at: path, owner: mina.id)
+    #expect(reopened.salvaged == ChatStore.Salvage(messages: 2, events: 2))
+    let order = ["first", "second", "third", "fourth"]
+    #expect(try reopened.outbox().map(\.text) == order)
+    #expect(try reopened.rooms().first?.lastMessage?.text == "fourth")
+    try reopened.enqueue("fifth", to: room, clientMessageID: UUID(), sender: mina, at: epoch)
+    try reopened.close()
+    // Damaged again: every row, those below zero too, carries over in its order.
+    let fresh = try ChatStore.startOver(at: path, owner: mina.id)
+    #expect(try fresh.outbox().map(\.text) == order + ["fifth"])
+    try fresh.close()
   }
 
   @Test("a file from a newer app version is refused by name")
