@@ -4,7 +4,11 @@ import GRDB
 
 extension ChatStore {
   /// Stores a message the user is sending, before it goes out: it shows at once as pending and
-  /// survives a restart. Enqueueing the same client message id twice changes nothing.
+  /// survives a restart. Enqueueing the same client message id twice changes nothing. A client
+  /// message id names one message of its sender (the server's rule): one the sender still has
+  /// unsent in another room is refused with ``PersistenceError/database(_:)``, as the outbox's
+  /// updates by client id would otherwise change both. (One the server has already stored
+  /// elsewhere is refused by the server when sent, and marked failed.)
   @discardableResult
   public func enqueue(
     _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, sender: UserSummary,
@@ -12,6 +16,18 @@ extension ChatStore {
   ) throws(PersistenceError) -> ChatMessage {
     let client = clientMessageID.lowercasedText
     return try write { db in
+      if let other = try String.fetchOne(
+        db,
+        sql: """
+          SELECT room_id FROM message INDEXED BY message_outbox
+          WHERE state IN ('pending', 'sending', 'failed')
+            AND sender_id = ? AND client_message_id = ? AND room_id <> ? LIMIT 1
+          """,
+        arguments: [sender.id.rawValue, client, room.rawValue])
+      {
+        throw PersistenceError.database(
+          "client message id \(client) already names a message in room \(other)")
+      }
       try db.execute(
         sql: ChatStore.placeholderRoom,
         arguments: [room.rawValue])

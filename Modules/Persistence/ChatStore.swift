@@ -394,6 +394,7 @@ public final class ChatStore: Sendable {
 
   /// The error of a failed read or write; a damaged file is remembered in ``damaged``.
   func failure(_ error: any Error) -> PersistenceError {
+    if let error = error as? PersistenceError { return error }
     guard let error = error as? DatabaseError else { return .database("\(error)") }
     let failure = Self.storeError(error, path: location.path)
     if case .corrupt = failure { damage.withLock { $0 = $0 ?? failure } }

@@ -782,6 +782,36 @@ struct ChatStoreTests {
     try fresh.close()
   }
 
+  @Test(
+    "a client message id the owner has unsent in one room is refused in another, which keeps both apart"
+  )
+  func clientIDInAnotherRoom() throws {
+    let store = try ChatStore(at: .inMemory, owner: mina.id)
+    let id = UUID()
+    try store.enqueue("hello", to: room, clientMessageID: id, sender: mina, at: epoch)
+    #expect {
+      try store.enqueue("again", to: "room_2", clientMessageID: id, sender: mina, at: epoch)
+    } throws: { error in
+      guard case .database(let reason) = error as? PersistenceError else { return false }
+      return reason.contains(id.lowercasedText) && reason.contains(room.rawValue)
+    }
+    // The same room again changes nothing, and the one message fails alone.
+    #expect(
+      try store.enqueue("hello", to: room, clientMessageID: id, sender: mina, at: epoch).text
+        == "hello")
+    try store.markFailed(id, reason: "offline")
+    #expect(try store.outbox().map(\.roomID) == [room])
+    // Once it is sent, the id may reach the server again from another room: the server
+    // refuses it there, and only that copy fails.
+    try store.save([sent(1, by: mina, client: id)])
+    try store.enqueue("again", to: "room_2", clientMessageID: id, sender: mina, at: epoch)
+    try store.markFailed(id, reason: "used")
+    let outbox = try store.outbox()
+    #expect(outbox.map(\.roomID) == ["room_2"])
+    #expect(outbox.map(\.deliveryState) == [.failed(reason: "used")])
+    #expect(try store.latestMessages(in: room, limit: 5).map(\.deliveryState) == [.sent])
+  }
+
   @Test("a file from a newer app version is refused by name")
   func newerSchema() throws {
     let folder = try TemporaryDirectory("store")
