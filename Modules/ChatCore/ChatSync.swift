@@ -696,7 +696,7 @@ public actor ChatSync {
   /// message among them leaves the outbox (`ChatStore.saveDelivered`).
   private func storeDelivered(_ messages: [ChatMessage], in room: ChatRoom.ID) throws {
     let hidden = hiddenSeqs[room] ?? []
-    try store.saveDelivered(messages, hidden: hidden)
+    try store.saveDelivered(messages, in: room, hidden: hidden)
     guard !hidden.isEmpty else { return }
     let cursor = try store.syncCursor(of: room)
     let above = hidden.filter { $0 > cursor }

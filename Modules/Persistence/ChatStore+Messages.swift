@@ -8,7 +8,7 @@ public struct SaveResult: Sendable, Hashable {
   public var stored: Int
   /// Messages the store already had, unchanged.
   public var duplicates: Int
-  /// The `seq`s ``ChatStore/saveDelivered(_:hidden:)`` left out as hidden by moderation.
+  /// The `seq`s ``ChatStore/saveDelivered(_:in:hidden:)`` left out as hidden by moderation.
   public var leftOut: [Int64] = []
 }
 
@@ -92,9 +92,9 @@ extension ChatStore {
     try write { db in try Self.save(messages, owner: owner.rawValue, db) }
   }
 
-  /// Stores messages the link delivered, or the server's answer to one of the owner's sends,
-  /// like ``save(_:)``, leaving out those moderation hid on their way here (their `seq`s are
-  /// in the result's ``SaveResult/leftOut``):
+  /// Stores messages of `room` the link delivered, or the server's answer to one of the owner's
+  /// sends, like ``save(_:)``, leaving out those moderation hid on their way here (their `seq`s
+  /// are in the result's ``SaveResult/leftOut``):
   /// - a message whose `seq` is in `hidden` (the link told of its hide already);
   /// - a message whose `seq` the sync cursor passed without it being stored now: a catch-up
   ///   found it hidden, or it was stored and moderation's hide took it out. (The cursor passes
@@ -107,11 +107,18 @@ extension ChatStore {
   /// An owner's unsent message that is left out is deleted: the server has it, hidden, so it
   /// is neither shown nor sent again. A restored message is stored with ``save(_:)``, as are
   /// the pages the server fetched (a catch-up, older history): what they hold is visible.
+  ///
+  /// `hidden` holds `seq`s of `room`, so every message must be of `room`: one of another room
+  /// is refused with ``PersistenceError/database(_:)`` and nothing is stored.
   @discardableResult
   public func saveDelivered(
-    _ messages: [ChatMessage], hidden: Set<Int64> = []
+    _ messages: [ChatMessage], in room: ChatRoom.ID, hidden: Set<Int64> = []
   ) throws(PersistenceError) -> SaveResult {
-    try write { db in
+    if let stray = messages.first(where: { $0.roomID != room }) {
+      throw .database(
+        "a message of room \(stray.roomID) was given to save as one of room \(room)")
+    }
+    return try write { db in
       let owner = owner.rawValue
       let steppedOver = try db.cachedStatement(
         sql: """

@@ -455,7 +455,7 @@ struct ChatStoreTests {
       [
         sent(2, by: mina, client: ids[0]), sent(4, by: mina, client: ids[1]), sent(3),
         sent(5, by: mina, client: ids[2]), sent(6),
-      ],
+      ], in: room,
       hidden: [5, 6])
     #expect(result.leftOut == [2, 3, 5, 6])
     #expect(result.stored == 1)
@@ -464,15 +464,24 @@ struct ChatStoreTests {
     // Moderation takes 4 out after it was stored: a later copy of it (the sender's ack after
     // the room's copy) is left out.
     try store.removeHidden(4, in: room)
-    #expect(try store.saveDelivered([sent(4, by: mina, client: ids[1])]).leftOut == [4])
+    #expect(try store.saveDelivered([sent(4, by: mina, client: ids[1])], in: room).leftOut == [4])
     // A restore is stored with save(_:), below the cursor too.
     try store.save([sent(3)])
     #expect(try store.latestMessages(in: room).compactMap(\.seq) == [1, 3])
     // After the cursor nothing is left out unless told, and another member's message that
     // reuses an id of the owner's unsent one leaves that one alone.
-    let theirs = try store.saveDelivered([sent(7, client: ids[3])])
+    let theirs = try store.saveDelivered([sent(7, client: ids[3])], in: room)
     #expect(theirs.stored == 1 && theirs.leftOut.isEmpty)
     #expect(try store.outbox().map(\.clientMessageID) == [ids[3], ids[4]])
+    // The hidden seqs are the room's: a message of another room is refused, nothing stored.
+    #expect {
+      try store.saveDelivered([sent(8), sent(1, in: "room_2")], in: room, hidden: [1])
+    } throws: { error in
+      guard case .database(let reason) = error as? PersistenceError else { return false }
+      return reason.contains("room_2")
+    }
+    #expect(try store.latestMessages(in: room).compactMap(\.seq) == [1, 3, 7])
+    #expect(try store.latestMessages(in: "room_2").isEmpty)
   }
 
   @Test("analytics batches: oldest first, a failed batch before new ones, none taken twice")
