@@ -108,6 +108,8 @@ public struct RealtimeErrorDTO: Codable, Hashable, Sendable {
   public var message: String
   /// The frame field at fault, if one is.
   public var field: String?
+  /// What a validation rule found wrong with ``field``, for `validation_failed`.
+  public var validation: ValidationDetailDTO?
   /// The room the failed frame named.
   public var roomId: String?
   /// The `client_message_id` of a failed `send`, so the outbox can mark that message failed.
@@ -119,19 +121,21 @@ public struct RealtimeErrorDTO: Codable, Hashable, Sendable {
 
   /// Creates the error.
   public init(
-    code: String, message: String, field: String? = nil, roomId: String? = nil,
+    code: String, message: String, field: String? = nil,
+    validation: ValidationDetailDTO? = nil, roomId: String? = nil,
     clientMessageId: String? = nil, frameType: String? = nil
   ) {
     self.code = code
     self.message = message
     self.field = field
+    self.validation = validation
     self.roomId = roomId
     self.clientMessageId = clientMessageId
     self.frameType = frameType
   }
 
   enum CodingKeys: String, CodingKey {
-    case code, message, field
+    case code, message, field, validation
     case roomId = "room_id"
     case clientMessageId = "client_message_id"
     case frameType = "frame_type"

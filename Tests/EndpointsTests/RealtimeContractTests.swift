@@ -142,8 +142,11 @@ struct RealtimeContractTests {
       .pong,
       .error(
         RealtimeErrorDTO(
-          code: "forbidden", message: "m", field: "text", roomId: "room_1",
-          clientMessageId: id, frameType: "send")),
+          code: "validation_failed", message: "m", field: "text",
+          validation: ValidationDetailDTO(
+            kind: .outOfRange, minimum: 1, maximum: 1000, actual: 1001, characters: "c",
+            value: "v", expected: "e"),
+          roomId: "room_1", clientMessageId: id, frameType: "send")),
     ]
     return frames.map { (documentedName($0), $0) }
   }()

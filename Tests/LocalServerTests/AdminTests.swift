@@ -27,13 +27,17 @@ struct AdminTests {
   func questionRules() async throws {
     try await withServer { h in
       let admin = try await h.admin()
-      try await h.expectError(
+      // A rule's refusal carries its detail as data (`ValidationDetail`).
+      let short = try await h.expectError(
         .badRequest, "validation_failed", field: "content", .post, "/admin/questions", token: admin,
         json: CreateQuestionRequest(content: "Hi?", publishDate: testDay(1)))
-      try await h.expectError(
+      #expect(
+        short.error?.validation == ValidationDetailDTO(kind: .tooShort, minimum: 5, actual: 3))
+      let badDay = try await h.expectError(
         .badRequest, "validation_failed", field: "publish_date", .post, "/admin/questions",
         token: admin,
         json: CreateQuestionRequest(content: "A fine question", publishDate: "2026-02-30"))
+      #expect(badDay.error?.validation?.kind == .invalidFormat)
       let today = try await h.createQuestion("Today's fine question", on: testDay(), admin: admin)
       let later = try await h.createQuestion("A later question", on: testDay(3), admin: admin)
       try await h.expectError(

@@ -116,6 +116,9 @@ struct GroupChatTests {
       #expect(missingKey.error?.field == "Idempotency-Key")
       let tooLong = try await send(String(repeating: "x", count: 1001), token: owner)
       #expect(tooLong.error?.field == "text")
+      #expect(
+        tooLong.error?.validation
+          == ValidationDetailDTO(kind: .tooLong, maximum: 1000, actual: 1001))
 
       let newest = try await h.expect(
         .ok, PageDTO<ChatMessageDTO>.self, .get, "\(path)?limit=3", token: guest)

@@ -279,6 +279,7 @@ struct RealtimeTests {
         return
       }
       #expect(empty.code == "validation_failed")
+      #expect(empty.validation == ValidationDetailDTO(kind: .empty))
       probe.send(.ping)
       #expect(try await probe.frame() == .pong)
       await probe.close()

@@ -19,7 +19,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
 
   static func envelope(
     _ status: Int, _ code: String, _ message: String = "message", field: String? = nil,
-    headers: HTTPFields = [:], expect expected: DomainError
+    validation: String? = nil, headers: HTTPFields = [:], expect expected: DomainError
   ) -> ErrorCase {
     var fields = headers
     fields[.contentType] = "application/json"
@@ -27,7 +27,9 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
       name: "\(status) \(code)",
       answer: .response(
         status: HTTPResponse.Status(code: status), headerFields: fields,
-        body: Data(Fixtures.error(code: code, message: message, field: field).utf8)),
+        body: Data(
+          Fixtures.error(code: code, message: message, field: field, validation: validation).utf8
+        )),
       expected: expected)
   }
 
@@ -46,8 +48,9 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
 struct ErrorMappingTests {
   static let envelopeCases: [ErrorCase] = [
     .envelope(
-      400, "validation_failed", "content allows at most 250 characters (it has 300).",
-      field: "content", expect: .validation(.tooLong(field: "content", maximum: 250, actual: 300))),
+      400, "validation_failed", "The content is too long.", field: "content",
+      validation: #"{"kind": "too_long", "maximum": 250, "actual": 300}"#,
+      expect: .validation(.tooLong(field: "content", maximum: 250, actual: 300))),
     .envelope(
       400, "validation_failed", "Only dev sign-in works on the local server", field: "provider",
       expect: .validation(
@@ -219,9 +222,18 @@ struct ServerValidationMessageTests {
     .outOfRange(field: "limit", range: 1...100, actual: 500),
   ]
 
-  @Test("Domain's own wording maps back to the same case", arguments: errors)
-  func roundTrips(_ error: ValidationError) {
-    #expect(ValidationError(serverField: error.field, message: error.description) == error)
+  @Test(
+    "a validation detail goes over the wire and maps back to the same case",
+    arguments: errors)
+  func roundTrips(_ error: ValidationError) throws {
+    let body = ErrorBodyDTO(
+      code: "validation_failed", message: "any wording", field: error.field,
+      validation: ValidationDetailDTO(error))
+    let wire = try JSONDecoder().decode(
+      ErrorBodyDTO.self, from: try QappleCoding.makeEncoder().encode(body))
+    #expect(
+      ValidationError(serverField: wire.field, message: wire.message, detail: wire.validation)
+        == error)
   }
 
   @Test func otherWordingKeepsTheMessageAndTheField() {
@@ -233,18 +245,20 @@ struct ServerValidationMessageTests {
   }
 
   @Test(
-    "wordings that only look like Domain's are kept as they are (one crashed the app)",
+    "without a detail this version reads, the message is kept: Domain's own wording is not parsed, an unknown kind or a detail missing its values is not guessed",
     arguments: [
-      "limit must be between (got 500).", "limit must be between ).",
-      "limit must be between 1 and 100 (got many).", "limit must be between 9 and 1 (got 5).",
+      nil, ValidationDetailDTO(kind: .unknown("too_loud")),
+      ValidationDetailDTO(kind: .tooLong, maximum: 100),
+      ValidationDetailDTO(kind: .outOfRange, minimum: 9, maximum: 1, actual: 5),
+      ValidationDetailDTO(kind: .reserved),
     ])
-  func nearMissesKeepTheMessage(_ message: String) {
-    let error = ValidationError(serverField: "limit", message: message)
-    guard case .invalidFormat(let field, _) = error else {
-      Issue.record("read as \(error)")
-      return
-    }
-    #expect(field == "limit")
+  func unreadableDetailsKeepTheMessage(_ detail: ValidationDetailDTO?) {
+    let message = "limit must be between 1 and 100 (got 500)."
+    #expect(
+      ValidationError(serverField: "limit", message: message, detail: detail)
+        == .invalidFormat(
+          field: "limit",
+          expected: "a value the server accepts (limit must be between 1 and 100 (got 500))"))
   }
 
   @Test func aMissingFieldIsNamedRequest() {
@@ -282,6 +296,11 @@ struct ErrorEnvelopeDecodingTests {
     #expect(mapped("forbidden") == .forbidden)
     #expect(mapped("banned") == .banned)
     #expect(mapped("rate_limited") == .rateLimited(retryAfter: nil))
+    let tooLong = ValidationError.tooLong(field: "text", maximum: 1000, actual: 1001)
+    let refused = RealtimeErrorDTO(
+      code: "validation_failed", message: "m", field: "text",
+      validation: ValidationDetailDTO(tooLong))
+    #expect(LiveErrorMapping.domainError(realtime: refused) == .validation(tooLong))
     guard case .server = mapped("slow_consumer") else {
       Issue.record("a socket-only code should be a server condition")
       return

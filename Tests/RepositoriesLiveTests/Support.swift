@@ -133,9 +133,13 @@ enum Fixtures {
     #"{"status": "needs_sign_up", "session": null, "sign_up_token": "\#(token)"}"#
   }
 
-  static func error(code: String, message: String, field: String? = nil) -> String {
+  static func error(
+    code: String, message: String, field: String? = nil, validation: String? = nil
+  ) -> String {
     let field = field.map { "\"\($0)\"" } ?? "null"
-    return #"{"error": {"code": "\#(code)", "message": "\#(message)", "field": \#(field)}}"#
+    let detail = validation.map { #", "validation": \#($0)"# } ?? ""
+    return
+      #"{"error": {"code": "\#(code)", "message": "\#(message)", "field": \#(field)\#(detail)}}"#
   }
 
   /// The Domain user `user(id:nickname:)` describes.

@@ -5,7 +5,7 @@ import Hummingbird
 import ServiceEngine
 
 /// A failure the API reports: an HTTP status plus the error envelope
-/// `{ "error": { "code", "message", "field" } }`. Every error response of the server is one of
+/// `{ "error": { "code", "message", "field", "validation" } }`. Every error response of the server is one of
 /// these: `ErrorEnvelopeMiddleware` answers it with `Reply.envelope(_:)` and turns anything
 /// else into one.
 struct APIError: Error, Sendable, CustomStringConvertible {
@@ -17,6 +17,8 @@ struct APIError: Error, Sendable, CustomStringConvertible {
   var message: String
   /// The snake_case field at fault, for `validation_failed` and `nickname_taken`.
   var field: String?
+  /// What a validation rule found wrong with ``field`` (`ValidationDetailDTO`).
+  var validation: ValidationDetailDTO?
   /// Extra response headers (`Retry-After`, `Allow`).
   var headers: HTTPFields = [:]
 
@@ -24,9 +26,12 @@ struct APIError: Error, Sendable, CustomStringConvertible {
 
   // MARK: 400
 
-  /// A value was refused by a Domain rule; names the field.
-  static func validation(_ error: ValidationError) -> APIError {
-    validation(field: error.field, error.description)
+  /// A value was refused by a Domain rule; names the field (`field`, when given, names it
+  /// where the request holds it) and carries the rule's detail.
+  static func validation(_ error: ValidationError, field: String? = nil) -> APIError {
+    var refusal = validation(field: field ?? error.field, error.description)
+    refusal.validation = ValidationDetailDTO(error)
+    return refusal
   }
 
   /// A value was refused; names the field.
@@ -161,7 +166,7 @@ extension APIError {
       // The request as a whole is unreadable, not one field of it.
       self = .malformed(validation.description)
     case .validation(let validation):
-      self = .validation(field: validation.field, validation.description)
+      self = .validation(validation)
     case .nicknameTaken:
       self = APIError(
         status: .conflict, code: .nicknameTaken, message: error.description, field: "nickname")

@@ -22,7 +22,9 @@ struct Reply: Sendable {
   /// The error envelope of `error`.
   static func envelope(_ error: APIError) -> Reply {
     let envelope = ErrorEnvelopeDTO(
-      error: ErrorBodyDTO(code: error.code.rawValue, message: error.message, field: error.field))
+      error: ErrorBodyDTO(
+        code: error.code.rawValue, message: error.message, field: error.field,
+        validation: error.validation))
     do {
       var reply = try json(envelope, status: error.status)
       reply.headers.append(contentsOf: error.headers)

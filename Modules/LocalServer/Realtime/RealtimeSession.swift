@@ -368,7 +368,7 @@ struct RealtimeSession: Sendable {
     return .error(
       RealtimeErrorDTO(
         code: envelope.code.rawValue, message: envelope.message, field: envelope.field,
-        roomId: room,
+        validation: envelope.validation, roomId: room,
         clientMessageId: clientMessageID?.lowercasedText, frameType: frameType))
   }
 

@@ -28,8 +28,11 @@ public enum LiveErrorMapping {
       // answer exists for callers of this function that have no better choice.
       return .server("\(prefix)the request was cancelled before it finished")
     case .status(let failure):
+      // NetworkKit's generic `ServerError` has no room for the API's validation detail.
+      let envelope = try? JSONDecoder().decode(ErrorEnvelopeDTO.self, from: failure.body)
       return domainError(
-        status: failure.status, serverError: failure.serverError, body: failure.body,
+        status: failure.status, serverError: failure.serverError,
+        validation: envelope?.error.validation, body: failure.body,
         retryAfter: failure.retryAfter(now: now), prefix: prefix)
     case .decoding(let type, let codingPath, let description):
       let path = codingPath.isEmpty ? "the top level" : codingPath
@@ -47,15 +50,18 @@ public enum LiveErrorMapping {
     }
   }
 
-  /// The Domain error for a status and the server's error envelope (if the body had one).
+  /// The Domain error for a status and the server's error envelope (if the body had one),
+  /// with its validation detail.
   static func domainError(
-    status: Int, serverError: ServerError?, body: Data, retryAfter: Duration?, prefix: String
+    status: Int, serverError: ServerError?, validation: ValidationDetailDTO?, body: Data,
+    retryAfter: Duration?, prefix: String
   ) -> DomainError {
     if let serverError {
       switch ErrorCodeDTO(rawValue: serverError.code) {
       case .validationFailed, .malformedRequest:
         return .validation(
-          ValidationError(serverField: serverError.field, message: serverError.message))
+          ValidationError(
+            serverField: serverError.field, message: serverError.message, detail: validation))
       case .payloadTooLarge:
         return .validation(
           .invalidFormat(
@@ -148,63 +154,16 @@ public enum LiveErrorMapping {
 }
 
 extension ValidationError {
-  /// The validation error the server described with `field` and `message`.
-  ///
-  /// The local server words its messages with Domain's own ``ValidationError/description``, so
-  /// a message in that wording becomes the same case again (`tooLong(content, 250, 300)`);
-  /// any other wording becomes `.invalidFormat(field:expected:)` carrying the message.
-  public init(serverField field: String?, message: String) {
+  /// The validation error the server described with `field`, `message` and `detail`: the
+  /// detail read back into the same case (`tooLong(content, 250, 300)`) when it is one this
+  /// version knows; otherwise `.invalidFormat(field:expected:)` carrying the message (a
+  /// refusal no Domain rule raised, or a kind added later).
+  public init(serverField field: String?, message: String, detail: ValidationDetailDTO? = nil) {
     let field = field.flatMap { $0.isEmpty ? nil : $0 } ?? "request"
     self =
-      Self.parse(field: field, message: message)
+      detail?.toDomain(field: field)
       ?? .invalidFormat(
         field: field, expected: Self.expectation(from: message, field: field))
-  }
-
-  /// Reads Domain's wording back; `nil` when the message is worded differently.
-  private static func parse(field: String, message: String) -> ValidationError? {
-    guard message.hasPrefix(field + " ") else { return nil }
-    let rest = String(message.dropFirst(field.count + 1))
-    if rest == "must not be empty." { return .empty(field: field) }
-    if let numbers = match(rest, "needs at least ", " characters (it has ", ").") {
-      guard let minimum = Int(numbers.0), let actual = Int(numbers.1) else { return nil }
-      return .tooShort(field: field, minimum: minimum, actual: actual)
-    }
-    if let numbers = match(rest, "allows at most ", " characters (it has ", ").") {
-      guard let maximum = Int(numbers.0), let actual = Int(numbers.1) else { return nil }
-      return .tooLong(field: field, maximum: maximum, actual: actual)
-    }
-    let notAllowed = "contains characters that are not allowed: "
-    if rest.hasPrefix(notAllowed) {
-      return .invalidCharacters(field: field, characters: String(rest.dropFirst(notAllowed.count)))
-    }
-    if rest.hasPrefix("\""), rest.hasSuffix("\" is reserved; choose another.") {
-      let value = rest.dropFirst().dropLast("\" is reserved; choose another.".count)
-      return .reserved(field: field, value: String(value))
-    }
-    if let parts = match(rest, "must be between ", " (got ", ").") {
-      let bounds = parts.0.components(separatedBy: " and ")
-      if bounds.count == 2, let lower = Int(bounds[0]), let upper = Int(bounds[1]),
-        lower <= upper, let actual = Int(parts.1)
-      {
-        return .outOfRange(field: field, range: lower...upper, actual: actual)
-      }
-      return nil
-    }
-    if rest.hasPrefix("must be "), rest.hasSuffix(".") {
-      return .invalidFormat(field: field, expected: String(rest.dropFirst(8).dropLast()))
-    }
-    return nil
-  }
-
-  /// `a…b…c` split at the literal parts; the two values between them.
-  private static func match(
-    _ text: String, _ head: String, _ middle: String, _ tail: String
-  ) -> (String, String)? {
-    guard text.hasPrefix(head), text.hasSuffix(tail) else { return nil }
-    let inner = text.dropFirst(head.count).dropLast(tail.count)
-    guard let split = inner.range(of: middle) else { return nil }
-    return (String(inner[..<split.lowerBound]), String(inner[split.upperBound...]))
   }
 
   /// Words a free-form message so `"<field> must be <expected>."` still reads as a sentence.
@@ -236,6 +195,6 @@ extension LiveErrorMapping {
     domainError(
       status: 0,
       serverError: ServerError(code: error.code, message: error.message, field: error.field),
-      body: Data(), retryAfter: nil, prefix: "realtime: ")
+      validation: error.validation, body: Data(), retryAfter: nil, prefix: "realtime: ")
   }
 }
