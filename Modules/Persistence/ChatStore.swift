@@ -178,16 +178,30 @@ public final class ChatStore: Sendable {
   /// this store queued (a file whose carry-over failed is tried again at a later open, when
   /// the store may have queued messages of its own): each file's messages get rows below the
   /// store's, the older file's below the newer's, a stretch of 2³² rows a file.
+  ///
+  /// A file another file aside records as carried over (the store that took it over was
+  /// damaged too before the first file was set aside for good) gives nothing: what it gave
+  /// lives on, as that store left it, in the newer file.
   private func takeOverFilesAside(of path: String) {
     let manager = FileManager.default
     let asides = Self.filesAside(of: path)
     guard !asides.isEmpty else { return }
     let lowest = (try? read { db in try Int64.fetchOne(db, sql: "SELECT MIN(row) FROM message") })
     let ceiling = min((lowest ?? nil) ?? 1, 1)
+    let carriedElsewhere = Set(asides.flatMap(Self.carriedOverNames(in:)))
     var total = Salvage(messages: 0, events: 0)
     for (index, aside) in asides.enumerated() {
       let firstRow = ceiling - Int64(asides.count - index) << 32
-      guard let counts = takeOver(from: aside, firstRow: firstRow) else { continue }
+      let name = URL(fileURLWithPath: aside).lastPathComponent
+      let taken =
+        carriedElsewhere.contains(name)
+        ? (try? write { db in
+          try db.execute(
+            sql: "INSERT OR IGNORE INTO carried_over_file (name) VALUES (?)", arguments: [name])
+          return Salvage(messages: 0, events: 0)
+        })
+        : takeOver(from: aside, firstRow: firstRow)
+      guard let counts = taken else { continue }
       total.messages += counts.messages
       total.events += counts.events
       for (file, kept) in zip(Self.files(at: aside), Self.files(at: path + ".broken")) {
@@ -196,6 +210,17 @@ public final class ChatStore: Sendable {
       }
     }
     salvage.withLock { $0 = total }
+  }
+
+  /// The names of the files the store at `path` carried over (none when it cannot be read).
+  private static func carriedOverNames(in path: String) -> [String] {
+    var configuration = Configuration()
+    configuration.readonly = true
+    guard let file = try? DatabaseQueue(path: path, configuration: configuration) else { return [] }
+    defer { try? file.close() }
+    return
+      (try? file.read { db in try String.fetchAll(db, sql: "SELECT name FROM carried_over_file") })
+      ?? []
   }
 
   /// Copies the unsent messages and queued events SQLite can still read from the file at

@@ -792,6 +792,30 @@ struct ChatStoreTests {
   }
 
   @Test(
+    "a file the store that carried it over lists gives nothing when both wait aside (that store was damaged too): nothing arrives twice"
+  )
+  func chainedCarryOverTakesNothingTwice() throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let path = folder.path("cache.sqlite")
+    let first = try leaveAside("first", at: path, age: 120)
+    let (carrying, _) = try ChatStore.openOrStartOver(at: path, owner: mina.id)
+    #expect(carrying.salvaged == ChatStore.Salvage(messages: 1, events: 1))
+    try carrying.enqueue("second", to: room, clientMessageID: UUID(), sender: mina, at: epoch)
+    try carrying.enqueue(events: try screenViews(1))
+    try carrying.close()
+    // The app ended before the first file was set aside for good, and the store that carried
+    // it over is damaged and starts over: both files wait aside.
+    try FileManager.default.moveItem(atPath: path + ".broken", toPath: first)
+    let fresh = try ChatStore.startOver(at: path, owner: mina.id)
+    #expect(fresh.salvaged == ChatStore.Salvage(messages: 2, events: 2))
+    #expect(try fresh.outbox().map(\.text) == ["first", "second"])
+    #expect(try fresh.queuedEventCount() == 2)
+    #expect(ChatStore.filesAside(of: path).isEmpty)
+    try fresh.close()
+  }
+
+  @Test(
     "a client message id the owner has unsent in one room is refused in another, which keeps both apart"
   )
   func clientIDInAnotherRoom() throws {
