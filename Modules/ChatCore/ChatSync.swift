@@ -458,6 +458,7 @@ public actor ChatSync {
   /// Stores `text` as a pending message of `room` and returns it at once; the outbox sends it.
   @discardableResult
   public func send(_ draft: String, to room: ChatRoom.ID) throws -> ChatMessage {
+    try room.requireNonEmpty(field: "room_id")
     let text: String
     do {
       text = try ChatMessage.validate(text: draft)

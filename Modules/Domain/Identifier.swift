@@ -22,6 +22,12 @@ public struct Identifier<Owner>: RawRepresentable, Hashable, Sendable, Comparabl
 
   /// Orders identifiers by their text, for stable sorting only.
   public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+  /// Refuses an empty identifier, which names nothing (and in a path would name another
+  /// route): ``DomainError/validation(_:)`` with `.empty(field:)`, `field` named as on the wire.
+  public func requireNonEmpty(field: String) throws(DomainError) {
+    if rawValue.isEmpty { throw .validation(.empty(field: field)) }
+  }
 }
 
 extension Identifier: Codable {

@@ -41,9 +41,9 @@ public struct ToolError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The process exit status.
   public var exitCode: ToolExitCode
 
-  /// Creates an error.
+  /// Creates an error; a message of several lines (a server's text) is joined into one.
   public init(_ message: String, exitCode: ToolExitCode) {
-    self.message = message
+    self.message = Self.oneLine(message)
     self.exitCode = exitCode
   }
 

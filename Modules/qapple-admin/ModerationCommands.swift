@@ -40,8 +40,8 @@ struct Reports: AsyncParsableCommand {
   /// One row per case.
   static func table(_ cases: [ReportCase]) -> TextTable {
     var table = TextTable([
-      .init("ID", maxWidth: 12), .init("TARGET", maxWidth: 22), .init("REPORTS", maxWidth: 7),
-      .init("REASONS", maxWidth: 24), .init("STATUS", maxWidth: 8),
+      .whole("ID"), .whole("TARGET"), .init("REPORTS", maxWidth: 7),
+      .init("REASONS", maxWidth: 24), .whole("STATUS"),
       .init("HIDDEN", maxWidth: 6), .init("AUTHOR", maxWidth: 14), .init("EXCERPT", maxWidth: 40),
     ])
     for reportCase in cases {
@@ -182,7 +182,7 @@ struct Users: AsyncParsableCommand {
   /// One row per user.
   static func table(_ users: [AdminUser]) -> TextTable {
     var table = TextTable([
-      .init("ID", maxWidth: 12), .init("NICKNAME", maxWidth: 14), .init("ROLE", maxWidth: 7),
+      .whole("ID"), .init("NICKNAME", maxWidth: 14), .init("ROLE", maxWidth: 7),
       .init("COHORT", maxWidth: 14), .init("ANSWERS", maxWidth: 7), .init("REPORTS", maxWidth: 7),
       .init("BANNED", maxWidth: 30),
     ])

@@ -44,7 +44,7 @@ struct Questions: AsyncParsableCommand {
           ListOutput(questions, ScheduledQuestionOutput.init), empty: "No questions."
         ) {
           var table = TextTable([
-            .init("ID", maxWidth: 12), .init("DATE", maxWidth: 10), .init("STATUS", maxWidth: 9),
+            .whole("ID"), .init("DATE", maxWidth: 10), .whole("STATUS"),
             .init("ANSWERS", maxWidth: 7), .init("QUESTION", maxWidth: 70),
           ])
           for question in questions.items {

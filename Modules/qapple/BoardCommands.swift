@@ -16,7 +16,7 @@ struct Board: AsyncParsableCommand {
   /// The table of a page of posts.
   static func table(_ posts: [BoardPost]) -> TextTable {
     var table = TextTable([
-      .init("ID", maxWidth: 12), .init("AUTHOR", maxWidth: 14), .init("LIKES", maxWidth: 6),
+      .whole("ID"), .init("AUTHOR", maxWidth: 14), .init("LIKES", maxWidth: 6),
       .init("COMMENTS", maxWidth: 8), .init("WHEN", maxWidth: 16), .init("POST", maxWidth: 56),
     ])
     for post in posts {
@@ -40,7 +40,7 @@ struct Board: AsyncParsableCommand {
     ]
     if !comments.isEmpty {
       var table = TextTable([
-        .init("ID", maxWidth: 12), .init("AUTHOR", maxWidth: 16), .init("LIKES", maxWidth: 6),
+        .whole("ID"), .init("AUTHOR", maxWidth: 16), .init("LIKES", maxWidth: 6),
         .init("WHEN", maxWidth: 16), .init("COMMENT", maxWidth: 60),
       ])
       for comment in comments {

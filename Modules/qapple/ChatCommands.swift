@@ -36,7 +36,7 @@ struct Chat: AsyncParsableCommand {
         let list = ListOutput(rooms, ChatRoomOutput.init)
         try ToolOutput(output).emitList(list, empty: "No rooms.") {
           var table = TextTable([
-            .init("ID", maxWidth: 16), .init("KIND", maxWidth: 6), .init("TITLE", maxWidth: 24),
+            .whole("ID"), .init("KIND", maxWidth: 6), .init("TITLE", maxWidth: 24),
             .init("UNREAD", maxWidth: 6), .init("LAST MESSAGE", maxWidth: 50),
           ])
           for room in list.items {
@@ -62,10 +62,17 @@ struct Chat: AsyncParsableCommand {
     @Argument(help: "The messages, one per argument (\(TextRule.chatMessage.lengthText) each).")
     var texts: [String] = []
 
-    @Option(help: "How long to wait for the server's answers, in seconds.")
+    @Option(help: "How long to wait for the server's answers, in seconds (1 or more).")
     var timeout = 20
 
     @OptionGroup var server: ServerOptions
+
+    func validate() throws {
+      // No wait at all would report every message as not sent, as if the server were down.
+      guard timeout >= 1 else {
+        throw ArgumentParser.ValidationError("--timeout takes 1 second or more.")
+      }
+    }
 
     func run() async throws {
       try await server.withConnection(tool: .member) { connection in

@@ -81,7 +81,7 @@ extension Notifications {
   /// The table of notifications.
   static func table(_ items: [NotificationOutput]) -> TextTable {
     var table = TextTable([
-      .init("ID", maxWidth: 12), .init("NEW", maxWidth: 3), .init("KIND", maxWidth: 20),
+      .whole("ID"), .init("NEW", maxWidth: 3), .init("KIND", maxWidth: 20),
       .init("WHEN", maxWidth: 16), .init("MESSAGE", maxWidth: 50), .init("LINK", maxWidth: 40),
     ])
     for item in items {
@@ -118,7 +118,7 @@ struct Groups: AsyncParsableCommand {
           search, page.request)
         try ToolOutput(output).emitList(ListOutput(groups, GroupOutput.init), empty: "No groups.") {
           var table = TextTable([
-            .init("ID", maxWidth: 12), .init("NAME", maxWidth: 30), .init("OWNER", maxWidth: 14),
+            .whole("ID"), .init("NAME", maxWidth: 30), .init("OWNER", maxWidth: 14),
             .init("MEMBERS", maxWidth: 7), .init("JOINED", maxWidth: 6),
             .init("DESCRIPTION", maxWidth: 50),
           ])

@@ -132,7 +132,7 @@ extension Answers {
   /// The table of a page of answers.
   static func table(_ answers: [Answer]) -> TextTable {
     var table = TextTable([
-      .init("ID", maxWidth: 12), .init("AUTHOR", maxWidth: 14), .init("MINE", maxWidth: 4),
+      .whole("ID"), .init("AUTHOR", maxWidth: 14), .init("MINE", maxWidth: 4),
       .init("WHEN", maxWidth: 16), .init("ANSWER", maxWidth: 60),
     ])
     for answer in answers {

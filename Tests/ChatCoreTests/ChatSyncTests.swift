@@ -319,6 +319,15 @@ struct ChatSyncEngineTests {
     #expect(await rig.server.fetches == [0, 101, 202, 302])
   }
 
+  @Test("a send to an empty room id is refused before anything is queued")
+  func sendToAnEmptyRoom() async throws {
+    let rig = try Rig()
+    await #expect(throws: DomainError.validation(.empty(field: "room_id"))) {
+      try await rig.sync.send("hello", to: "")
+    }
+    #expect(try rig.store.outbox().isEmpty)
+  }
+
   @Test("a message deleted while an earlier one was being sent is not sent")
   func deletedWhileFlushing() async throws {
     let rig = try Rig()

@@ -19,6 +19,15 @@ struct IdentifierTests {
     #expect(literal != "p_2")
   }
 
+  @Test("An empty identifier is refused, naming the field; any other text passes")
+  func requireNonEmpty() throws {
+    #expect(throws: DomainError.validation(.empty(field: "post_id"))) {
+      try BoardPost.ID("").requireNonEmpty(field: "post_id")
+    }
+    try BoardPost.ID(" ").requireNonEmpty(field: "post_id")
+    try BoardPost.ID("p_1").requireNonEmpty(field: "post_id")
+  }
+
   @Test("Orders by text and hashes by value")
   func orderingAndHashing() {
     let ids: [User.ID] = ["u_2", "u_10", "u_1", "u_2"]

@@ -30,4 +30,12 @@ struct OutputFormattingTests {
     #expect(lines[2] == "가나…")
     #expect(lines[3] == "two l…")
   }
+
+  @Test("a whole column (ids, statuses) is never cut: later commands take what it shows")
+  func wholeColumnsKeepLongValues() {
+    var table = TextTable([.whole("ID"), .whole("STATUS"), .init("TEXT", maxWidth: 4)])
+    table.append(["case_12345678901234567890", "hide_content", "long text"])
+    let lines = table.render().split(separator: "\n").map(String.init)
+    #expect(lines[1] == "case_12345678901234567890  hide_content  lon…")
+  }
 }

@@ -80,6 +80,8 @@ struct ToolSupportTests {
     (.alreadyReported, .conflict), (.nicknameTaken, .conflict), (.offline, .unreachable),
     (.timeout, .unreachable), (.rateLimited(retryAfter: .seconds(3)), .rateLimited),
     (.server("boom"), .failure),
+    // A server's own text may hold newlines; the tools' `error:` stays one line.
+    (.conflict("first\nsecond"), .conflict), (.server("HTTP 500 internal: a\r\nb"), .failure),
   ])
   func domainErrorsMapToExitCodes(error: DomainError, code: ToolExitCode) {
     let mapped = ToolError(error, tool: .member, server: .embedded)

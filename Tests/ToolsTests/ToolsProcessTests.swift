@@ -392,6 +392,12 @@ struct ToolsProcessTests {
     // A text the rules refuse sends none of the command's texts.
     let invalid = try await tools.run("qapple", "chat", "send", room, "not this one", " ")
     #expect(invalid.status == 2, "\(invalid)")
+    // So is an empty room id, and no wait for the answers (which would report the messages
+    // as not sent, as if the server were away).
+    let noRoom = try await tools.run("qapple", "chat", "send", "", "to nowhere")
+    #expect(noRoom.status == 2 && noRoom.stderr.contains("room_id"), "\(noRoom)")
+    let noWait = try await tools.run("qapple", "chat", "send", room, "soon", "--timeout", "0")
+    #expect(noWait.status == 2 && noWait.stderr.contains("--timeout"), "\(noWait)")
     // Nothing of it waits in the outbox either: a flush sends nothing more.
     let flush = try await tools.run("qapple", "chat", "send", room)
     #expect(flush.status == 0, "\(flush)")

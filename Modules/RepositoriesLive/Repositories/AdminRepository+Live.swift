@@ -21,14 +21,14 @@ extension AdminRepository {
           as: AdminQuestionDTO.self)
       },
       updateQuestion: { id, draft in
-        try requireID(id, field: "question_id")
+        try id.requireNonEmpty(field: "question_id")
         let draft = try validate { () throws(ValidationError) in try draft.validated() }
         return try await client.fetch(
           AdminAPI.updateQuestion(questionID: id, body: UpdateQuestionRequest(draft)),
           as: AdminQuestionDTO.self)
       },
       deleteQuestion: { id in
-        try requireID(id, field: "question_id")
+        try id.requireNonEmpty(field: "question_id")
         try await client.send(AdminAPI.deleteQuestion(id))
       },
       importQuestions: { csv in
@@ -45,11 +45,11 @@ extension AdminRepository {
           AdminAPI.reports(status: status, page: page), of: ReportCaseDTO.self)
       },
       fetchReportCase: { id in
-        try requireID(id, field: "case_id")
+        try id.requireNonEmpty(field: "case_id")
         return try await client.fetch(AdminAPI.report(id), as: ReportCaseDetailDTO.self)
       },
       resolveReportCase: { id, resolution, note in
-        try requireID(id, field: "case_id")
+        try id.requireNonEmpty(field: "case_id")
         let note = try validate { () throws(ValidationError) in
           try TextRule.moderatorNote(for: resolution).validate(optional: note)
         }
@@ -66,7 +66,7 @@ extension AdminRepository {
           AdminAPI.users(query: query, page: page), of: AdminUserDTO.self)
       },
       banUser: { id, reason, until in
-        try requireID(id, field: "user_id")
+        try id.requireNonEmpty(field: "user_id")
         let reason = try validate { () throws(ValidationError) in
           try TextRule.banReason.validate(reason)
         }
@@ -79,7 +79,7 @@ extension AdminRepository {
           as: AdminUserDTO.self)
       },
       unbanUser: { id in
-        try requireID(id, field: "user_id")
+        try id.requireNonEmpty(field: "user_id")
         return try await client.fetch(AdminAPI.unbanUser(id), as: AdminUserDTO.self)
       },
       fetchStats: {

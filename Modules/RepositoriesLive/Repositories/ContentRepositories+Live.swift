@@ -19,16 +19,16 @@ extension QuestionRepository {
         try await client.fetchPage(QuestionAPI.list(page: page), of: QuestionDTO.self)
       },
       fetchQuestion: { id in
-        try requireID(id, field: "question_id")
+        try id.requireNonEmpty(field: "question_id")
         return try await client.fetch(QuestionAPI.question(id), as: QuestionDTO.self)
       },
       fetchAnswers: { questionID, page in
-        try requireID(questionID, field: "question_id")
+        try questionID.requireNonEmpty(field: "question_id")
         return try await client.fetchPage(
           AnswerAPI.answers(questionID: questionID, page: page), of: AnswerDTO.self)
       },
       submitAnswer: { questionID, content in
-        try requireID(questionID, field: "question_id")
+        try questionID.requireNonEmpty(field: "question_id")
         let text = try validate { () throws(ValidationError) in
           try Answer.validate(content: content)
         }
@@ -39,7 +39,7 @@ extension QuestionRepository {
           as: AnswerDTO.self)
       },
       deleteAnswer: { id in
-        try requireID(id, field: "answer_id")
+        try id.requireNonEmpty(field: "answer_id")
         try await client.send(AnswerAPI.delete(id))
       })
   }
@@ -60,7 +60,7 @@ extension BoardRepository {
           BoardAPI.search(query: text, page: page), of: PostDTO.self)
       },
       fetchPost: { id in
-        try requireID(id, field: "post_id")
+        try id.requireNonEmpty(field: "post_id")
         return try await client.fetch(BoardAPI.post(id), as: PostDTO.self)
       },
       createPost: { draft in
@@ -70,21 +70,21 @@ extension BoardRepository {
           as: PostDTO.self)
       },
       deletePost: { id in
-        try requireID(id, field: "post_id")
+        try id.requireNonEmpty(field: "post_id")
         try await client.send(BoardAPI.delete(id))
       },
       setPostLike: { id, isLiked in
-        try requireID(id, field: "post_id")
+        try id.requireNonEmpty(field: "post_id")
         return try await client.fetch(
           isLiked ? BoardAPI.like(id) : BoardAPI.unlike(id), as: LikeStateDTO.self)
       },
       fetchComments: { postID, page in
-        try requireID(postID, field: "post_id")
+        try postID.requireNonEmpty(field: "post_id")
         return try await client.fetchPage(
           CommentAPI.comments(postID: postID, page: page), of: CommentDTO.self)
       },
       createComment: { postID, draft in
-        try requireID(postID, field: "post_id")
+        try postID.requireNonEmpty(field: "post_id")
         let draft = try validate { () throws(ValidationError) in try draft.validated() }
         return try await client.fetch(
           CommentAPI.create(
@@ -92,11 +92,11 @@ extension BoardRepository {
           as: CommentDTO.self)
       },
       deleteComment: { id in
-        try requireID(id, field: "comment_id")
+        try id.requireNonEmpty(field: "comment_id")
         try await client.send(CommentAPI.delete(id))
       },
       setCommentLike: { id, isLiked in
-        try requireID(id, field: "comment_id")
+        try id.requireNonEmpty(field: "comment_id")
         return try await client.fetch(
           isLiked ? CommentAPI.like(id) : CommentAPI.unlike(id), as: LikeStateDTO.self)
       })
@@ -133,7 +133,7 @@ extension NotificationRepository {
         try await client.fetch(NotificationAPI.unreadCount, as: UnreadCountDTO.self)
       },
       markRead: { id in
-        try requireID(id, field: "notification_id")
+        try id.requireNonEmpty(field: "notification_id")
         try await client.send(NotificationAPI.markRead(id))
       },
       markAllRead: {

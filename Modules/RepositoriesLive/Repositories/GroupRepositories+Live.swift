@@ -16,7 +16,7 @@ extension StudyGroupRepository {
           StudyGroupAPI.groups(query: query, page: page), of: StudyGroupDTO.self)
       },
       fetchGroup: { id in
-        try requireID(id, field: "group_id")
+        try id.requireNonEmpty(field: "group_id")
         return try await client.fetch(StudyGroupAPI.group(id), as: StudyGroupDTO.self)
       },
       createGroup: { draft in
@@ -26,31 +26,31 @@ extension StudyGroupRepository {
           as: StudyGroupDTO.self)
       },
       updateGroup: { id, draft in
-        try requireID(id, field: "group_id")
+        try id.requireNonEmpty(field: "group_id")
         let draft = try validate { () throws(ValidationError) in try draft.validated() }
         return try await client.fetch(
           StudyGroupAPI.update(groupID: id, body: UpdateGroupRequest(draft)),
           as: StudyGroupDTO.self)
       },
       deleteGroup: { id in
-        try requireID(id, field: "group_id")
+        try id.requireNonEmpty(field: "group_id")
         try await client.send(StudyGroupAPI.delete(id))
       },
       joinGroup: { id in
-        try requireID(id, field: "group_id")
+        try id.requireNonEmpty(field: "group_id")
         return try await client.fetch(StudyGroupAPI.join(id), as: StudyGroupDTO.self)
       },
       leaveGroup: { id in
-        try requireID(id, field: "group_id")
+        try id.requireNonEmpty(field: "group_id")
         try await client.send(StudyGroupAPI.leave(id))
       },
       invite: { userID, groupID in
-        try requireID(groupID, field: "group_id")
-        try requireID(userID, field: "user_id")
+        try groupID.requireNonEmpty(field: "group_id")
+        try userID.requireNonEmpty(field: "user_id")
         try await client.send(StudyGroupAPI.invite(groupID, InviteToGroupRequest(user: userID)))
       },
       fetchMembers: { id, page in
-        try requireID(id, field: "group_id")
+        try id.requireNonEmpty(field: "group_id")
         return try await client.fetchPage(
           StudyGroupAPI.members(groupID: id, page: page), of: GroupMemberDTO.self)
       })
@@ -67,12 +67,12 @@ extension ChatRepository {
       try await client.fetchPage(ChatAPI.rooms(page: page), of: ChatRoomDTO.self)
     }
     chat.openDirectRoom = { userID in
-      try requireID(userID, field: "user_id")
+      try userID.requireNonEmpty(field: "user_id")
       return try await client.fetch(
         ChatAPI.openDirect(OpenDirectRoomRequest(user: userID)), as: ChatRoomDTO.self)
     }
     chat.fetchMessages = { roomID, afterSeq, beforeSeq, limit in
-      try requireID(roomID, field: "room_id")
+      try roomID.requireNonEmpty(field: "room_id")
       if let afterSeq, afterSeq < 0 {
         throw DomainError.validation(
           .outOfRange(field: "after_seq", range: 0...Int.max, actual: Int(afterSeq)))
@@ -88,7 +88,7 @@ extension ChatRepository {
       return page.items
     }
     chat.sendMessage = { text, roomID, clientMessageID in
-      try requireID(roomID, field: "room_id")
+      try roomID.requireNonEmpty(field: "room_id")
       let text = try validate { () throws(ValidationError) in
         try ChatMessage.validate(text: text)
       }
@@ -98,7 +98,7 @@ extension ChatRepository {
         as: ChatMessageDTO.self)
     }
     chat.markRead = { roomID, seq in
-      try requireID(roomID, field: "room_id")
+      try roomID.requireNonEmpty(field: "room_id")
       guard seq >= 0 else {
         throw DomainError.validation(
           .outOfRange(field: "seq", range: 0...Int.max, actual: Int(seq)))

@@ -37,7 +37,7 @@ extension ProfileRepository {
         return user
       },
       fetchUser: { id in
-        try requireID(id, field: "user_id")
+        try id.requireNonEmpty(field: "user_id")
         return try await client.fetch(MeAPI.user(id), as: UserDTO.self)
       },
       findUser: { nickname in

@@ -161,10 +161,6 @@ private final class DecoderBox: @unchecked Sendable {
   let decoder = QappleCoding.makeDecoder()
 }
 
-func requireID<Owner>(_ id: Identifier<Owner>, field: String) throws(DomainError) {
-  if id.rawValue.isEmpty { throw .validation(.empty(field: field)) }
-}
-
 /// Runs a Domain rule, turning its `ValidationError` into `DomainError.validation`.
 func validate<T>(_ rule: () throws(ValidationError) -> T) throws(DomainError) -> T {
   do {

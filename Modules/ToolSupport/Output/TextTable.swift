@@ -16,6 +16,10 @@ public struct TextTable: Sendable {
       self.title = title
       self.maxWidth = max(1, maxWidth)
     }
+
+    /// A column whose cells are never cut: ids and values that later commands take, which
+    /// must be copied whole.
+    public static func whole(_ title: String) -> Column { Column(title, maxWidth: .max) }
   }
 
   /// The columns.
