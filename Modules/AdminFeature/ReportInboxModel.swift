@@ -152,6 +152,8 @@ public final class ReportCaseModel: Identifiable {
   /// The case as the decision made here answered it: a case read before that decision landed
   /// must not offer the decisions again.
   @ObservationIgnored private var resolvedHere: ReportCase?
+  /// Numbers the loads: only the newest lands (an older read may still say "open").
+  @ObservationIgnored private var loads = 0
   @ObservationIgnored @Dependency(\.adminRepository) private var admin
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -218,10 +220,13 @@ public final class ReportCaseModel: Identifiable {
   }
 
   private func load() async {
+    loads += 1
+    let number = loads
     if detail == nil { state = .loading }
     let resolvedBefore = resolvedHere
     do {
       var read = try await admin.fetchReportCase(caseID)
+      guard loads == number else { return }
       // Read before the decision here landed: the decision's answer is newer.
       if let resolved = resolvedHere, resolved != resolvedBefore { read.reportCase = resolved }
       detail = read
@@ -229,6 +234,7 @@ public final class ReportCaseModel: Identifiable {
     } catch is CancellationError {
       // Given up (the screen went away): what is shown stays, and no failure.
     } catch {
+      guard loads == number else { return }
       state = ScreenState(failure: error)
     }
   }

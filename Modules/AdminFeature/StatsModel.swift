@@ -12,6 +12,8 @@ public final class StatsModel {
   /// Whether the counts are loading, shown, failed or refused (members).
   public private(set) var state: ScreenState = .idle
 
+  /// Numbers the loads: only the newest lands (an older one's counts, or failure, are stale).
+  @ObservationIgnored private var loads = 0
   @ObservationIgnored @Dependency(\.adminRepository) private var admin
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -31,13 +33,18 @@ public final class StatsModel {
   }
 
   private func load() async {
+    loads += 1
+    let number = loads
     if stats == nil { state = .loading }
     do {
-      stats = try await admin.fetchStats()
+      let read = try await admin.fetchStats()
+      guard loads == number else { return }
+      stats = read
       state = .loaded
     } catch is CancellationError {
       // Given up (the screen went away): what is shown stays, and no failure.
     } catch {
+      guard loads == number else { return }
       state = ScreenState(failure: error)
     }
   }

@@ -127,12 +127,14 @@ public final class SignUpModel {
     }
   }
 
-  /// "Next" on the nickname step: checks the rules here and availability on the server.
+  /// "Next" on the nickname step: checks the rules here (the nickname's and the cohort's, both
+  /// typed on this step) and availability on the server.
   public func nicknameNextButtonTapped() async {
     guard step == .nickname, !isWorking else { return }
     let nickname: Nickname
     do {
       nickname = try Nickname(validating: nicknameText)
+      _ = try TextRule.cohort.validate(optional: cohortText)
     } catch {
       failure = .validation(error)
       return

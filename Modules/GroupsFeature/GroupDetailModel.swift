@@ -172,7 +172,8 @@ public final class GroupDetailModel: Identifiable {
       await analytics.track("group_deleted", at: date.now)
       onDismiss()
     } catch {
-      failure = DomainError(error)
+      // Already gone (deleted on another device): the list drops it, as after any action.
+      failed(DomainError(error))
     }
   }
 
@@ -187,6 +188,8 @@ public final class GroupDetailModel: Identifiable {
     guard !isInviting else { return }
     isInviting = true
     failure = nil
+    // The banner names the last invitation only while nothing was tried since.
+    invited = nil
     defer { isInviting = false }
     do {
       let user = try await profiles.findUser(inviteNickname)

@@ -6,8 +6,8 @@ import Repositories
 
 /// One question and its answers: what `qapple://questions/ID` opens (a past question, or
 /// today's from a notification), and the body of the Today screen (``TodayModel``). The
-/// answers stay locked until the user answered; answering is offered only for today's
-/// question.
+/// answers stay locked until the user answered; answering is offered for any question the
+/// user has not answered (a past one too, as the service allows).
 ///
 /// The write sheet's draft lives as long as this model: closing the sheet and opening it again
 /// brings the text back; only a submitted answer ends it. A submit the service refuses as a
@@ -55,6 +55,9 @@ public final class QuestionDetailModel {
   /// How many times the user's answer changed on this screen (submitted, deleted): a question
   /// read before a change must not put back the answer state from before it.
   @ObservationIgnored private(set) var answerChanges = 0
+  /// Numbers the loads (and refreshes from Today): only the newest lands, so a slow older
+  /// read cannot show the question unanswered after a newer one showed the answer.
+  @ObservationIgnored private var loads = 0
   @ObservationIgnored @Dependency(\.questionRepository) private var questions
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -132,22 +135,27 @@ public final class QuestionDetailModel {
   /// answer changed, it is dropped (the change already showed its state).
   func refreshed(with question: Question, readAt changes: Int) async {
     guard changes == answerChanges else { return }
+    loads += 1
     phase = .loaded(question)
     await answers.load()
   }
 
   private func load() async {
     failure = nil
-    let changes = answerChanges
+    loads += 1
+    let (number, changes) = (loads, answerChanges)
     do {
       let question = try await questions.fetchQuestion(questionID)
-      isToday = try await isTodays(question)
-      // Read before the user's answer changed: the change already showed its state.
-      guard changes == answerChanges else { return }
+      let today = try await isTodays(question)
+      // Read before the user's answer changed (the change already showed its state), or
+      // overtaken by a newer load.
+      guard changes == answerChanges, loads == number else { return }
+      isToday = today
       phase = .loaded(question)
     } catch is CancellationError {
       return  // The screen went away; its next appearance loads again.
     } catch {
+      guard loads == number else { return }
       if question == nil {
         phase = .failed(DomainError(error))
       } else {

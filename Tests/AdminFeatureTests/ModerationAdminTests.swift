@@ -132,15 +132,9 @@ struct ModerationAdminTests {
     #expect(theirs.failure == nil)
   }
 
-  @Test("a case read before its decision landed does not offer the decisions again")
-  func aStaleCaseReadKeepsTheDecisionMadeHere() async throws {
-    try await fileReports()
-    let caseID = try #require(
-      try await cast.admin.admin.fetchReportCases(.open, .first).items.first?.id)
-    // The first read (the screen's load) passes; the refresh's is made at once and answers
-    // when the gate opens.
-    let gate = Gate(letThrough: 1)
-    let detail = cast.admin.model { values in
+  /// The admin's screen of `caseID`, each read of which waits at `gate` once made.
+  private func gatedCase(_ caseID: ReportCase.ID, _ gate: Gate) -> ReportCaseModel {
+    cast.admin.model { values in
       let fetch = values.adminRepository.fetchReportCase
       values.adminRepository.fetchReportCase = { id in
         let detail = try await fetch(id)
@@ -150,6 +144,17 @@ struct ModerationAdminTests {
     } _: {
       ReportCaseModel(caseID: caseID)
     }
+  }
+
+  @Test("a case read before its decision landed does not offer the decisions again")
+  func aStaleCaseReadKeepsTheDecisionMadeHere() async throws {
+    try await fileReports()
+    let caseID = try #require(
+      try await cast.admin.admin.fetchReportCases(.open, .first).items.first?.id)
+    // The first read (the screen's load) passes; the refresh's is made at once and answers
+    // when the gate opens.
+    let gate = Gate(letThrough: 1)
+    let detail = gatedCase(caseID, gate)
     await detail.task()
     try await gate.whileHeld(detail.refreshPulled) {
       detail.resolveButtonTapped(.hideContent)
@@ -381,6 +386,53 @@ struct ModerationAdminTests {
     await detail.task()
     #expect(stats.state == .loaded && stats.stats != nil)
     #expect(detail.state == .loaded && detail.detail != nil)
+  }
+
+  @Test("an older load that lands after a newer one is dropped: not its counts, not its failure")
+  func anOlderStatsLoadIsDropped() async throws {
+    try await fileReports()
+    // The screen's load passes; the first refresh is held, and fails once let go.
+    let gate = Gate(letThrough: 1, holding: 1)
+    let calls = LockIsolated(0)
+    let stats = cast.admin.model { values in
+      let fetch = values.adminRepository.fetchStats
+      values.adminRepository.fetchStats = {
+        let number = calls.withValue { calls in
+          calls += 1
+          return calls
+        }
+        let read = try await fetch()
+        await gate.wait()
+        if number == 2 { throw DomainError.offline }
+        return read
+      }
+    } _: {
+      StatsModel()
+    }
+    await stats.task()
+    try await gate.whileHeld(stats.refreshPulled) {
+      await stats.refreshPulled()
+      #expect(stats.state == .loaded)
+    }
+    #expect(stats.state == .loaded)
+    #expect(stats.stats?.openReports == 3)
+  }
+
+  @Test("a case read before another admin resolved it, landing last, does not reopen it")
+  func anOlderCaseReadIsDropped() async throws {
+    try await fileReports()
+    let caseID = try #require(
+      try await cast.admin.admin.fetchReportCases(.open, .first).items.first?.id)
+    let gate = Gate(letThrough: 1, holding: 1)
+    let detail = gatedCase(caseID, gate)
+    await detail.task()
+    try await gate.whileHeld(detail.refreshPulled) {
+      _ = try await cast.admin.admin.resolveReportCase(caseID, .dismiss, nil)
+      await detail.refreshPulled()
+      #expect(detail.detail?.reportCase.status == .resolved)
+    }
+    #expect(detail.detail?.reportCase.status == .resolved)
+    #expect(detail.resolutions.isEmpty)
   }
 
   @Test func theDashboardCountsAndRecovers() async throws {

@@ -145,6 +145,12 @@ struct AuthFeatureTests {
     #expect(signUp.failure == .nicknameTaken)
     #expect(signUp.step == .nickname)
     signUp.nicknameText = "newbie"
+    // The cohort is typed on this step too, so it is checked here, not after the terms.
+    signUp.cohortText = String(repeating: "반", count: 31)
+    await signUp.nicknameNextButtonTapped()
+    #expect(signUp.failure == .validation(.tooLong(field: "cohort", maximum: 30, actual: 31)))
+    #expect(signUp.step == .nickname)
+    signUp.cohortText = ""
     await signUp.nicknameNextButtonTapped()
     #expect(signUp.step == .terms)
 

@@ -650,6 +650,21 @@ struct GroupsFeatureTests {
     #expect(names == ["screen_viewed", "group_deleted"])
   }
 
+  @Test("deleting a group already deleted on another device drops it from the list")
+  func deletingAGroupDeletedElsewhereDropsIt() async throws {
+    let group = try await createGroup("Swift Study", by: alice)
+    let detail = alice.model(clock: clock) { GroupDetailModel(groupID: group.id) }
+    let gone = LockIsolated(0)
+    detail.onGroupGone = { gone.withValue { $0 += 1 } }
+    await detail.task()
+    let elsewhere = try backend.client(forNickname: "alice")
+    try await elsewhere.studyGroups.deleteGroup(group.id)
+    detail.deleteButtonTapped()
+    await detail.deletionConfirmed()
+    #expect(detail.failure == .notFound)
+    #expect(gone.value == 1)
+  }
+
   @Test func aGroupDeletedWhileItsScreenIsOpenLeavesTheListOnTheNextAction() async throws {
     let group = try await createGroup("Big Group", by: alice)
     for number in 1...24 {
@@ -725,6 +740,7 @@ struct GroupsFeatureTests {
     detail.inviteNickname = "nobody"
     await detail.inviteButtonTapped()
     #expect(detail.failure == .notFound)
+    #expect(detail.invited == nil)
     detail.inviteNickname = "bob"
     await detail.inviteButtonTapped()
     #expect(detail.failure == .conflict("That user is already a member of the group."))

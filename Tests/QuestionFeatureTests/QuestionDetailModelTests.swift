@@ -90,12 +90,9 @@ struct QuestionDetailModelTests {
     #expect(detail.answers.answers.count == 3)
   }
 
-  @Test("a question read before the answer was submitted does not take the answer back")
-  func aStaleReadKeepsTheAnswerSubmittedHere() async throws {
-    // The first read (the screen's load) passes; the refresh's is made at once and answers
-    // when the gate opens.
-    let gate = Gate(letThrough: 1)
-    let detail = bear.model { values in
+  /// Bear's detail of today's question, each read of which waits at `gate` once made.
+  private func gatedDetail(_ gate: Gate) -> QuestionDetailModel {
+    bear.model { values in
       let fetch = values.questionRepository.fetchQuestion
       values.questionRepository.fetchQuestion = { id in
         let question = try await fetch(id)
@@ -105,6 +102,14 @@ struct QuestionDetailModelTests {
     } _: {
       QuestionDetailModel(questionID: seeded.questions[0])
     }
+  }
+
+  @Test("a question read before the answer was submitted does not take the answer back")
+  func aStaleReadKeepsTheAnswerSubmittedHere() async throws {
+    // The first read (the screen's load) passes; the refresh's is made at once and answers
+    // when the gate opens.
+    let gate = Gate(letThrough: 1)
+    let detail = gatedDetail(gate)
     await detail.task()
     try await gate.whileHeld(detail.refreshPulled) {
       detail.writeAnswerButtonTapped()
@@ -176,6 +181,24 @@ struct QuestionDetailModelTests {
     #expect(detail.failure == nil)
     #expect(!detail.answers.isLocked)
     #expect(detail.answers.answers.filter(\.isMine).map(\.id) == [mine.id])
+  }
+
+  @Test("an older load that lands after a newer one is dropped: the answer made elsewhere stays")
+  func anOlderLoadDoesNotOverwriteANewerOne() async throws {
+    // The screen's load passes; the first refresh reads the question unanswered, then waits.
+    let gate = Gate(letThrough: 1, holding: 1)
+    let detail = gatedDetail(gate)
+    await detail.task()
+    try await gate.whileHeld(detail.refreshPulled) {
+      // Answered on another device, then a newer refresh shows it.
+      let other = try backend.client(forNickname: Fixtures.codingBear)
+      _ = try await other.questions.submitAnswer(seeded.questions[0], "다른 기기에서 쓴 답")
+      await detail.refreshPulled()
+      #expect(detail.question?.myAnswer != nil)
+    }
+    #expect(detail.question?.myAnswer?.content == "다른 기기에서 쓴 답")
+    #expect(!detail.canWriteAnswer)
+    #expect(!detail.answers.isLocked)
   }
 
   @Test func aConflictWhoseReloadFailsSaysWhyAndKeepsTheDraft() async throws {
