@@ -6,9 +6,11 @@ import HTTPTypes
 /// Only requests that are safe to repeat are retried: idempotent methods (GET, HEAD, PUT,
 /// DELETE, OPTIONS) and other methods that carry an `Idempotency-Key` header. They are retried on
 /// ``retryableStatusCodes`` and on transport failures (offline, timeout, connection errors),
-/// never after cancellation. The wait honours `Retry-After` (seconds or an HTTP date) capped at
-/// ``maxDelay``; otherwise it is exponential backoff with full jitter (``Backoff``): before retry
-/// `n` (0-based) the delay is `random(0 ... min(maxDelay, baseDelay * 2^n))`.
+/// never after cancellation. The wait honours `Retry-After` (seconds or an HTTP date); one longer
+/// than ``maxDelay`` is not waited out (nor cut short: the server asked for no request before
+/// then), and the failure reaches the caller at once, carrying it. Otherwise the wait is
+/// exponential backoff with full jitter (``Backoff``): before retry `n` (0-based) the delay is
+/// `random(0 ... min(maxDelay, baseDelay * 2^n))`.
 ///
 /// A DELETE whose earlier attempt may have reached the server (it timed out, the connection
 /// broke, or the server answered 5xx) may already have deleted the resource: when a retry of it
@@ -19,7 +21,7 @@ public struct RetryPolicy: Sendable {
   public var maxAttempts: Int
   /// The backoff's upper bound before the first retry; it doubles for each further retry.
   public var baseDelay: Duration
-  /// The longest wait, for backoff and `Retry-After` alike.
+  /// The longest wait: backoff's bound, and the longest `Retry-After` waited out.
   public var maxDelay: Duration
   /// The statuses worth retrying.
   public var retryableStatusCodes: Set<Int>
@@ -104,7 +106,8 @@ public struct RetryPolicy: Sendable {
   ///   - error: Why it failed.
   ///   - now: The current wall-clock time, for `Retry-After` dates.
   ///
-  /// A status failure's `Retry-After` header, when it has one, sets the wait.
+  /// A status failure's `Retry-After` header, when it has one, sets the wait; above
+  /// ``maxDelay`` there is no retry.
   public func delay(
     afterAttempt attempt: Int,
     of request: HTTPRequest,
@@ -113,7 +116,7 @@ public struct RetryPolicy: Sendable {
   ) -> Duration? {
     guard attempt < maxAttempts, isRepeatable(request), isRetryable(error) else { return nil }
     if case .status(let failure) = error, let wait = failure.retryAfter(now: now) {
-      return min(wait, maxDelay)
+      return wait <= maxDelay ? wait : nil
     }
     return backoff(retry: attempt - 1)
   }

@@ -45,17 +45,33 @@ public enum AccountActions {
         + "(\(problem)); the next command will not find it", exitCode: .failure)
   }
 
-  /// Signs out (the server revokes the refresh token) and forgets the saved session. The
-  /// session is forgotten on this machine even when the server cannot be told; the error then
-  /// says so.
+  /// Signs out (the server revokes the refresh token) and forgets the saved session, also one
+  /// that is saved but not signed in (a file that cannot be read, tokens without their user).
+  /// The session is forgotten on this machine even when the server cannot be told; the error
+  /// then says so, with the exit code of why.
   public static func signOut(connection: ToolConnection) async throws {
     guard case .signedIn(let user) = await connection.repositories.auth.currentState() else {
-      StandardStreams.write("Not signed in on \(connection.server); nothing to do.")
+      let file = connection.dataDirectory.sessionFile(
+        tool: connection.tool, server: connection.server)
+      guard FileManager.default.fileExists(atPath: file.path) else {
+        StandardStreams.write("Not signed in on \(connection.server); nothing to do.")
+        return
+      }
+      do {
+        try await connection.repositories.auth.signOut()
+      } catch let error as DomainError {
+        throw ToolError(
+          "removed the saved session for \(connection.server), which was not signed in (it "
+            + "could not be read, or lacked its user); the server was not told, so the session "
+            + "stays valid there until it expires",
+          exitCode: ToolError(error, tool: connection.tool, server: connection.server).exitCode)
+      }
+      StandardStreams.write("Removed the saved session for \(connection.server).")
       return
     }
     do {
       try await connection.repositories.auth.signOut()
-    } catch let error as DomainError where error == .offline || error == .timeout {
+    } catch let error as DomainError {
       var refused = ToolError(error, tool: connection.tool, server: connection.server)
       refused.message =
         "signed out \(user.nickname) on this machine, but the server was not told: "

@@ -214,12 +214,28 @@ struct RetryIntegrationTests {
     #expect(clock.sleeps == [.seconds(42)])
   }
 
-  @Test func capsRetryAfterAtTheMaximumDelay() async throws {
+  @Test("a Retry-After above the maximum delay is neither waited out nor cut short")
+  func aRetryAfterAboveTheMaximumIsNoRetry() async throws {
     let server = try await TestServer.shared()
     let clock = TestClock()
     let id = uniqueID()
+    let error = await #expect(throws: NetworkError.self) {
+      try await provider(clock: clock, maxDelay: .seconds(10)).send(
+        flaky(id, on: server, failures: 1, status: 503, retryAfter: "3600"))
+    }
+    // The caller gets the failure at once, with the server's wait.
+    guard case .status(let failure) = error else {
+      Issue.record("expected the 503, got \(String(describing: error))")
+      return
+    }
+    #expect(failure.status == 503)
+    #expect(failure.retryAfter(now: Date()) == .seconds(3600))
+    #expect(await server.state.count("flaky:\(id)") == 1)
+    #expect(clock.sleeps.isEmpty)
+    // One within the maximum is waited out exactly.
+    let within = uniqueID()
     try await provider(clock: clock, maxDelay: .seconds(10)).send(
-      flaky(id, on: server, failures: 1, status: 503, retryAfter: "3600"))
+      flaky(within, on: server, failures: 1, status: 503, retryAfter: "10"))
     #expect(clock.sleeps == [.seconds(10)])
   }
 

@@ -223,18 +223,42 @@ struct ToolsProcessTests {
     #expect(!run.stdout.contains("Signed in"), "\(run)")
   }
 
-  @Test func aSignInRepairsADamagedSessionFile() async throws {
+  /// Tools in a new home whose saved `qapple` session for the local server is not JSON, and
+  /// that file.
+  static func homeWithADamagedSession() throws -> (ToolProcess, URL) {
     let tools = ToolProcess(home: ToolProcess.temporaryHome())
-    defer { try? FileManager.default.removeItem(at: tools.home) }
     let folder = tools.home.appendingPathComponent("sessions/qapple")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let file = folder.appendingPathComponent("local.session.json")
     try Data("not json".utf8).write(to: file)
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+    return (tools, file)
+  }
+
+  @Test func aSignInRepairsADamagedSessionFile() async throws {
+    let (tools, _) = try Self.homeWithADamagedSession()
+    defer { try? FileManager.default.removeItem(at: tools.home) }
     let run = try await tools.run("qapple", "signin", "--token", "demo-1")
     #expect(run.status == 0, "\(run)")
     #expect(run.stdout.contains("Signed in"), "\(run)")
     #expect(try await tools.run("qapple", "status").stdout.contains("Signed in"))
+  }
+
+  @Test("a sign-out removes a saved session it cannot read, and says the server was not told")
+  func aSignOutRemovesADamagedSessionFile() async throws {
+    let (tools, file) = try Self.homeWithADamagedSession()
+    defer { try? FileManager.default.removeItem(at: tools.home) }
+    let run = try await tools.run("qapple", "signout")
+    #expect(run.status == 1, "\(run)")
+    // (The line before it is the client's log of the unreadable file.)
+    #expect(
+      run.errorLines.last?.hasPrefix("error: removed the saved session for the local server")
+        == true, "\(run)")
+    #expect(run.stderr.contains("the server was not told"), "\(run)")
+    #expect(!FileManager.default.fileExists(atPath: file.path))
+    // Then there is nothing left to do.
+    let again = try await tools.run("qapple", "signout")
+    #expect(again.status == 0 && again.stdout.contains("nothing to do"), "\(again)")
   }
 
   @Test func aSignOutTheServerCannotHearStillSignsOutHere() async throws {
