@@ -21,8 +21,10 @@ import Primitives
 /// - **Reconnect.** After a failed attempt or a lost connection the wait before attempt `n`
 ///   (1, 2, ...) is ``Backoff/delay(beforeRetry:)`` with retry `n - 1`: full jitter,
 ///   `random(0 ... min(30 s, 0.5 s * 2^(n-1)))` by default. The counter goes back to 0 when a
-///   connection receives its first frame (a pong counts): a socket that opens and dies without
-///   ever delivering anything keeps the backoff growing.
+///   connection receives a frame (a pong counts) once it has been open for
+///   ``Configuration/stableAfter`` (10 s): a socket that dies without delivering anything, or
+///   right after answering (a server that replays and closes on every subscribe), keeps the
+///   backoff growing instead of reconnecting at once forever.
 /// - **State.** ``state`` and ``stateChanges()`` report ``State``; every `.connected` after the
 ///   first one is a reconnect, the moment for the owner to re-subscribe to what it follows.
 /// - **Events.** ``events`` hands over the state changes and the server's frames in the one order
@@ -87,18 +89,26 @@ public actor WebSocketConnection {
     public var heartbeat: Heartbeat?
     /// The waits between reconnect attempts (0.5 s base, 30 s cap, full jitter by default).
     public var backoff: Backoff
+    /// How long a connection must have been open before a frame it delivers proves it stable
+    /// and resets the backoff.
+    public var stableAfter: Duration
+
+    /// The default ``stableAfter``: 10 s.
+    public static let defaultStableAfter: Duration = .seconds(10)
 
     /// Creates a configuration.
     public init(
       url: URL,
       headerFields: HTTPFields = [:],
       heartbeat: Heartbeat?,
-      backoff: Backoff = Backoff()
+      backoff: Backoff = Backoff(),
+      stableAfter: Duration = defaultStableAfter
     ) {
       self.url = url
       self.headerFields = headerFields
       self.heartbeat = heartbeat
       self.backoff = backoff
+      self.stableAfter = stableAfter
     }
   }
 
@@ -146,6 +156,8 @@ public actor WebSocketConnection {
   private var stopping: Task<Void, Never>?
   // Failed attempts and lost connections since the last stable connection.
   private var failures = 0
+  // When the open socket opened (on `timeline`), for the stability rule.
+  private var sessionOpenedAt: Duration = .zero
   // One token refresh per streak of failed handshakes.
   private var mayRefresh = true
   private var awaitingPong = false
@@ -332,6 +344,7 @@ public actor WebSocketConnection {
   /// Runs the receive loop and the heartbeat until one of them ends the session.
   private func session(on socket: any WebSocket) async -> SessionEnd {
     let openedAt = timeline.now()
+    sessionOpenedAt = openedAt
     awaitingPong = false
     let heartbeat = configuration.heartbeat
     return await withTaskGroup(of: SessionEnd.self) { group in
@@ -358,8 +371,9 @@ public actor WebSocketConnection {
   }
 
   private func received(_ frame: WebSocketFrame) {
-    // The stability rule: a connection that delivered a frame resets the backoff.
-    failures = 0
+    // The stability rule: a connection open long enough that delivered a frame resets the
+    // backoff.
+    if timeline.now() - sessionOpenedAt >= configuration.stableAfter { failures = 0 }
     if let heartbeat = configuration.heartbeat, heartbeat.isPong(frame) {
       awaitingPong = false
       return

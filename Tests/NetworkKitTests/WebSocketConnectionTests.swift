@@ -111,8 +111,10 @@ struct WebSocketConnectionTests {
     await harness.connection.stop()
   }
 
-  @Test func theAttemptCounterResetsOnceAConnectionDeliveredAFrame() async throws {
-    let harness = Harness(answers: .refuse(.offline), .accept, .accept, .accept)
+  @Test(
+    "the attempt counter resets once a connection open for 10 s delivers a frame, not before")
+  func theAttemptCounterResetsOnceAConnectionProvedStable() async throws {
+    let harness = Harness(answers: .refuse(.offline), .accept, .accept, .accept, .accept)
     var states = harness.connection.stateChanges().makeAsyncIterator()
     var frames = harness.connection.events.makeAsyncIterator()
     await harness.connection.start()
@@ -130,10 +132,24 @@ struct WebSocketConnectionTests {
     #expect(await states.next() == .connecting(attempt: 2))
     #expect(await states.next() == .connected)
 
-    // This one delivers a frame: stable, so losing it starts over at attempt 1.
-    let socket = try await harness.transport.socket(1)
-    socket.deliver(.text("hello"))
+    // This one answers at once, then dies: not stable either (a server that answers every
+    // subscribe and closes must not be reconnected to at once, forever).
+    let quick = try await harness.transport.socket(1)
+    quick.deliver(.text("hello"))
     #expect(await frames.nextFrame() == .text("hello"))
+    quick.closeFromServer(code: .goingAway)
+    #expect(await states.next() == .waitingToReconnect(attempt: 3, retryIn: .seconds(1)))
+    try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(1))
+    #expect(await states.next() == .connecting(attempt: 3))
+    #expect(await states.next() == .connected)
+
+    // This one delivers a frame after 10 s open: stable, so losing it starts over at attempt 1.
+    let socket = try await harness.transport.socket(2)
+    socket.deliver(.text("early"))
+    #expect(await frames.nextFrame() == .text("early"))
+    await harness.clock.advance(by: WebSocketConnection.Configuration.defaultStableAfter)
+    socket.deliver(.text("later"))
+    #expect(await frames.nextFrame() == .text("later"))
     socket.closeFromServer(code: .goingAway)
     #expect(await states.next() == .waitingToReconnect(attempt: 1, retryIn: .milliseconds(250)))
     try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
