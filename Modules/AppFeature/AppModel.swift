@@ -102,10 +102,13 @@ public final class AppModel {
     do {
       let link = try DeepLink(url: payload.link)
       await open(link, source: "push")
-      if let id = payload.notificationID, main != nil {
+      if let id = payload.notificationID, let inbox = main?.notifications {
         // The link opened either way; a failed mark-read leaves the item unread in the inbox.
-        try? await notificationRepository.markRead(id)
-        await main?.notifications.refreshUnreadCount()
+        if (try? await notificationRepository.markRead(id)) != nil {
+          await inbox.notificationReadElsewhere(id)
+        } else {
+          await inbox.refreshUnreadCount()
+        }
       }
       return link
     } catch {

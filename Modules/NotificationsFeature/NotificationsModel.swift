@@ -85,12 +85,17 @@ public final class NotificationsModel {
     guard notifications.last?.id == notification, let cursor = nextCursor, !isLoadingMore,
       !isReloading
     else { return }
-    let current = generation
+    let (current, markAllsBefore) = (generation, markAllSuccesses)
     isLoadingMore = true
     defer { isLoadingMore = false }
     do {
-      let page = try await repository.fetchNotifications(PageRequest(cursor: cursor))
+      var page = try await repository.fetchNotifications(PageRequest(cursor: cursor))
       guard current == generation else { return }
+      // A "mark all read" that succeeded while the page was on its way made its notifications
+      // read too (they are older than the ones listed), whatever the page still says.
+      if markAllSuccesses != markAllsBefore {
+        for index in page.items.indices { page.items[index].isRead = true }
+      }
       let shown = Set(notifications.map(\.id))
       notifications += page.items.filter { !shown.contains($0.id) }
       nextCursor = page.nextCursor
@@ -114,6 +119,20 @@ public final class NotificationsModel {
       ],
       at: date.now)
     await markRead(notification)
+  }
+
+  /// `notification` was marked read outside this inbox (the app, for a tapped push): its row
+  /// turns read, and the badge takes the service's count (counting it off when that cannot be
+  /// read and the row was unread). Changes nothing on the service.
+  public func notificationReadElsewhere(_ notification: AppNotification.ID) async {
+    let wasUnread = notifications.contains { $0.id == notification && !$0.isRead }
+    setRead(true, [notification])
+    succeeded([notification])
+    if let count = await currentUnreadCount() {
+      unreadCount = count
+    } else if wasUnread {
+      unreadCount = max(0, unreadCount - 1)
+    }
   }
 
   /// The user marked one notification read (a swipe action).

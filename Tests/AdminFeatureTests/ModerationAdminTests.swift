@@ -135,12 +135,8 @@ struct ModerationAdminTests {
   /// The admin's screen of `caseID`, each read of which waits at `gate` once made.
   private func gatedCase(_ caseID: ReportCase.ID, _ gate: Gate) -> ReportCaseModel {
     cast.admin.model { values in
-      let fetch = values.adminRepository.fetchReportCase
-      values.adminRepository.fetchReportCase = { id in
-        let detail = try await fetch(id)
-        await gate.wait()
-        return detail
-      }
+      values.adminRepository.fetchReportCase = gate.answering(
+        values.adminRepository.fetchReportCase)
     } _: {
       ReportCaseModel(caseID: caseID)
     }

@@ -259,6 +259,9 @@ struct AppFeatureTests {
     let (app, task) = await app(as: alice)
     defer { task.cancel() }
     let main = try await main(of: app)
+    // The inbox was loaded before the push came: its row turns read too.
+    await main.notifications.task()
+    #expect(main.notifications.notifications.first?.isRead == false)
     let link = await app.open(
       push: [
         "aps": ["alert": "bob liked your post"], "link": notification.deepLink!.url.absoluteString,
@@ -268,6 +271,7 @@ struct AppFeatureTests {
     #expect(main.selectedTab == .board)
     #expect(try await alice.notifications.fetchUnreadCount() == 0)
     #expect(main.unreadCount == 0)
+    #expect(main.notifications.notifications.first?.isRead == true)
 
     #expect(await app.open(push: ["aps": ["alert": "hi"]]) == nil)
     #expect(app.linkFailure == .push(.missingLink))

@@ -435,6 +435,43 @@ struct NotificationsFeatureTests {
     #expect(inbox.notifications.allSatisfy { $0.isRead })
   }
 
+  @Test("a next page read before a mark-all succeeded, landing after it, shows its rows read")
+  func markAllReadCoversAPageOnItsWay() async throws {
+    _ = try await bobComments(22)
+    // The first page passes; the next one is read at once and answers when the gate opens.
+    let gate = Gate(letThrough: 1, holding: 1)
+    let inbox = inbox(as: alice) { values in
+      values.notificationRepository.fetchNotifications = gate.answering(
+        values.notificationRepository.fetchNotifications)
+    }
+    await inbox.task()
+    try await gate.whileHeld {
+      await inbox.notificationAppeared(inbox.notifications[19].id)
+    } meanwhile: {
+      await inbox.markAllReadButtonTapped()
+      #expect(inbox.unreadCount == 0)
+    }
+    #expect(inbox.notifications.count == 22)
+    #expect(inbox.notifications.allSatisfy { $0.isRead })
+    #expect(inbox.unreadCount == 0)
+  }
+
+  @Test("a notification read elsewhere (a tapped push) turns read here, and the badge follows")
+  func aNotificationReadElsewhereTurnsReadHere() async throws {
+    _ = try await bobComments(2)
+    let inbox = inbox(as: alice)
+    await inbox.task()
+    #expect(inbox.unreadCount == 2)
+    let pushed = inbox.notifications[0].id
+    try await alice.notifications.markRead(pushed)
+    await inbox.notificationReadElsewhere(pushed)
+    #expect(inbox.notifications.first { $0.id == pushed }?.isRead == true)
+    #expect(inbox.unreadCount == 1)
+    // Tapping it then changes nothing: the other one is still counted.
+    await inbox.notificationTapped(pushed)
+    #expect(inbox.unreadCount == 1)
+  }
+
   @Test func theBadgeFollowsNewNotificationsAndKeepsItsCountWhenOffline() async throws {
     let badge = inbox(as: alice)
     await badge.refreshUnreadCount()

@@ -93,12 +93,8 @@ struct QuestionDetailModelTests {
   /// Bear's detail of today's question, each read of which waits at `gate` once made.
   private func gatedDetail(_ gate: Gate) -> QuestionDetailModel {
     bear.model { values in
-      let fetch = values.questionRepository.fetchQuestion
-      values.questionRepository.fetchQuestion = { id in
-        let question = try await fetch(id)
-        await gate.wait()
-        return question
-      }
+      values.questionRepository.fetchQuestion = gate.answering(
+        values.questionRepository.fetchQuestion)
     } _: {
       QuestionDetailModel(questionID: seeded.questions[0])
     }
