@@ -38,8 +38,8 @@ public struct ErrorBodyDTO: Codable, Hashable, Sendable {
   /// The code as an enum; codes this version does not know are `.unknown`.
   public var knownCode: ErrorCodeDTO { ErrorCodeDTO(rawValue: code) }
 
-  /// Writes every key but `validation`; `field` is `null` when no field is at fault, and
-  /// `validation` is left out when there is none.
+  /// Writes `code`, `message` and `field` always (`field` is `null` when no field is at
+  /// fault), and `validation` only when there is one.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(code, forKey: .code)

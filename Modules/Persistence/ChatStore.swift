@@ -225,9 +225,9 @@ public final class ChatStore: Sendable {
 
   /// Copies the unsent messages and queued events SQLite can still read from the file at
   /// `path` (opened read-only) into this store, best effort, the messages in their order from
-  /// row `firstRow` on; returns how many came over, `nil`
-  /// when they could not be read or written (the file could not be opened, a read failed
-  /// other than on damage, or the write failed: the file then stays aside for a later try).
+  /// row `firstRow` on; returns how many came over, `nil` when they could not be read or
+  /// written (the file could not be opened, a read failed other than on damage, or the write
+  /// failed: the file then stays aside for a later try).
   /// A file this store carried over before gives nothing again (`carried_over_file`). Each
   /// table is read on its own, by its primary key, around damaged pages (see `readable`); a
   /// value of the wrong type skips its row. Each message keeps its state: one

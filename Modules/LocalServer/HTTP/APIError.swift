@@ -5,9 +5,9 @@ import Hummingbird
 import ServiceEngine
 
 /// A failure the API reports: an HTTP status plus the error envelope
-/// `{ "error": { "code", "message", "field", "validation" } }`. Every error response of the server is one of
-/// these: `ErrorEnvelopeMiddleware` answers it with `Reply.envelope(_:)` and turns anything
-/// else into one.
+/// `{ "error": { "code", "message", "field", "validation" } }`. Every error response of the
+/// server is one of these: `ErrorEnvelopeMiddleware` answers it with `Reply.envelope(_:)` and
+/// turns anything else into one.
 struct APIError: Error, Sendable, CustomStringConvertible {
   /// The HTTP status.
   var status: HTTPResponse.Status
