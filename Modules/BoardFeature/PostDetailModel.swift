@@ -106,6 +106,9 @@ public final class PostDetailModel {
   public var comments: [Comment] { list.items }
   /// Whether older pages remain to load below the last comment.
   public var hasMoreComments: Bool { list.hasMore }
+  /// Where the next page of comments starts (`nil` on the last page): for a client that
+  /// shows or hands on the list's position, as `qapple open --json` does.
+  public var commentsCursor: PageCursor? { list.nextCursor }
   /// A further page of comments is loading.
   public var isLoadingMoreComments: Bool { list.isLoadingMore }
   /// How many more characters the comment may have (negative past the limit).

@@ -24,7 +24,8 @@ public final class NotificationsModel {
   public private(set) var isLoadingMore = false
   /// The last failure, shown until ``failureDismissed()``.
   public private(set) var failure: DomainError?
-  private var nextCursor: PageCursor?
+  /// Where the next page starts (`nil` on the last page).
+  public private(set) var nextCursor: PageCursor?
 
   /// Asks the app to open what a notification is about.
   @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }

@@ -95,7 +95,9 @@ enum LandedScreen {
       guard let post = model.post else { throw DomainError.notFound }
       let detail = PostDetailOutput(
         post: PostOutput(post),
-        comments: ListOutput(items: model.comments.map(CommentOutput.init), nextCursor: nil))
+        comments: ListOutput(
+          items: model.comments.map(CommentOutput.init),
+          nextCursor: model.commentsCursor?.rawValue))
       try printer.emit(landed(link, tab, "post", detail)) {
         var text = Board.detailText(post, comments: model.comments)
         if model.hasMoreComments { text += "\n(more comments: `qapple board show \(post.id)`)" }
@@ -156,7 +158,7 @@ enum LandedScreen {
       if let failure = model.failure { throw failure }
       let items = model.notifications.map(NotificationOutput.init)
       let list = NotificationListOutput(
-        items: items, nextCursor: nil, unreadCount: model.unreadCount)
+        items: items, nextCursor: model.nextCursor?.rawValue, unreadCount: model.unreadCount)
       try printer.emit(landed(link, tab, "notifications", list)) {
         items.isEmpty
           ? "No notifications."

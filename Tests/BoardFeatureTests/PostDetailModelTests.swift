@@ -70,11 +70,16 @@ struct PostDetailModelTests {
     await detail.task()
     #expect(detail.comments.count == 20)
     #expect(detail.hasMoreComments)
+    // The cursor is the service's: it reads the rest of the comments.
+    let cursor = try #require(detail.commentsCursor)
+    let rest = try await alice.board.fetchComments(post.id, PageRequest(cursor: cursor))
+    #expect(rest.items.map(\.id) == written.suffix(5).map(\.id))
     await detail.commentAppeared(detail.comments[5].id)
     #expect(detail.comments.count == 20)
     await detail.commentAppeared(detail.comments[19].id)
     #expect(detail.comments.map(\.id) == written.map(\.id))
     #expect(!detail.isLoadingMoreComments)
+    #expect(detail.commentsCursor == nil)
   }
 
   @Test func bobsCommentNotifiesAliceWhoseLinkOpensTheFocusedComment() async throws {

@@ -223,6 +223,9 @@ struct NotificationsFeatureTests {
     #expect(inbox.unreadCount == 25)
     #expect(inbox.notifications.count == 20)
     #expect(inbox.hasMore)
+    let cursor = try #require(inbox.nextCursor)
+    let rest = try await alice.notifications.fetchNotifications(PageRequest(cursor: cursor))
+    #expect(rest.items.count == 5)
     #expect(
       inbox.notifications.first?.deepLink == .comment(post: post.id, comment: comments[24].id))
     await inbox.notificationAppeared(inbox.notifications[3].id)

@@ -335,6 +335,7 @@ struct ToolsProcessTests {
     #expect(landed.tab == "board" && landed.screen == "post")
     #expect(landed.content.post.id == post.id)
     #expect(landed.content.comments.items.map(\.id) == shown.comments.items.map(\.id))
+    #expect(landed.content.comments.nextCursor == shown.comments.nextCursor)
 
     let text = try await tools.run("qapple", "open", "https://qapple.app/posts/\(post.id)")
     #expect(text.status == 0, "\(text)")
@@ -377,6 +378,7 @@ struct ToolsProcessTests {
     let listed = try await tools.run("qapple", "notifications", "--json")
     let list = try listed.decode(NotificationListOutput.self)
     #expect(landed.content.unreadCount == list.unreadCount)
+    #expect(landed.content.nextCursor == list.nextCursor)
     #expect(
       landed.content.items.map(\.id)
         == Array(list.items.map(\.id).prefix(landed.content.items.count)))
