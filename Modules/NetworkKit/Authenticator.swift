@@ -196,7 +196,9 @@ public actor Authenticator {
     get async throws(NetworkError) { try await loadCredentials() != nil }
   }
 
-  /// Stores credentials obtained from sign-in and publishes `.signedIn`.
+  /// Stores credentials obtained from sign-in and publishes `.signedIn`. When the store
+  /// refuses them the session still goes on in memory (it is signed in: `.signedIn` is
+  /// published all the same), and the error says they were not saved.
   public func signIn(_ credentials: Credentials) async throws(NetworkError) {
     endSession()
     cached = credentials
@@ -207,6 +209,7 @@ public actor Authenticator {
     } catch {
       // The session goes on in memory; its next refreshed pair may fill the empty store.
       signInUnsaved = true
+      broadcaster.publish(.signedIn)
       throw .credentialStorage("saving the credentials failed: \(error)")
     }
     broadcaster.publish(.signedIn)

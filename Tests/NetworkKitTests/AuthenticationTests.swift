@@ -221,6 +221,23 @@ struct AuthenticationTests {
     await #expect(throws: NetworkError.notSignedIn) { try await authenticator.validAccessToken() }
   }
 
+  @Test("a sign-in whose credentials cannot be saved is signed in, and tells so, and throws")
+  func anUnsavedSignInStillTellsOfTheSignIn() async throws {
+    let store = FlakyCredentialStore(nil)
+    let authenticator = Authenticator(store: store) { _ in throw NetworkError.unauthorized }
+    var events = authenticator.events().makeAsyncIterator()
+    await store.failSaves(true)
+    await #expect(throws: NetworkError.self) {
+      try await authenticator.signIn(Credentials(accessToken: "t", refreshToken: "rt"))
+    }
+    #expect(try await authenticator.validAccessToken() == "t")
+    // A sign-out after it: the events must tell of the sign-in first (and the wait cannot hang).
+    await store.failSaves(false)
+    try await authenticator.signOut()
+    #expect(await events.next() == .signedIn)
+    #expect(await events.next() == .signedOut(.requested))
+  }
+
   @Test func injectsTheBearerTokenForBearerTargets() async throws {
     let server = try await TestServer.shared()
     let id = uniqueID()

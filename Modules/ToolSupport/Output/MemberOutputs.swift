@@ -87,7 +87,7 @@ public struct UserOutput: Codable, Hashable, Sendable {
 public struct SessionOutput: Codable, Hashable, Sendable {
   /// The server, `local` for the embedded one, else its URL.
   public var server: String
-  /// `signed_in`, `signed_out` or `needs_sign_up`.
+  /// `signed_in` or `signed_out`.
   public var state: String
   /// The signed-in user, or `null`.
   public var user: UserOutput?
