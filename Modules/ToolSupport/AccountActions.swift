@@ -37,7 +37,9 @@ public enum AccountActions {
 
   /// A session the sign-in could not save (the store refused it since `problemBefore`) as an
   /// error: each command is a process of its own, and the next one would find nobody signed in.
-  static func requireSaved(since problemBefore: String?, connection: ToolConnection) async throws {
+  public static func requireSaved(
+    since problemBefore: String?, connection: ToolConnection
+  ) async throws {
     let problem = await connection.backend.session.lastStorageProblem
     guard let problem, problem != problemBefore else { return }
     throw ToolError(

@@ -94,13 +94,17 @@ struct SignUp: AsyncParsableCommand {
     }
   }
 
-  /// Step 1: sign in to get a sign-up token, send the code, keep the token for step 2.
+  /// Step 1: sign in to get a sign-up token, send the code, keep the token for step 2. A token
+  /// that already has an account signs in, as `qapple signin` does (`--json`: its user).
   private func start(connection: ToolConnection, email: EmailAddress) async throws {
     let auth = connection.repositories.auth
+    let problemBefore = await connection.backend.session.lastStorageProblem
     switch try await auth.signIn(.dev, token) {
     case .signedIn(let session):
-      StandardStreams.write(
-        "This token already has an account: signed in as \(session.user.nickname).")
+      try await AccountActions.requireSaved(since: problemBefore, connection: connection)
+      try ToolOutput(output).emit(UserOutput(session.user)) {
+        "This token already has an account: signed in as \(session.user.nickname)."
+      }
     case .needsSignUp(let signUpToken):
       let expiry = try await auth.requestEmailCode(signUpToken, email)
       try connection.pendingSignUps.save(
@@ -110,13 +114,14 @@ struct SignUp: AsyncParsableCommand {
       let whereToLook =
         connection.embeddedServer != nil
         ? "printed above by the local server" : "a dev server writes it to its log"
-      StandardStreams.write(
+      try ToolOutput(output).emit(EmailCodeOutput(email: email.rawValue, codeExpiresAt: expiry)) {
         """
         A 6-digit code was sent to \(email) (\(whereToLook)); it expires at \
         \(TextFormat.dateTime(expiry)).
         Finish with: qapple signup --token \(token) --email \(email) --code CODE \
         --nickname NAME\(connection.server.flagForHints)
-        """)
+        """
+      }
     }
   }
 

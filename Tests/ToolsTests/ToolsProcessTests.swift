@@ -125,8 +125,12 @@ struct ToolsProcessTests {
     let suffix = String(UInt16.random(in: 1000...9999))
     let token = "tools-test-\(UUID().uuidString.prefix(8))"
     let email = "tester\(suffix)@academy.example"
-    let first = try await tools.run("qapple", "signup", "--token", token, "--email", email)
+    let first = try await tools.run(
+      "qapple", "signup", "--token", token, "--email", email, "--json")
     #expect(first.status == 0, "\(first)")
+    // `--json` holds for step 1 too: where the code went and until when.
+    let sent = try first.decode(EmailCodeOutput.self)
+    #expect(sent.email == email && sent.codeExpiresAt > Date())
     // The embedded server prints the code it would have mailed on stderr.
     let codeLine = try #require(first.errorLines.first { $0.contains("e-mail code for \(email)") })
     let afterEmail = try #require(codeLine.range(of: "\(email): "))

@@ -83,6 +83,25 @@ public struct UserOutput: Codable, Hashable, Sendable {
   }
 }
 
+/// Step 1 of `qapple signup`: where the code went and until when it works.
+public struct EmailCodeOutput: Codable, Hashable, Sendable {
+  /// The address the code was sent to.
+  public var email: String
+  /// When the code stops working.
+  public var codeExpiresAt: Date
+
+  /// Creates the output.
+  public init(email: String, codeExpiresAt: Date) {
+    self.email = email
+    self.codeExpiresAt = codeExpiresAt
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case email
+    case codeExpiresAt = "code_expires_at"
+  }
+}
+
 /// Who is signed in where: `qapple status`.
 public struct SessionOutput: Codable, Hashable, Sendable {
   /// The server, `local` for the embedded one, else its URL.
