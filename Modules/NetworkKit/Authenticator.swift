@@ -204,15 +204,15 @@ public actor Authenticator {
     cached = credentials
     noteArrival(of: credentials)
     isLoaded = true
+    // Signed in once the store answered, whatever it answered.
+    defer { broadcaster.publish(.signedIn) }
     do {
       try await store.save(credentials)
     } catch {
       // The session goes on in memory; its next refreshed pair may fill the empty store.
       signInUnsaved = true
-      broadcaster.publish(.signedIn)
       throw .credentialStorage("saving the credentials failed: \(error)")
     }
-    broadcaster.publish(.signedIn)
   }
 
   /// Clears the credentials and publishes `.signedOut(.requested)`.

@@ -212,11 +212,16 @@ public final class ChatStore: Sendable {
     salvage.withLock { $0 = total }
   }
 
-  /// The names of the files the store at `path` carried over (none when it cannot be read).
-  private static func carriedOverNames(in path: String) -> [String] {
+  /// How a file aside is opened: read-only, never changed by what reads it.
+  private static var readOnly: Configuration {
     var configuration = Configuration()
     configuration.readonly = true
-    guard let file = try? DatabaseQueue(path: path, configuration: configuration) else { return [] }
+    return configuration
+  }
+
+  /// The names of the files the store at `path` carried over (none when it cannot be read).
+  private static func carriedOverNames(in path: String) -> [String] {
+    guard let file = try? DatabaseQueue(path: path, configuration: readOnly) else { return [] }
     defer { try? file.close() }
     return
       (try? file.read { db in try String.fetchAll(db, sql: "SELECT name FROM carried_over_file") })
@@ -235,8 +240,6 @@ public final class ChatStore: Sendable {
   /// until a try settles it, as after any restart; the server keeps one message per sender and
   /// client message id.
   private func takeOver(from path: String, firstRow: Int64) -> Salvage? {
-    var configuration = Configuration()
-    configuration.readonly = true
     /// Whether `error` is damage (read around), not a failure for now.
     func isDamage(_ error: any Error) -> Bool {
       guard let error = error as? DatabaseError else { return false }
@@ -247,7 +250,7 @@ public final class ChatStore: Sendable {
     // (a folder, no permission) is tried again later.
     let old: DatabaseQueue?
     do {
-      old = try DatabaseQueue(path: path, configuration: configuration)
+      old = try DatabaseQueue(path: path, configuration: Self.readOnly)
     } catch {
       guard isDamage(error) else { return nil }
       old = nil
