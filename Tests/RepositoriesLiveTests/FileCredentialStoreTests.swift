@@ -68,6 +68,26 @@ struct FileCredentialStoreTests {
     #expect(try await nowhere.holdRefreshes() == nil)
   }
 
+  @Test("a write cancelled while another process holds the lock says it was cancelled")
+  func aCancelledLockWaitIsNotContention() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let file = directory.url.appendingPathComponent("s.json")
+    let holder = FileCredentialStore(fileURL: file)
+    let release = try #require(try await holder.holdRefreshes())
+    defer { release() }
+    let waiting = FileCredentialStore(fileURL: file, refreshLockWait: .seconds(30))
+    let write = Task { try await waiting.save(Self.credentials) }
+    try await Task.sleep(for: .milliseconds(50))
+    write.cancel()
+    let lockPath = directory.url.appendingPathComponent(".s.json.lock").path
+    await #expect(
+      throws: CredentialStoreError.fileSystem(
+        operation: "wait for the lock on", path: lockPath, errno: ECANCELED)
+    ) { try await write.value }
+    #expect(try await holder.credentials() == nil)
+  }
+
   @Test func refreshedTokensKeepTheUserSnapshot() async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }

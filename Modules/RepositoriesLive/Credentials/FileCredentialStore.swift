@@ -155,7 +155,8 @@ public actor FileCredentialStore: SessionStore {
   ///
   /// - Throws: ``CredentialStoreError/fileSystem(operation:path:errno:)`` (`EWOULDBLOCK`) when
   ///   another process held the lock for the whole wait: its refresh is still under way, and
-  ///   this one must not spend the token it may be spending.
+  ///   this one must not spend the token it may be spending; `ECANCELED` when the calling task
+  ///   was cancelled while it waited.
   public func holdRefreshes() async throws(CredentialStoreError) -> (@Sendable () -> Void)? {
     // A first sign-in holds it across both writes too: the folder is made for it.
     try? ensureDirectory(fileURL.deletingLastPathComponent())
@@ -218,8 +219,9 @@ public actor FileCredentialStore: SessionStore {
   /// Takes the lock on `.<name>.lock`, waiting up to ``refreshLockWait`` for another holder;
   /// `nil` when the lock file cannot be opened (e.g. before the folder exists).
   ///
-  /// - Throws: ``CredentialStoreError/fileSystem(operation:path:errno:)`` (`EWOULDBLOCK`) when
-  ///   another holder kept it for the whole wait.
+  /// - Throws: ``CredentialStoreError/fileSystem(operation:path:errno:)``: `EWOULDBLOCK` when
+  ///   another holder kept it for the whole wait, `ECANCELED` when the calling task was
+  ///   cancelled while it waited.
   private func lock() async throws(CredentialStoreError) -> FileLock? {
     let path = fileURL.deletingLastPathComponent()
       .appendingPathComponent(".\(fileURL.lastPathComponent).lock").path
@@ -231,6 +233,10 @@ public actor FileCredentialStore: SessionStore {
       return nil
     }
     guard let lock else {
+      // A caller that gave up is not told that another process kept the lock.
+      if Task.isCancelled {
+        throw .fileSystem(operation: "wait for the lock on", path: path, errno: ECANCELED)
+      }
       logger?.warning(
         "Another process kept the session's lock for \(refreshLockWait); not going on now",
         metadata: ["path": "\(path)"])
