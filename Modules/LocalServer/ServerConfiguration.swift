@@ -24,11 +24,16 @@ public struct ServerConfiguration: Sendable {
   /// How many frames one WebSocket connection may send per window before it gets
   /// `too_many_frames` and close code 1008 (`nil`: no limit).
   public var realtimeFrameLimit: RateLimit?
-  /// How many live events one WebSocket connection may have waiting to be written (its client
-  /// reads slower than its rooms talk, or not at all) before it gets `slow_consumer` and close
-  /// 1013; the events still waiting are not written (the client catches up after
-  /// reconnecting), and a client that takes not even the close is dropped 5 s later.
+  /// How many frames one WebSocket connection may have waiting to be written (live events,
+  /// replayed messages and answers to its own frames: its client reads slower than its rooms
+  /// talk or than it sends, or not at all) before it gets `slow_consumer` and close 1013; the
+  /// frames still waiting are not written (the client catches up after reconnecting), and a
+  /// client that takes not even the close is dropped 5 s later.
   public var realtimeBacklog: Int
+  /// How many bytes of frames one WebSocket connection may have waiting to be written before
+  /// it is cut off as for ``realtimeBacklog``: 64 MiB by default (10,000 chat messages of the
+  /// longest text take about 35 MB; answers that echo what the client sent count too).
+  public var realtimeBacklogBytes: Int
   /// How long a WebSocket connection may send nothing before the server closes it with 1001
   /// (`nil`: never), on ``clock`` (looked at every second). A live client sends at least its heartbeat's `ping` (every 25 s); a
   /// client gone without closing (a phone that lost its network) is found this way, and its
@@ -88,9 +93,11 @@ public struct ServerConfiguration: Sendable {
     socketFaults: SocketFaults = SocketFaults(),
     publicURL: URL? = nil,
     realtimeBacklog: Int = 10_000,
+    realtimeBacklogBytes: Int = 64 << 20,
     realtimeIdleTimeout: Duration? = .seconds(60)
   ) {
     self.realtimeBacklog = realtimeBacklog
+    self.realtimeBacklogBytes = realtimeBacklogBytes
     self.realtimeIdleTimeout = realtimeIdleTimeout
     self.host = host
     self.port = port

@@ -555,6 +555,31 @@ struct RealtimeTests {
     }
   }
 
+  @Test(
+    "a client that sends but never reads is cut off by the answers it piles up: past the count of frames, or of bytes",
+    arguments: [(frames: 50, bytes: 64 << 20), (frames: 10_000, bytes: 1 << 20)])
+  func answersCountInTheBacklog(limit: (frames: Int, bytes: Int)) async throws {
+    var configuration = ServerConfiguration.testing()
+    configuration.realtimeFrameLimit = nil
+    configuration.realtimeBacklog = limit.frames
+    configuration.realtimeBacklogBytes = limit.bytes
+    try await withServer(configuration) { h in
+      let probe = try await SocketProbe.open(h.url, token: try await h.member("Talker"))
+      await probe.pauseReading()
+      // 400 unsubscribes that each echo a 60 KB room ID: about 24 MB of answers, more than
+      // the socket's buffers hold, so the server's writes wait and its backlog grows past
+      // either limit (the frames' 50, or the 1 MiB of bytes long before 10,000 frames).
+      let sent = 400
+      let room = String(repeating: "r", count: 60_000)
+      for _ in 0..<sent { probe.send(.unsubscribe(roomID: room)) }
+      await probe.resumeReading()
+      // Every unsubscribe answered: every answer was queued and written.
+      _ = try await Self.expectCutOff(probe) { frames in
+        frames.count { if case .unsubscribed = $0 { true } else { false } } == sent
+      }
+    }
+  }
+
   /// Runs `body` against a server whose 60 s idle timeout runs on a clock the test moves by
   /// hand: a loaded machine's stalls change nothing.
   static func withIdleTimeout(
@@ -628,6 +653,23 @@ struct RealtimeTests {
         .ok, PageDTO<ChatMessageDTO>.self, .get, "/chat/rooms/\(r.room)/messages?after_seq=0",
         token: r.member)
       #expect(history.items.isEmpty)
+    }
+  }
+
+  @Test("a withdrawn account's connection ends, also when its client never answers the close")
+  func withdrawnClientThatIgnoresTheCloseIsDropped() async throws {
+    // The server's clock stands still: the idle timeout never comes to end the connection.
+    try await Self.withIdleTimeout { h, _ in
+      let token = try await h.member("Leaving")
+      // A raw connection, which answers no close.
+      let (socket, _) = try await Self.rawSocket(h, token: token)
+      defer { close(socket) }
+      #expect(try await h.send(.delete, "/me", token: token).status == .noContent)
+      // The error, the close; then the server ends the connection itself (the read gives up
+      // after 15 s of silence).
+      let (rest, ended) = try await readUntilClosed(socket)
+      #expect(ended, "the server kept the connection of a client that ignored its close")
+      #expect(String(decoding: rest, as: UTF8.self).contains("withdrawn"))
     }
   }
 

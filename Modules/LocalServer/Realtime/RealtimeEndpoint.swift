@@ -52,6 +52,8 @@ extension QappleServer {
       engine: core.engine, frames: core.messageFrames, viewer: viewer,
       frameLimit: core.configuration.realtimeFrameLimit,
       backlogLimit: max(1, core.configuration.realtimeBacklog),
+      backlogByteLimit: max(
+        RealtimeLimits.maxMessageBytes, core.configuration.realtimeBacklogBytes),
       idleTimeout: core.configuration.realtimeIdleTimeout,
       faults: core.configuration.devMode ? core.socketFaults : nil, logger: core.logger,
       drop: drop)

@@ -34,10 +34,13 @@ enum SocketClose: UInt16, Sendable, Equatable {
 struct RealtimeSession: Sendable {
   /// What the writer sends next.
   enum Outgoing: Sendable {
+    /// A notice written whatever the backlog holds: the `error` that comes before the server's
+    /// close.
     case frame(ServerFrame)
-    /// A live event's frame, encoded (a chat message's is shared by every subscriber:
-    /// ``MessageFrames``); counted in the socket's backlog until the writer takes it.
-    case event(String)
+    /// A frame counted in the socket's backlog until the writer takes it, encoded: a live event
+    /// (a chat message's is shared by every subscriber: ``MessageFrames``), a replayed message
+    /// or an answer to the client's frame.
+    case counted(String)
     /// The wait of the frame the reorder fault held back as the connection's frame `number` is
     /// over (``SocketFaults/longestHold``): if it is still held, it goes out alone.
     case releaseHeld(number: Int)
@@ -56,9 +59,12 @@ struct RealtimeSession: Sendable {
   let frames: MessageFrames
   let viewer: Viewer
   let frameLimit: ServerConfiguration.RateLimit?
-  /// How many live events may wait to be written before the socket is cut off
+  /// How many frames may wait to be written before the socket is cut off
   /// (``ServerConfiguration/realtimeBacklog``).
   let backlogLimit: Int
+  /// How many bytes of frames may wait to be written before the socket is cut off
+  /// (``ServerConfiguration/realtimeBacklogBytes``).
+  let backlogByteLimit: Int
   /// How long the client may send nothing before the socket is closed
   /// (``ServerConfiguration/realtimeIdleTimeout``).
   let idleTimeout: Duration?
@@ -68,9 +74,10 @@ struct RealtimeSession: Sendable {
   let drop: @Sendable () async -> Void
   /// The mailbox, made with the session: a close can be posted before ``run(inbound:outbound:)``.
   private let outgoing = AsyncStream.makeStream(of: Outgoing.self)
-  /// The live events in the mailbox that the writer has not taken yet, and whether the socket
-  /// was cut off for having too many (the writer skips the rest then).
-  private let backlog = Locked((waiting: 0, cutOff: false))
+  /// The counted frames in the mailbox that the writer has not taken yet, their bytes, whether
+  /// the socket was cut off for having too many (the writer skips the rest then), and whether
+  /// the client was told (once, by whichever of the handler and the forwarder saw it first).
+  private let backlog = Locked((waiting: 0, bytes: 0, cutOff: false, told: false))
   /// Set when the server closed the socket (``closeSocket(_:reason:post:)``) or the handler
   /// ended: the reader then reads what comes, to the client's close, and hands nothing over,
   /// and the handler runs nothing more (nothing after a server-made close is run or answered).
@@ -261,13 +268,19 @@ struct RealtimeSession: Sendable {
           sends.append(Self.request(room: room, id: id, text: text))
           continue
         }
-        guard sends.isEmpty || send(sends, post: post) else { return listener.close() }
+        guard sends.isEmpty || send(sends, listener: listener, post: post) else {
+          return listener.close()
+        }
         sends = []
         switch item {
         case .frame(let frame):
-          handle(frame, listener: listener, post: post, turn: turn)
+          guard handle(frame, listener: listener, post: post, turn: turn) else {
+            return endAsSlowConsumer(listener, post: post)
+          }
         case .refused(let error):
-          post.yield(.frame(.error(error)))
+          guard answer(.error(error), post: post) else {
+            return endAsSlowConsumer(listener, post: post)
+          }
         case .close(let error, let close, let reason):
           post.yield(.frame(.error(error)))
           closeSocket(close, reason: reason, post: post)
@@ -275,7 +288,9 @@ struct RealtimeSession: Sendable {
         }
       }
       if isEnding.withLock({ $0 }) { return listener.close() }
-      guard sends.isEmpty || send(sends, post: post) else { return listener.close() }
+      guard sends.isEmpty || send(sends, listener: listener, post: post) else {
+        return listener.close()
+      }
     }
   }
 
@@ -286,42 +301,48 @@ struct RealtimeSession: Sendable {
   /// Runs sends in one transaction and answers each: its `ack`, or its refusal. A send that
   /// failed for now (the database refused the transaction) ends the socket, and `false` tells
   /// the handler to run nothing more: a later send of the client stored before the client
-  /// sends that one again would break the order its messages were written in.
-  private func send(_ sends: [MessageSend], post: AsyncStream<Outgoing>.Continuation) -> Bool {
+  /// sends that one again would break the order its messages were written in. So does a
+  /// backlog that the answers fill (the socket is cut off as a slow consumer).
+  private func send(
+    _ sends: [MessageSend], listener: ChatListener, post: AsyncStream<Outgoing>.Continuation
+  ) -> Bool {
     let results = engine.sendMessages(sends, as: viewer)
-    for (send, result) in zip(sends, results) {
+    var isCutOff = false
+    for (send, result) in zip(sends, results) where !isCutOff {
       let clientMessageID = send.clientMessageID
-      switch result {
-      case .success(let sent):
-        post.yield(
-          .frame(
-            .ack(
-              clientMessageID: clientMessageID.lowercasedText,
-              message: ChatMessageDTO(sent.message))))
-      case .failure(let error):
-        post.yield(
-          .frame(
-            refusal(
-              error, of: "send", room: send.roomID.rawValue, clientMessageID: clientMessageID)))
-      }
+      let frame: ServerFrame =
+        switch result {
+        case .success(let sent):
+          .ack(
+            clientMessageID: clientMessageID.lowercasedText, message: ChatMessageDTO(sent.message)
+          )
+        case .failure(let error):
+          refusal(error, of: "send", room: send.roomID.rawValue, clientMessageID: clientMessageID)
+        }
+      isCutOff = !answer(frame, post: post)
     }
     let failedForNow = results.contains { result in
       if case .failure(let error) = result { error.endsChatLink } else { false }
     }
-    if failedForNow { end(.tryAgainLater, reason: "a send failed; send it again", post: post) }
-    return !failedForNow
+    if isCutOff {
+      endAsSlowConsumer(listener, post: post)
+    } else if failedForNow {
+      end(.tryAgainLater, reason: "a send failed; send it again", post: post)
+    }
+    return !failedForNow && !isCutOff
   }
 
+  /// Runs `frame` and answers it; `false` when the answers filled the backlog (the caller
+  /// cuts the socket off as a slow consumer).
   private func handle(
     _ frame: ClientFrame, listener: ChatListener, post: AsyncStream<Outgoing>.Continuation,
     turn: Locked<Void>
-  ) {
+  ) -> Bool {
     switch frame {
     case .ping:
-      post.yield(.frame(.pong))
+      return answer(.pong, post: post)
     case .subscribe(let room, let afterSeq):
-      var isCutOff = false
-      turn.withLock { _ in
+      return turn.withLock { _ in
         do throws(DomainError) {
           let start = try engine.subscribe(
             listener, to: ChatRoom.ID(rawValue: room), afterSeq: afterSeq,
@@ -330,30 +351,37 @@ struct RealtimeSession: Sendable {
           // cached when the message was sent may not. They count in the backlog like live
           // events: a client that subscribes again and again without reading is cut off too.
           for message in start.replay {
-            guard admitToBacklog() else {
-              isCutOff = true
-              return
-            }
-            post.yield(.event(ServerFrame.message(ChatMessageDTO(message)).text))
+            guard answer(.message(ChatMessageDTO(message)), post: post) else { return false }
           }
-          post.yield(.frame(.subscribed(roomID: room, lastSeq: start.lastSeq)))
+          return answer(.subscribed(roomID: room, lastSeq: start.lastSeq), post: post)
         } catch {
-          post.yield(.frame(refusal(error, of: frame.type, room: room)))
+          return answer(refusal(error, of: frame.type, room: room), post: post)
         }
       }
-      if isCutOff { endAsSlowConsumer(listener, post: post) }
     case .unsubscribe(let room):
       listener.unsubscribe(from: ChatRoom.ID(rawValue: room))
-      post.yield(.frame(.unsubscribed(roomID: room)))
+      return answer(.unsubscribed(roomID: room), post: post)
     case .send:
       assertionFailure("The handler runs sends in batches, before the frames after them.")
+      return true
     case .typing(let room):
       do {
         try engine.typing(in: ChatRoom.ID(rawValue: room), as: viewer)
+        return true
       } catch {
-        post.yield(.frame(refusal(error, of: frame.type, room: room)))
+        return answer(refusal(error, of: frame.type, room: room), post: post)
       }
     }
+  }
+
+  /// Posts the answer `frame`, counted in the backlog; `false` (nothing posted) once the
+  /// socket is cut off for having too much waiting: a client that sends but never reads piles
+  /// up answers as one that never reads its rooms piles up events.
+  private func answer(_ frame: ServerFrame, post: AsyncStream<Outgoing>.Continuation) -> Bool {
+    let text = frame.text
+    guard admitToBacklog(text) else { return false }
+    post.yield(.counted(text))
+    return true
   }
 
   /// The `error` frame of an engine refusal of a frame of type `frameType`: the REST code and
@@ -394,9 +422,9 @@ struct RealtimeSession: Sendable {
           }
         guard let text else { continue }
         // Counted before it is posted, so the writer never takes more than was counted.
-        cutOff = !admitToBacklog()
+        cutOff = !admitToBacklog(text)
         if cutOff { break }
-        turn.withLock { _ in post.yield(.event(text)) }
+        turn.withLock { _ in _ = post.yield(.counted(text)) }
       }
       if cutOff {
         endAsSlowConsumer(listener, post: post)
@@ -419,13 +447,15 @@ struct RealtimeSession: Sendable {
     }
   }
 
-  /// Counts one more frame waiting for the writer (a live event, a replayed message); `false`
-  /// once the socket is cut off as a slow consumer for having more than ``backlogLimit``
-  /// waiting (the frame is then not posted).
-  private func admitToBacklog() -> Bool {
+  /// Counts one more frame waiting for the writer (a live event, a replayed message, an
+  /// answer), `text`; `false` once the socket is cut off as a slow consumer for having more
+  /// than ``backlogLimit`` frames or ``backlogByteLimit`` bytes waiting (the frame is then not
+  /// posted).
+  private func admitToBacklog(_ text: String) -> Bool {
     !backlog.withLock { state in
       state.waiting += 1
-      if state.waiting > backlogLimit { state.cutOff = true }
+      state.bytes += text.utf8.count
+      if state.waiting > backlogLimit || state.bytes > backlogByteLimit { state.cutOff = true }
       return state.cutOff
     }
   }
@@ -438,6 +468,11 @@ struct RealtimeSession: Sendable {
     _ listener: ChatListener, post: AsyncStream<Outgoing>.Continuation
   ) {
     listener.close()
+    let told = backlog.withLock { state in
+      defer { state.told = true }
+      return state.told
+    }
+    if told { return }
     post.yield(
       .frame(
         .error(
@@ -477,13 +512,14 @@ struct RealtimeSession: Sendable {
         let text: String
         switch item {
         case .frame(let frame): text = frame.text
-        case .event(let event):
+        case .counted(let counted):
           let skip = backlog.withLock { state in
             state.waiting -= 1
+            state.bytes -= counted.utf8.count
             return state.cutOff
           }
           if skip { continue }
-          text = event
+          text = counted
         case .releaseHeld(let number):
           if let frame = held, frame.number == number {
             held = nil
