@@ -123,6 +123,8 @@ public actor ChatHost {
   private let environment: Environment
   private var running: ChatSync?
   private var watcher: Task<Void, Never>?
+  /// How many watchers were started: a watcher acts only while it is the latest.
+  private var watchers = 0
 
   /// Creates a host; nothing runs until the first ``engine()``.
   public init(_ environment: Environment) {
@@ -185,20 +187,25 @@ public actor ChatHost {
     throw .signedOut
   }
 
-  /// Stops the engine as soon as its user is no longer the signed-in one.
+  /// Stops the engine as soon as its user is no longer the signed-in one. Each engine gets a
+  /// watcher of its own, which starts from the session as it is when the engine starts: the
+  /// last engine's watcher may still hold states from before (a sign-out, then this user's
+  /// sign-in), which must not stop an engine started after them.
   private func watchSession() {
-    guard watcher == nil else { return }
+    watcher?.cancel()
+    watchers += 1
+    let number = watchers
     let states = environment.sessionStates()
     watcher = Task { [weak self] in
       for await state in states {
         guard let self else { return }
-        await self.sessionChanged(to: state)
+        await self.sessionChanged(to: state, seenBy: number)
       }
     }
   }
 
-  private func sessionChanged(to state: SessionState) async {
-    guard let running else { return }
+  private func sessionChanged(to state: SessionState, seenBy watcher: Int) async {
+    guard watcher == watchers, let running else { return }
     if case .signedIn(let user) = state, user.id == running.me.id { return }
     await stop()
   }

@@ -424,11 +424,13 @@ public actor ChatSync {
   /// again while an earlier unsubscribe of the same batch was awaited).
   private func unsubscribe(_ room: ChatRoom.ID) async {
     guard let link, openRooms[room] == nil else { return }
+    let number = linkNumber
     do {
       unsubscribing[room, default: 0] += 1
       try await channel.unsubscribe(from: room, on: link)
     } catch {
-      unsubscribing.countOff(room)
+      // Counted off only on its own link: a later link counts its unsubscribes afresh.
+      if number == linkNumber { unsubscribing.countOff(room) }
     }
   }
 

@@ -109,6 +109,50 @@ struct ChatHostTests {
     await host.stop()
   }
 
+  @Test("session states the last engine's watcher hears late never stop the next user's engine")
+  func staleSessionStatesLeaveTheNewEngine() async throws {
+    let session = Broadcaster<SessionState>(
+      replaysLatest: true, initial: .signedIn(Self.user("u_a")))
+    // The first engine's watcher (the second reader) hears what happens only when the test
+    // lets it: after the next user's engine has started.
+    let late = AsyncStream.makeStream(of: SessionState.self)
+    late.continuation.yield(.signedIn(Self.user("u_a")))
+    let readers = Locked(0)
+    let sessionStates: @Sendable () -> AsyncStream<SessionState> = {
+      let reader = readers.withLock { count in
+        count += 1
+        return count
+      }
+      return reader == 2 ? late.stream : session.subscribe()
+    }
+    let host = ChatHost(
+      ChatHost.Environment(
+        sessionStates: sessionStates, storage: .inMemory,
+        makeChannel: { _ in
+          let channel = SlowClosingChannel()
+          channel.openGate()
+          return channel
+        },
+        server: ChatRepository(), options: ChatSyncOptions(retryDelay: { _ in .seconds(1) })))
+    #expect(try await host.engine().me.id == "u_a")
+    // A signs out and B signs in, back to back; the screen asks for B's engine at once.
+    session.publish(.signedOut)
+    session.publish(.signedIn(Self.user("u_b")))
+    let b = try await host.engine()
+    #expect(b.me.id == "u_b")
+    // Now the old watcher hears A's sign-out and B's sign-in: old news for B's engine.
+    late.continuation.yield(.signedOut)
+    late.continuation.yield(.signedIn(Self.user("u_b")))
+    let stopped = await poll(timeout: .milliseconds(500)) { await host.runningEngine == nil }
+    #expect(!stopped, "B's engine was stopped by A's sign-out")
+    #expect(await host.runningEngine === b)
+    // B's own sign-out still stops it: its streams end.
+    let states = b.connectionStates()
+    session.publish(.signedOut)
+    for await _ in states {}
+    late.continuation.finish()
+  }
+
   @Test("two calls while the last user's engine is still closing get the new user's one engine")
   func oneEnginePerUser() async throws {
     let session = Broadcaster<SessionState>(

@@ -444,6 +444,39 @@ struct ChatSyncEngineTests {
   }
 
   @Test(
+    "an unsubscribe of an old link that fails late does not count off the next link's: the room opened again stays open"
+  )
+  func lateFailedUnsubscribeOfAnOldLink() async throws {
+    let rig = try Rig()
+    try await rig.subscribedRoom()
+    // The room's unsubscribe is still being written when the link goes away.
+    rig.channel.holdNextUnsubscribe()
+    let closing = Task { await rig.sync.close(Self.room) }
+    _ = try await rig.channel.next { $0.unsubscribe }
+    rig.channel.emit(.state(.offline))
+    rig.channel.emit(.state(.connected, link: ConnectionLink(1)))
+    // On the next link the room is opened and closed again: its unsubscribe goes out.
+    await rig.sync.open(Self.room)
+    _ = try await rig.channel.next { $0.subscribe }
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
+    await rig.sync.close(Self.room)
+    _ = try await rig.channel.next { $0.unsubscribe }
+    // Now the old link's unsubscribe fails; the room is opened again, and the server answers
+    // the new link's unsubscribe: an answer the engine asked for, not the end of the room.
+    rig.channel.releaseHeldSend(throwing: .offline)
+    await closing.value
+    await rig.sync.open(Self.room)
+    _ = try await rig.channel.next { $0.subscribe }
+    rig.channel.emit(.unsubscribed(room: Self.room))
+    rig.channel.emit(.subscribed(room: Self.room, lastSeq: 0))
+    // Still open: a reconnect subscribes it again.
+    rig.channel.emit(.state(.offline))
+    rig.channel.emit(.state(.connected, link: ConnectionLink(2)))
+    _ = try await rig.channel.next { $0.subscribe }
+    await rig.sync.stop()
+  }
+
+  @Test(
     "a second copy of the answer to our unsubscribe does not end the room opened again; it subscribes again"
   )
   func duplicatedUnsubscribeAnswer() async throws {

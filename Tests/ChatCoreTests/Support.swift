@@ -31,6 +31,7 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
   private var connected = false
   private var link = ConnectionLink(0)
   private var holdsSends = false
+  private var holdsUnsubscribe = false
   private var heldSend: CheckedContinuation<Void, any Error>?
 
   init() {
@@ -93,6 +94,14 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
   }
   func unsubscribe(from room: ChatRoom.ID, on link: ConnectionLink) async throws {
     try record(.unsubscribe(room), on: link)
+    try await withCheckedThrowingContinuation { continuation in
+      let waits = lock.withLock {
+        defer { holdsUnsubscribe = false }
+        if holdsUnsubscribe { heldSend = continuation }
+        return holdsUnsubscribe
+      }
+      if !waits { continuation.resume() }
+    }
   }
   func send(
     _ text: String, to room: ChatRoom.ID, clientMessageID: UUID, on link: ConnectionLink
@@ -110,6 +119,10 @@ final class ScriptedChannel: ChatChannel, @unchecked Sendable {
   /// Makes the next send wait, once recorded, until ``releaseHeldSend()`` (a frame still being
   /// written while its answer is already handled).
   func holdSends() { lock.withLock { holdsSends = true } }
+
+  /// Makes the next unsubscribe (only that one) wait, once recorded, until
+  /// ``releaseHeldSend(throwing:)``.
+  func holdNextUnsubscribe() { lock.withLock { holdsUnsubscribe = true } }
 
   /// Lets the waiting send return, or throw `error` (the link went away while the frame was
   /// written); later sends do not wait.
