@@ -97,6 +97,15 @@ public struct ChatMessage: Identifiable, Hashable, Sendable {
   /// Delivery state; `.sent` for anything that came from the server.
   public var deliveryState: DeliveryState
 
+  /// Refuses a sequence number a caller gave as `field` (a cursor such as `after_seq`, or a
+  /// read mark) below 0, which names no place in a room: ``DomainError/validation(_:)`` with
+  /// `.outOfRange(field:range:actual:)`. `nil` (no cursor) and 0 (before the first message)
+  /// pass.
+  public static func requireSeq(_ seq: Int64?, field: String) throws(DomainError) {
+    guard let seq, seq < 0 else { return }
+    throw .validation(.outOfRange(field: field, range: 0...Int.max, actual: Int(seq)))
+  }
+
   /// Creates a message.
   public init(
     id: ID, roomID: ChatRoom.ID, seq: Int64?, clientMessageID: UUID, sender: UserSummary,

@@ -114,7 +114,9 @@ extension RepositorySet {
       try write { try engine.openDirectRoom(with: peer, as: $0) }
     }
     chatServer.fetchMessages = { roomID, afterSeq, beforeSeq, limit in
-      try read {
+      // The limit is clamped as the live client's request clamps it.
+      let limit = PageRequest(limit: limit).limit
+      return try read {
         try engine.messages(
           in: roomID, afterSeq: afterSeq, beforeSeq: beforeSeq, limit: limit, as: $0)
       }

@@ -33,7 +33,13 @@ public final class RateLimiter: Sendable {
 
   /// The limit it enforces.
   public let limit: Limit
-  private let windows = Locked<[String: [Date]]>([:])
+  /// Each caller's writes inside the window, and how many callers there may be before the
+  /// callers with none are forgotten (twice as many as were left at the last sweep).
+  private let windows = Locked((times: [String: [Date]](), sweepAt: RateLimiter.firstSweep))
+  private static let firstSweep = 256
+
+  /// How many callers it keeps writes of (the tests' view of its memory).
+  var trackedCallers: Int { windows.withLock { $0.times.count } }
 
   /// Creates a limiter for `limit`.
   public init(_ limit: Limit) {
@@ -50,11 +56,16 @@ public final class RateLimiter: Sendable {
   /// the oldest write leaves the window (at least 1).
   public func admit(_ key: String, at now: Date) throws(DomainError) {
     let (count, window) = (max(1, limit.count), limit.window.timeInterval)
-    let wait: TimeInterval? = windows.withLock { windows in
-      var times = windows[key, default: []].filter {
-        now.timeIntervalSince($0) < window && $0 <= now
+    let isInWindow = { (time: Date) in now.timeIntervalSince(time) < window && time <= now }
+    let wait: TimeInterval? = windows.withLock { state in
+      // A caller seen once is not kept for ever (a long-running server hears from many
+      // addresses): past the sweep mark, callers with no write inside the window go.
+      if state.times.count >= state.sweepAt {
+        state.times = state.times.filter { $0.value.contains(where: isInWindow) }
+        state.sweepAt = max(Self.firstSweep, 2 * state.times.count)
       }
-      defer { windows[key] = times.isEmpty ? nil : times }
+      var times = state.times[key, default: []].filter(isInWindow)
+      defer { state.times[key] = times }
       guard times.count >= count else {
         times.append(now)
         return nil

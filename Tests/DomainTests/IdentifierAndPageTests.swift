@@ -28,6 +28,17 @@ struct IdentifierTests {
     try BoardPost.ID("p_1").requireNonEmpty(field: "post_id")
   }
 
+  @Test("A negative message sequence number is refused, naming the field; none, 0 and more pass")
+  func requireSeq() throws {
+    #expect(
+      throws: DomainError.validation(
+        .outOfRange(field: "after_seq", range: 0...Int.max, actual: -1))
+    ) {
+      try ChatMessage.requireSeq(-1, field: "after_seq")
+    }
+    for seq in [nil, 0, 1, Int64.max] { try ChatMessage.requireSeq(seq, field: "seq") }
+  }
+
   @Test("Orders by text and hashes by value")
   func orderingAndHashing() {
     let ids: [User.ID] = ["u_2", "u_10", "u_1", "u_2"]

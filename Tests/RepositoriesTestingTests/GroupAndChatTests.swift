@@ -164,9 +164,11 @@ struct ChatTests {
     #expect(try await seqs(nil, 4, 5) == [1, 2, 3])
     #expect(try await seqs(8, nil, 50) == [9, 10])
     #expect(try await seqs(10, nil, 50) == [])
-    #expect(await validationField { _ = try await seqs(nil, nil, 0) } == "limit")
-    #expect(await validationField { _ = try await seqs(nil, nil, 101) } == "limit")
+    // A limit outside 1...100 is clamped, as the live client's request clamps it.
+    #expect(try await seqs(nil, nil, 0) == [10])
+    #expect(try await seqs(nil, nil, 101) == Array(1...10))
     #expect(await validationField { _ = try await seqs(2, 8, 10) } == "before_seq")
+    #expect(await validationField { _ = try await seqs(-1, nil, 10) } == "after_seq")
   }
 
   @Test("rooms are listed newest room first, whatever their activity")

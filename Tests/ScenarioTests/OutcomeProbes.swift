@@ -131,6 +131,18 @@ enum OutcomeProbes {
     }
     await log.record("join group") { try await a.studyGroups.joinGroup(bobsGroup.id) }
     await log.record("read messages") { try await a.chat.fetchMessages(room.id, nil, nil, 10) }
+    await log.record("read messages, a limit past the largest page") {
+      try await a.chat.fetchMessages(room.id, nil, nil, 500)
+    }
+    await log.record("read messages, a limit of 0") {
+      try await a.chat.fetchMessages(room.id, nil, nil, 0)
+    }
+    await log.record("read messages after a negative seq") {
+      try await a.chat.fetchMessages(room.id, -1, nil, 10)
+    }
+    await log.record("read messages before a negative seq") {
+      try await a.chat.fetchMessages(room.id, nil, -1, 10)
+    }
     await log.record("send message") { try await a.chat.sendMessage("Hey", room.id, UUID()) }
     await log.record("mark room read") { try await a.chat.markRead(room.id, 1) }
     await log.record("open direct room") { try await a.chat.openDirectRoom(bobID) }

@@ -203,6 +203,41 @@ struct ChatEventTests {
     #expect(listener.rooms == [r.room])
   }
 
+  @Test("a negative sequence number is refused, as the server's query check refuses it")
+  func negativeSeqsAreRefused() throws {
+    let r = try Self.room()
+    for (after, before, field) in [(Int64(-1), nil, "after_seq"), (nil, Int64(-5), "before_seq")] {
+      #expect(
+        throws: DomainError.validation(
+          .outOfRange(field: field, range: 0...Int.max, actual: Int(after ?? before ?? 0)))
+      ) {
+        try r.engine.messages(
+          in: r.room, afterSeq: after, beforeSeq: before, limit: 10, as: r.owner)
+      }
+    }
+    #expect(
+      throws: DomainError.validation(.outOfRange(field: "seq", range: 0...Int.max, actual: -1))
+    ) {
+      try r.engine.markRoomRead(r.room, seq: -1, as: r.owner)
+    }
+  }
+
+  @Test("a subscribe that fails after the membership check leaves the listener out of the room")
+  func failedSubscribeAddsNothing() throws {
+    let r = try Self.room()
+    let listener = r.engine.chatListener(as: r.member)
+    // The replay's read fails: the messages' table is gone.
+    try r.engine.writer.write { try $0.execute(sql: "ALTER TABLE chat_message RENAME TO gone") }
+    #expect(throws: DomainError.self) {
+      try r.engine.subscribe(listener, to: r.room, afterSeq: 0, replayLimit: 10, as: r.member)
+    }
+    #expect(listener.rooms.isEmpty)
+    // A subscribe that works adds the room.
+    try r.engine.writer.write { try $0.execute(sql: "ALTER TABLE gone RENAME TO chat_message") }
+    _ = try r.engine.subscribe(listener, to: r.room, afterSeq: 0, replayLimit: 10, as: r.member)
+    #expect(listener.rooms == [r.room])
+  }
+
   @Test("only members subscribe; a bad cursor or room is a typed error")
   func subscribeRules() throws {
     let r = try Self.room()

@@ -251,6 +251,30 @@ struct EngineTests {
     #expect(try engine.unreadNotificationCount(as: member) == 1)
   }
 
+  @Test("an import stops at a failure of the service: rows before it stay, it is not a bad row")
+  func importStopsAtAServiceFailure() throws {
+    let engine = try ServiceEngine()
+    let days = (1...3).map { engine.today.adding(days: $0).description }
+    let csv = Data(
+      ([
+        "publish_date,content", "\(days[0]),First question of the file",
+        "\(days[0]),The same day again", "\(days[1]),Written when the disk is full",
+        "\(days[2]),Never reached",
+      ]).joined(separator: "\n").utf8)
+    try failInserts(
+      into: "question", when: "NEW.content LIKE 'Written when%'", in: engine.writer)
+    #expect(throws: DomainError.self) { try engine.importQuestions(csv, as: .system) }
+    // The first row was imported; the second was a bad row; nothing after the failure ran.
+    #expect(
+      try engine.scheduledQuestions(status: nil, .first, as: .system).items.map(\.content)
+        == ["First question of the file"])
+    // Once the service works again, the same file imports the rest and names the day taken.
+    try allowInserts(into: "question", in: engine.writer)
+    let again = try engine.importQuestions(csv, as: .system)
+    #expect(again.imported == 2)
+    #expect(again.errors.map(\.line) == [2, 3])
+  }
+
   @Test("the demo seed loads once into an empty database")
   func demoSeed() throws {
     let engine = try ServiceEngine()

@@ -35,6 +35,22 @@ struct SupportTests {
     #expect(throws: Never.self) { try limiter.admit("a", at: start.addingTimeInterval(10)) }
   }
 
+  @Test("callers whose writes all left the window are forgotten, not kept for ever")
+  func rateLimiterForgetsCallers() throws {
+    let limiter = RateLimiter(.init(count: 2, window: .seconds(10)))
+    let start = Date(timeIntervalSince1970: 1000)
+    for caller in 0..<10_000 {
+      try limiter.admit("address \(caller)", at: start.addingTimeInterval(Double(caller) / 100))
+    }
+    // 100 s of callers, one write each: those of the last 10 s (and fewer than the sweep's
+    // doubling allows) are kept, not all 10,000.
+    #expect(limiter.trackedCallers < 2_048)
+    // A caller still inside the window keeps its count through a sweep.
+    let late = start.addingTimeInterval(100)
+    try limiter.admit("address 9999", at: late)
+    #expect(throws: DomainError.self) { try limiter.admit("address 9999", at: late) }
+  }
+
   @Test("a limit allows at least one; the standard is 30 per 10 seconds")
   func limit() throws {
     #expect(RateLimiter.Limit(count: 0, window: .seconds(1)).count == 1)

@@ -73,14 +73,8 @@ extension ChatRepository {
     }
     chat.fetchMessages = { roomID, afterSeq, beforeSeq, limit in
       try roomID.requireNonEmpty(field: "room_id")
-      if let afterSeq, afterSeq < 0 {
-        throw DomainError.validation(
-          .outOfRange(field: "after_seq", range: 0...Int.max, actual: Int(afterSeq)))
-      }
-      if let beforeSeq, beforeSeq < 0 {
-        throw DomainError.validation(
-          .outOfRange(field: "before_seq", range: 0...Int.max, actual: Int(beforeSeq)))
-      }
+      try ChatMessage.requireSeq(afterSeq, field: "after_seq")
+      try ChatMessage.requireSeq(beforeSeq, field: "before_seq")
       // `limit` is clamped to 1...100 by the route, like every page size.
       let page = try await client.fetchPage(
         ChatAPI.messages(roomID: roomID, afterSeq: afterSeq, beforeSeq: beforeSeq, limit: limit),
@@ -99,10 +93,7 @@ extension ChatRepository {
     }
     chat.markRead = { roomID, seq in
       try roomID.requireNonEmpty(field: "room_id")
-      guard seq >= 0 else {
-        throw DomainError.validation(
-          .outOfRange(field: "seq", range: 0...Int.max, actual: Int(seq)))
-      }
+      try ChatMessage.requireSeq(seq, field: "seq")
       try await client.send(ChatAPI.markRead(roomID: roomID, body: MarkReadRequest(seq: seq)))
     }
     return chat

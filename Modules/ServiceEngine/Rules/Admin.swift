@@ -149,8 +149,10 @@ extension ServiceEngine {
 
   /// Imports `publish_date,content` rows, read by ``Domain/QuestionImportFile`` (the rule the
   /// admin tool's preview shows). A file that cannot be read at all (not UTF-8, empty, an
-  /// unclosed quote, a wrong header) is refused whole; otherwise each bad row is reported with
-  /// its line number and the good ones are imported, each in its own transaction.
+  /// unclosed quote, a wrong header) is refused whole; otherwise each bad row (a validation or
+  /// `conflict` refusal) is reported with its line number and the good ones are imported, each
+  /// in its own transaction. Any other failure (the database) ends the import and is thrown:
+  /// it says nothing of the row, and the rows after it would fail alike.
   public func importQuestions(
     _ data: Data, as viewer: Viewer
   ) throws(DomainError)
@@ -167,7 +169,12 @@ extension ServiceEngine {
         _ = try write { db, moment in try Admin.create(db, draft, moment: moment) }
         imported += 1
       } catch {
-        errors.append(.init(line: line.number, message: error.description))
+        switch error {
+        case .validation, .conflict:
+          errors.append(.init(line: line.number, message: error.description))
+        default:
+          throw error
+        }
       }
     }
     return QuestionImportResult(imported: imported, errors: errors)

@@ -280,6 +280,8 @@ extension ServiceEngine {
       throw .validation(
         .invalidFormat(field: "before_seq", expected: "absent when after_seq is given"))
     }
+    try ChatMessage.requireSeq(afterSeq, field: "after_seq")
+    try ChatMessage.requireSeq(beforeSeq, field: "before_seq")
     guard (1...PageRequest.maximumLimit).contains(limit) else {
       throw .validation(
         .outOfRange(field: "limit", range: 1...PageRequest.maximumLimit, actual: limit))
@@ -352,9 +354,7 @@ extension ServiceEngine {
   /// Moves the viewer's read cursor forward (never back, never past the last message).
   public func markRoomRead(_ id: ChatRoom.ID, seq: Int64, as viewer: Viewer) throws(DomainError) {
     let key = try PublicID.room.require(id.rawValue)
-    guard seq >= 0 else {
-      throw .validation(.outOfRange(field: "seq", range: 0...Int.max, actual: Int(seq)))
-    }
+    try ChatMessage.requireSeq(seq, field: "seq")
     try write { db, _ in
       let room = try Chat.memberRoom(db, key, viewer: viewer)
       try Chat.moveReadCursor(db, room: room.key, user: viewer.key, to: min(seq, room.lastSeq))

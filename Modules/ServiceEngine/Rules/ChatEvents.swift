@@ -209,14 +209,14 @@ extension ServiceEngine {
     as viewer: Viewer
   ) throws(DomainError) -> ChatSubscription {
     let key = try PublicID.room.require(id.rawValue)
-    if let afterSeq, afterSeq < 0 {
-      throw .validation(.outOfRange(field: "after_seq", range: 0...Int.max, actual: Int(afterSeq)))
-    }
+    try ChatMessage.requireSeq(afterSeq, field: "after_seq")
     // In a write transaction: serialized with every commit (and so with every publication),
-    // the room is added before any later message is published and after every earlier one.
+    // the room is added before any later message is published and after every earlier one:
+    // once the transaction commits (a subscribe that fails adds nothing), on the writer, before
+    // any later transaction runs.
     return try write { db, _ in
       let room = try Chat.memberRoom(db, key, viewer: try Users.current(db, viewer))
-      listener.add(id)
+      db.afterNextTransaction { _ in listener.add(id) }
       var replay: [ChatMessage] = []
       if let afterSeq, replayLimit > 0 {
         replay = try Chat.messages(db, in: room.key, after: afterSeq, limit: replayLimit)
