@@ -656,6 +656,40 @@ struct RealtimeTests {
     }
   }
 
+  @Test(
+    "signing a session out closes its sockets (error unauthorized, 1008); another session's socket stays"
+  )
+  func signOutClosesTheSessionsSockets() async throws {
+    try await withServer { h in
+      let phone = try await h.signUp("Twice")
+      let again = try await h.expect(
+        .ok, SignInResponseDTO.self, .post, "/auth/sign-in",
+        json: SignInRequest(provider: "dev", token: "dev-Twice"))
+      let laptop = try #require(again.session)
+      let onPhone = try await SocketProbe.open(h.url, token: phone.accessToken)
+      let onLaptop = try await SocketProbe.open(h.url, token: laptop.accessToken)
+      // Both sockets are up before the sign-out.
+      for probe in [onPhone, onLaptop] {
+        probe.send(.ping)
+        #expect(try await probe.frame() == .pong)
+      }
+      #expect(
+        try await h.send(
+          .post, "/auth/sign-out", token: phone.accessToken,
+          json: SignOutRequest(refreshToken: phone.refreshToken)
+        ).status == .noContent)
+      guard case .error(let error) = try await onPhone.frame() else {
+        Issue.record("expected an error")
+        return
+      }
+      #expect(error.code == "unauthorized")
+      #expect(try await onPhone.next() == .closed(code: 1008))
+      onLaptop.send(.ping)
+      #expect(try await onLaptop.frame() == .pong)
+      await onLaptop.close()
+    }
+  }
+
   @Test("a withdrawn account's connection ends, also when its client never answers the close")
   func withdrawnClientThatIgnoresTheCloseIsDropped() async throws {
     // The server's clock stands still: the idle timeout never comes to end the connection.

@@ -238,6 +238,38 @@ struct ChatEventTests {
     #expect(listener.rooms == [r.room])
   }
 
+  @Test(
+    "a listener opened with a session ends when that session is revoked: signed out, or a refresh token replayed"
+  )
+  func revokedSessionsEndTheirListeners() throws {
+    let r = try Self.room()
+    let phone = try r.engine.startSession(for: r.member)
+    let laptop = try r.engine.startSession(for: r.member)
+    let onPhone = r.engine.chatListener(as: r.member, session: phone.accessToken)
+    let onLaptop = r.engine.chatListener(as: r.member, session: laptop.accessToken)
+    let unnamed = r.engine.chatListener(as: r.member)
+    try r.engine.signOut(refreshToken: phone.refreshToken, as: r.member)
+    #expect(onPhone.ending == .sessionRevoked)
+    #expect(onLaptop.ending == nil)
+    #expect(unnamed.ending == nil)
+    // One opened later with the signed-out session's token has ended already.
+    #expect(
+      r.engine.chatListener(as: r.member, session: phone.accessToken).ending == .sessionRevoked)
+    // A refresh token used twice revokes its family: the laptop's listener ends too, also one
+    // opened with the access token the first refresh issued.
+    let refreshed = try r.engine.refresh(refreshToken: laptop.refreshToken)
+    let onRefreshed = r.engine.chatListener(as: r.member, session: refreshed.accessToken)
+    // The new pair was used (no lost answer to retry): the old refresh token again is a replay.
+    _ = try r.engine.checkAccessToken(refreshed.accessToken)
+    #expect(onLaptop.ending == nil)
+    #expect(throws: DomainError.signedOut) {
+      try r.engine.refresh(refreshToken: laptop.refreshToken)
+    }
+    #expect(onLaptop.ending == .sessionRevoked)
+    #expect(onRefreshed.ending == .sessionRevoked)
+    #expect(unnamed.ending == nil)
+  }
+
   @Test("only members subscribe; a bad cursor or room is a typed error")
   func subscribeRules() throws {
     let r = try Self.room()

@@ -51,6 +51,13 @@ struct AuthenticationMiddleware: RouterMiddleware {
   /// The user an `Authorization: Bearer <access token>` header names; the 401 envelope
   /// (`unauthorized` or `token_expired`) otherwise. The WebSocket handshake uses it too.
   static func viewer(authorization header: String?, engine: ServiceEngine) throws -> Viewer {
+    try session(authorization: header, engine: engine).viewer
+  }
+
+  /// ``viewer(authorization:engine:)`` and the access token it was named by.
+  static func session(
+    authorization header: String?, engine: ServiceEngine
+  ) throws -> (viewer: Viewer, accessToken: String) {
     guard let header else {
       throw APIError.unauthorized("Send the access token as Authorization: Bearer <token>.")
     }
@@ -58,8 +65,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
     guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
       throw APIError.unauthorized("The Authorization header must be \"Bearer <access token>\".")
     }
-    switch try engine.checkAccessToken(String(parts[1]).trimmingCharacters(in: .whitespaces)) {
-    case .valid(let viewer): return viewer
+    let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+    switch try engine.checkAccessToken(token) {
+    case .valid(let viewer): return (viewer, token)
     case .expired: throw APIError.tokenExpired
     case .refused(let reason): throw APIError.unauthorized(reason)
     }

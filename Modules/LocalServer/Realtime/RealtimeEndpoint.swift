@@ -37,8 +37,9 @@ extension QappleServer {
     let path = head.path?.split(separator: "?", maxSplits: 1).first.map(String.init)
     guard path == RealtimeLimits.path else { return .dontUpgrade }
     let viewer: Viewer
+    let accessToken: String
     do {
-      viewer = try AuthenticationMiddleware.viewer(
+      (viewer, accessToken) = try AuthenticationMiddleware.session(
         authorization: head.headerFields[.authorization], engine: core.engine)
     } catch {
       let refusal = APIError.of(error)
@@ -49,7 +50,7 @@ extension QappleServer {
       return .dontUpgrade
     }
     let session = RealtimeSession(
-      engine: core.engine, frames: core.messageFrames, viewer: viewer,
+      engine: core.engine, frames: core.messageFrames, viewer: viewer, accessToken: accessToken,
       frameLimit: core.configuration.realtimeFrameLimit,
       backlogLimit: max(1, core.configuration.realtimeBacklog),
       backlogByteLimit: max(

@@ -58,6 +58,8 @@ struct RealtimeSession: Sendable {
   /// The encoded `message` frames every session of the server shares.
   let frames: MessageFrames
   let viewer: Viewer
+  /// The access token of the handshake: the socket ends when its session is revoked.
+  let accessToken: String
   let frameLimit: ServerConfiguration.RateLimit?
   /// How many frames may wait to be written before the socket is cut off
   /// (``ServerConfiguration/realtimeBacklog``).
@@ -107,7 +109,7 @@ struct RealtimeSession: Sendable {
 
   /// Serves the socket until either side closes it.
   func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
-    let listener = engine.chatListener(as: viewer)
+    let listener = engine.chatListener(as: viewer, session: accessToken)
     let (mailbox, post) = outgoing
     // Subscribing and forwarding events take turns, so a room's replay and `subscribed` are
     // written before any live message of that room.
@@ -433,14 +435,15 @@ struct RealtimeSession: Sendable {
       switch listener.ending {
       case .overflow:
         endAsSlowConsumer(listener, post: post)
-      case .accountClosed:
+      case .accountClosed, .sessionRevoked:
+        let (message, reason) =
+          listener.ending == .accountClosed
+          ? ("This account was withdrawn; the connection ends.", "account withdrawn")
+          : ("This session was signed out or revoked; the connection ends.", "session revoked")
         post.yield(
           .frame(
-            .error(
-              RealtimeErrorDTO(
-                code: ErrorCodeDTO.unauthorized.rawValue,
-                message: "This account was withdrawn; the connection ends."))))
-        closeSocket(.policyViolation, reason: "account withdrawn", post: post)
+            .error(RealtimeErrorDTO(code: ErrorCodeDTO.unauthorized.rawValue, message: message))))
+        closeSocket(.policyViolation, reason: reason, post: post)
       case nil:
         break
       }

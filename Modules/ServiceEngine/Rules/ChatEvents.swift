@@ -44,7 +44,8 @@ public struct ChatSubscription: Sendable, Hashable {
 /// A listener that falls more than its buffer behind is cut off (``didOverflow`` becomes
 /// `true` and ``events`` ends) instead of holding the whole backlog in memory; its owner
 /// reconnects and catches up from the store. The listeners of an account that is withdrawn
-/// end too (``ending`` is ``Ending/accountClosed``).
+/// end too (``ending`` is ``Ending/accountClosed``), and so do those opened with a session
+/// that is revoked (``Ending/sessionRevoked``).
 public final class ChatListener: Sendable {
   /// Why the service ended a listener's feed.
   public enum Ending: Sendable, Hashable {
@@ -52,6 +53,9 @@ public final class ChatListener: Sendable {
     case overflow
     /// Its account was withdrawn; it may not listen any more.
     case accountClosed
+    /// The session it was opened with was revoked (signed out, or a refresh token was used
+    /// twice); it may not listen any more.
+    case sessionRevoked
   }
 
   /// The events of the subscribed rooms; ends on ``close()``, an overflow or the account's
@@ -59,6 +63,8 @@ public final class ChatListener: Sendable {
   public let events: AsyncStream<ChatEvent>
   /// The user the listener belongs to.
   public let user: User.ID
+  /// The token family of the session it was opened with, if it was named.
+  let session: String?
   let id: Int
   private let continuation: AsyncStream<ChatEvent>.Continuation
   private let state = Locked(State())
@@ -69,9 +75,10 @@ public final class ChatListener: Sendable {
     var ending: Ending?
   }
 
-  init(id: Int, user: User.ID, bufferLimit: Int, hub: ChatEventHub) {
+  init(id: Int, user: User.ID, session: String?, bufferLimit: Int, hub: ChatEventHub) {
     self.id = id
     self.user = user
+    self.session = session
     self.hub = hub
     (events, continuation) = AsyncStream.makeStream(
       bufferingPolicy: .bufferingOldest(bufferLimit))
@@ -136,11 +143,11 @@ public final class ChatListener: Sendable {
 final class ChatEventHub: Sendable {
   private let listeners = Locked<(next: Int, all: [Int: ChatListener])>((0, [:]))
 
-  func listener(for user: User.ID, bufferLimit: Int) -> ChatListener {
+  func listener(for user: User.ID, session: String?, bufferLimit: Int) -> ChatListener {
     listeners.withLock { state in
       state.next += 1
       let listener = ChatListener(
-        id: state.next, user: user, bufferLimit: bufferLimit, hub: self)
+        id: state.next, user: user, session: session, bufferLimit: bufferLimit, hub: self)
       state.all[listener.id] = listener
       return listener
     }
@@ -162,8 +169,18 @@ final class ChatEventHub: Sendable {
 
   /// Ends every listener of `user` for `reason`.
   func end(_ user: User.ID, _ reason: ChatListener.Ending) {
+    end(reason) { $0.user == user }
+  }
+
+  /// Ends every listener opened with a token of the session `family`
+  /// (``ChatListener/Ending/sessionRevoked``).
+  func endSession(_ family: String) {
+    end(.sessionRevoked) { $0.session == family }
+  }
+
+  private func end(_ reason: ChatListener.Ending, where matches: (ChatListener) -> Bool) {
     listeners.withLock { state in
-      for (id, listener) in state.all where listener.user == user {
+      for (id, listener) in state.all where matches(listener) {
         state.all.removeValue(forKey: id)
         listener.end(reason)
       }
@@ -184,18 +201,41 @@ extension ServiceEngine {
 
   /// A new listener for `viewer`; it receives nothing until ``subscribe(_:to:afterSeq:replayLimit:as:)``.
   /// One made for an account already withdrawn has ended (``ChatListener/Ending/accountClosed``):
-  /// a viewer checked before the withdrawal (a socket's handshake) must not outlive it.
+  /// a viewer checked before the withdrawal (a socket's handshake) must not outlive it. Named
+  /// with the access token it was opened with (`session`), it ends when that session is
+  /// revoked, before or after (``ChatListener/Ending/sessionRevoked``): a sign-out, or a
+  /// refresh token used twice, ends the socket of a token that may have been stolen.
   ///
-  /// - Parameter bufferLimit: how many undelivered events it may hold before it is cut off.
-  public func chatListener(as viewer: Viewer, bufferLimit: Int = 10_000) -> ChatListener {
-    let listener = chatEvents.listener(for: viewer.id, bufferLimit: max(1, bufferLimit))
-    // Looked up once the listener is registered: a withdrawal that commits later ends it as
-    // it ends every listener of the account; one committed earlier is seen here. (A failed
-    // lookup leaves it running; every frame still checks the account.)
-    let withdrawn = try? read { db, _ in
-      try UserRecord.fetchOne(db, key: viewer.key)?.isWithdrawn ?? true
+  /// - Parameters:
+  ///   - session: the access token the listener's connection was authenticated with.
+  ///   - bufferLimit: how many undelivered events it may hold before it is cut off.
+  public func chatListener(
+    as viewer: Viewer, session accessToken: String? = nil, bufferLimit: Int = 10_000
+  ) -> ChatListener {
+    // The token's family never changes: looked up before the listener is registered, so a
+    // revocation committed after that ends it.
+    let family = accessToken.flatMap { token in
+      try? read { db, _ in try AuthTokenRecord.fetchOne(db, key: token)?.family }
     }
-    if withdrawn == true { chatEvents.end(viewer.id, .accountClosed) }
+    let listener = chatEvents.listener(
+      for: viewer.id, session: family, bufferLimit: max(1, bufferLimit))
+    // Looked up once the listener is registered: a withdrawal (a revocation) that commits
+    // later ends it as it ends every listener of the account (the session); one committed
+    // earlier is seen here. (A failed lookup leaves it running; every frame still checks the
+    // account.)
+    let ended = try? read { db, _ -> ChatListener.Ending? in
+      if try UserRecord.fetchOne(db, key: viewer.key)?.isWithdrawn ?? true { return .accountClosed }
+      guard let family else { return nil }
+      let live = try Bool.fetchOne(
+        db, sql: "SELECT EXISTS (SELECT 1 FROM auth_token WHERE family = ? AND revoked_at IS NULL)",
+        arguments: [family])
+      return live == true ? nil : .sessionRevoked
+    }
+    switch ended {
+    case .accountClosed?: chatEvents.end(viewer.id, .accountClosed)
+    case .sessionRevoked?: if let family { chatEvents.endSession(family) }
+    default: break
+    }
     return listener
   }
 

@@ -144,7 +144,7 @@ extension ServiceEngine {
         {
           return retry
         }
-        try Sessions.revoke(db, "family", record.family, now: moment.now)
+        try revokeSession(db, family: record.family, now: moment.now)
         return nil
       }
       guard Millis.date(record.expiresAt) > moment.now,
@@ -169,7 +169,14 @@ extension ServiceEngine {
       guard let record = try AuthTokenRecord.fetchOne(db, key: refreshToken),
         record.kind == .refresh, record.userId == viewer.key
       else { return }
-      try Sessions.revoke(db, "family", record.family, now: moment.now)
+      try revokeSession(db, family: record.family, now: moment.now)
     }
+  }
+
+  /// Revokes every token of the session `family`; once that commits, the chat listeners opened
+  /// with its tokens end (``ChatListener/Ending/sessionRevoked``).
+  func revokeSession(_ db: Database, family: String, now: Date) throws {
+    try Sessions.revoke(db, "family", family, now: now)
+    db.afterNextTransaction { [chatEvents] _ in chatEvents.endSession(family) }
   }
 }
