@@ -275,6 +275,24 @@ struct EngineTests {
     #expect(again.errors.map(\.line) == [2, 3])
   }
 
+  @Test("a question dated in the past is never announced; moved into the past, it is withdrawn")
+  func backdatedQuestionsAreNotAnnounced() throws {
+    let engine = try ServiceEngine()
+    let member = try engine.createUser(nickname: "Mina")
+    let yesterday = engine.today.adding(days: -1)
+    _ = try engine.createQuestion(
+      QuestionDraft(content: "What did you learn last week?", publishDate: yesterday),
+      as: .system)
+    #expect(try engine.unreadNotificationCount(as: member) == 0)
+    let today = try engine.createQuestion(
+      QuestionDraft(content: "What did you learn today?", publishDate: engine.today), as: .system)
+    #expect(try engine.unreadNotificationCount(as: member) == 1)
+    _ = try engine.updateQuestion(
+      today.id, content: nil, publishDate: yesterday.adding(days: -1), as: .system)
+    #expect(try engine.unreadNotificationCount(as: member) == 0)
+    #expect(throws: DomainError.notFound) { try engine.todaysQuestion(as: member) }
+  }
+
   @Test("the demo seed loads once into an empty database")
   func demoSeed() throws {
     let engine = try ServiceEngine()
