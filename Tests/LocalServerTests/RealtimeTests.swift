@@ -557,8 +557,10 @@ struct RealtimeTests {
 
   @Test(
     "a client that sends but never reads is cut off by the answers it piles up: past the count of frames, or of bytes",
-    arguments: [(frames: 50, bytes: 64 << 20), (frames: 10_000, bytes: 1 << 20)])
-  func answersCountInTheBacklog(limit: (frames: Int, bytes: Int)) async throws {
+    arguments: [
+      (frames: 50, bytes: 64 << 20, sent: 600), (frames: 10_000, bytes: 1 << 20, sent: 400),
+    ])
+  func answersCountInTheBacklog(limit: (frames: Int, bytes: Int, sent: Int)) async throws {
     var configuration = ServerConfiguration.testing()
     configuration.realtimeFrameLimit = nil
     configuration.realtimeBacklog = limit.frames
@@ -566,12 +568,15 @@ struct RealtimeTests {
     try await withServer(configuration) { h in
       let probe = try await SocketProbe.open(h.url, token: try await h.member("Talker"))
       await probe.pauseReading()
-      // 400 unsubscribes that each echo a 60 KB room ID: about 24 MB of answers, more than
-      // the socket's buffers hold, so the server's writes wait and its backlog grows past
-      // either limit (the frames' 50, or the 1 MiB of bytes long before 10,000 frames).
-      let sent = 400
+      // Unsubscribes that each echo a 60 KB room ID: 24 or 36 MB of answers, more than the
+      // sockets' buffers hold (about 10 MB each way), so the server's writes wait and its
+      // backlog grows past either limit (the frames' 50, or the 1 MiB of bytes long before
+      // 10,000 frames). Reading resumes once they were all written: by then the server has read
+      // all but the megabytes the buffers hold, more than the limit beyond its own buffers.
+      let sent = limit.sent
       let room = String(repeating: "r", count: 60_000)
       for _ in 0..<sent { probe.send(.unsubscribe(roomID: room)) }
+      await probe.written()
       await probe.resumeReading()
       // Every unsubscribe answered: every answer was queued and written.
       _ = try await Self.expectCutOff(probe) { frames in

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWSClient
 import Logging
 import NIOWebSocket
+import Synchronization
 import Testing
 
 /// A raw WebSocket client for testing `/realtime` frame by frame: it sends exactly what a test
@@ -21,6 +22,8 @@ final class SocketProbe: @unchecked Sendable {
     case text(String)
     case binary([UInt8])
     case frame(WebSocketFrame)
+    /// Reached once everything sent before it was written to the connection.
+    case written(Int)
     case close
   }
 
@@ -42,6 +45,7 @@ final class SocketProbe: @unchecked Sendable {
     let (outbox, send) = AsyncStream.makeStream(of: Outgoing.self)
     let (opened, open) = AsyncStream.makeStream(of: Bool.self)
     let gate = ReadGate()
+    let marks = WriteMarks()
     var headers: HTTPFields = [:]
     if let token { headers[.authorization] = "Bearer \(token)" }
     let url = "ws://127.0.0.1:\(base.port ?? 0)\(path)"
@@ -68,6 +72,7 @@ final class SocketProbe: @unchecked Sendable {
                 case .text(let text): try await outbound.write(.text(text))
                 case .binary(let bytes): try await outbound.write(.binary(.init(bytes: bytes)))
                 case .frame(let frame): try await outbound.write(.custom(frame))
+                case .written(let mark): marks.reached(mark)
                 case .close:
                   try await outbound.close(.normalClosure, reason: nil)
                   return
@@ -84,6 +89,7 @@ final class SocketProbe: @unchecked Sendable {
       }
       open.yield(false)
       post.finish()
+      marks.endAll()
     }
     var iterator = opened.makeAsyncIterator()
     guard await iterator.next() == true else {
@@ -91,19 +97,21 @@ final class SocketProbe: @unchecked Sendable {
       throw Refused()
     }
     return SocketProbe(
-      events: events.makeAsyncIterator(), outgoing: send, task: task, gate: gate)
+      events: events.makeAsyncIterator(), outgoing: send, task: task, gate: gate, marks: marks)
   }
 
   private let gate: ReadGate
+  private let marks: WriteMarks
 
   private init(
     events: AsyncStream<Event>.Iterator, outgoing: AsyncStream<Outgoing>.Continuation,
-    task: Task<Void, Never>, gate: ReadGate
+    task: Task<Void, Never>, gate: ReadGate, marks: WriteMarks
   ) {
     self.events = events
     self.outgoing = outgoing
     self.task = task
     self.gate = gate
+    self.marks = marks
   }
 
   /// Stops reading from the socket (the next message waits) until ``resumeReading()``.
@@ -123,6 +131,15 @@ final class SocketProbe: @unchecked Sendable {
 
   /// Sends one WebSocket frame as given (fragments, in or out of order).
   func send(frame: WebSocketFrame) { outgoing.yield(.frame(frame)) }
+
+  /// Returns once everything sent so far was written to the connection (the server may not
+  /// have read the last of it yet: the sockets' buffers hold some megabytes), or the
+  /// connection ended first.
+  func written() async {
+    await withCheckedContinuation { continuation in
+      if let mark = marks.add(continuation) { outgoing.yield(.written(mark)) }
+    }
+  }
 
   /// The next event; fails the test after 30 s without one (a hang, not a timing check).
   func next(
@@ -175,5 +192,37 @@ private actor ReadGate {
     isOpen = true
     for continuation in waiting { continuation.resume() }
     waiting.removeAll()
+  }
+}
+
+/// The waits of ``SocketProbe/written()``: each ends when the writer reaches its mark, or when
+/// the connection ends (a wait never outlives the connection).
+private final class WriteMarks: Sendable {
+  private let state = Mutex(
+    (next: 0, ended: false, waiting: [Int: CheckedContinuation<Void, Never>]()))
+
+  /// The mark to post for `continuation`; `nil` (it is resumed at once) after the connection ended.
+  func add(_ continuation: CheckedContinuation<Void, Never>) -> Int? {
+    let mark = state.withLock { state -> Int? in
+      guard !state.ended else { return nil }
+      state.next += 1
+      state.waiting[state.next] = continuation
+      return state.next
+    }
+    if mark == nil { continuation.resume() }
+    return mark
+  }
+
+  func reached(_ mark: Int) {
+    state.withLock { $0.waiting.removeValue(forKey: mark) }?.resume()
+  }
+
+  func endAll() {
+    let waiting = state.withLock { state in
+      state.ended = true
+      defer { state.waiting = [:] }
+      return state.waiting
+    }
+    for continuation in waiting.values { continuation.resume() }
   }
 }
