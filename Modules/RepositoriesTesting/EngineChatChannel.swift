@@ -86,11 +86,12 @@ final class EngineChatChannel: ChatChannel {
   ) async throws {
     _ = try connectedListener(link)
     do {
-      // Not counted against the write limit: the server's socket has none (its frame limit
-      // is not modelled here); the REST call is limited.
+      // A new message counts against the write limit, as on the server's socket (its frame
+      // limit is not modelled here); a refusal ends the link, as a failure for now does.
       let sent = try backend.perform(client, as: user) { viewer in
         try backend.engine.sendMessage(
-          text, to: room, clientMessageID: clientMessageID, as: viewer)
+          text, to: room, clientMessageID: clientMessageID, as: viewer,
+          admitting: backend.chatSendLimit(for: viewer))
       }
       self.link.withLock { $0.failedSends = 0 }
       queue.push(.messages([sent.message]))

@@ -228,7 +228,7 @@ public final class FakeBackend: Sendable {
     if let user, viewer.id != user { throw DomainError.signedOut }
     if adminOnly { try viewer.requireAdmin() }
     if let bucket, let limiter {
-      try limiter.admit(bucket, caller: "user:\(viewer.id.rawValue)", at: engine.now)
+      try limiter.admit(bucket, user: viewer.id, at: engine.now)
     }
     return try body(viewer)
   }
@@ -244,6 +244,13 @@ public final class FakeBackend: Sendable {
       try limiter.admit(.writes, caller: "client:\(client.rawValue)", at: engine.now)
     }
     return try body()
+  }
+
+  /// The write check of `viewer`'s new chat messages over the fakes' link, as the server's
+  /// socket applies it; `nil` while no limit is set.
+  func chatSendLimit(for viewer: Viewer) -> (() throws(DomainError) -> Void)? {
+    let engine = engine
+    return limiter.withLock { $0 }?.admitting(viewer.id) { engine.now }
   }
 
   private func transportCheck() throws(DomainError) -> RateLimiter? {

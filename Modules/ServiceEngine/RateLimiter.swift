@@ -52,6 +52,24 @@ public final class RateLimiter: Sendable {
     try admit("\(bucket.rawValue) \(caller)", at: now)
   }
 
+  /// Admits one write of the signed-in `user` counted in `bucket` at `now`: the one key of a
+  /// user's writes, over REST, over the socket and in the fakes.
+  public func admit(_ bucket: Bucket, user: User.ID, at now: Date) throws(DomainError) {
+    try admit(bucket, caller: Self.caller(user), at: now)
+  }
+
+  /// The caller key of the signed-in `user`.
+  public static func caller(_ user: User.ID) -> String { "user:\(user.rawValue)" }
+
+  /// The write check of `user`'s new chat messages for
+  /// ``ServiceEngine/sendMessages(_:as:admitting:)`` (the server's socket, the fakes' link),
+  /// counted in ``Bucket/writes`` at `now()`.
+  public func admitting(
+    _ user: User.ID, now: @escaping @Sendable () -> Date
+  ) -> () throws(DomainError) -> Void {
+    { () throws(DomainError) in try self.admit(.writes, user: user, at: now()) }
+  }
+
   /// Admits one write of `key` at `now`, or throws `rateLimited` with the whole seconds until
   /// the oldest write leaves the window (at least 1).
   public func admit(_ key: String, at now: Date) throws(DomainError) {

@@ -287,6 +287,41 @@ struct RealtimeTests {
     }
   }
 
+  @Test(
+    "a send over the user's write limit is refused (rate_limited) and ends the socket (1013); what was stored keeps its order"
+  )
+  func sendsCountAgainstTheWriteLimit() async throws {
+    // The server's clock stands still: the window never passes during the test.
+    try await withServer(.testing(rateLimit: .init(count: 10, window: .seconds(10)))) { h in
+      let r = try await Self.room(h)
+      let probe = try await SocketProbe.open(h.url, token: r.member)
+      let texts = (1...12).map { "message \($0)" }
+      for text in texts { probe.send(.send(roomID: r.room, clientMessageID: UUID(), text: text)) }
+      var acked: [String] = []
+      var refusal: RealtimeErrorDTO?
+      reading: while true {
+        switch try await probe.next() {
+        case .text(let text):
+          switch try ServerFrame(text: text) {
+          case .ack(_, let message): acked.append(message.text)
+          case .error(let error):
+            refusal = refusal ?? error
+          default: break
+          }
+        case .closed(let code):
+          #expect(code == 1013)
+          break reading
+        }
+      }
+      #expect(refusal?.code == "rate_limited")
+      #expect(!acked.isEmpty && acked.count < texts.count)
+      #expect(acked == Array(texts.prefix(acked.count)))
+      let history = try await h.expect(
+        .ok, PageDTO<ChatMessageDTO>.self, .get, "/chat/rooms/\(r.room)/messages", token: r.owner)
+      #expect(history.items.map(\.text) == acked)
+    }
+  }
+
   @Test("a burst of frames is answered in order; its sends get consecutive seqs")
   func burst() async throws {
     try await withServer { h in

@@ -287,6 +287,37 @@ struct FakeChatSyncTests {
     #expect(latest.compactMap(\.seq) == [1, 2])
   }
 
+  @Test(
+    "a send over the write limit ends the link, as on the server: it goes again, in order, once the window passed"
+  )
+  func sendOverTheWriteLimitKeepsTheOrder() async throws {
+    let (backend, alice, _, _) = try makeCast()
+    _ = try await alice.studyGroups.createGroup(StudyGroupDraft(name: "Limited"))
+    let room = try #require(try await alice.chat.fetchRooms(page: .first).items.first)
+    var states = alice.chat.connectionStates().makeAsyncIterator()
+    var messages = alice.chat.messages(in: room.id, limit: 10).makeAsyncIterator()
+    #expect(try await messages.next() == [])
+    try #require(await states.next(where: { $0 == .connected }) == .connected)
+
+    backend.rateLimit = FakeRateLimit(maximumWrites: 2, per: .seconds(10))
+    for text in ["one", "two", "three"] { _ = try await alice.chat.send(text: text, to: room.id) }
+    // The third is over the limit: the refusal ends the link; the first two are stored.
+    try #require(await states.next(where: { $0 != .connected }) != nil)
+    let aliceViewer = try backend.engine.viewer(try alice.userID)
+    #expect(
+      try backend.engine.messages(
+        in: room.id, afterSeq: nil, beforeSeq: nil, limit: 10, as: aliceViewer
+      ).map(\.text) == ["one", "two"])
+
+    backend.advance(by: 11)
+    var latest: [ChatMessage] = []
+    while latest.count < 3 || latest.contains(where: { $0.deliveryState != .sent }) {
+      latest = try #require(try await messages.next())
+    }
+    #expect(latest.map(\.text) == ["one", "two", "three"])
+    #expect(latest.compactMap(\.seq) == [1, 2, 3])
+  }
+
   @Test("two fake clients chat live; each has its own store")
   func liveBetweenClients() async throws {
     let (_, alice, bob, _) = try makeCast()

@@ -170,6 +170,35 @@ struct ChatEventTests {
     #expect(r.engine.sendMessages(sends, as: r.member).allSatisfy { (try? $0.get()) != nil })
   }
 
+  @Test(
+    "the write limit counts a burst's new messages; after its first refusal every later new one is refused, ending the link"
+  )
+  func writeLimitOfABurst() throws {
+    let r = try Self.room()
+    let sends = ["one", "two", "three", "four"].map {
+      MessageSend(text: $0, roomID: r.room, clientMessageID: UUID())
+    }
+    // The limit admits two, refuses the third, and would admit the fourth (a slot freed).
+    let calls = Locked(0)
+    let admit = { () throws(DomainError) in
+      let call = calls.withLock { calls in
+        calls += 1
+        return calls
+      }
+      if call == 3 { throw DomainError.rateLimited(retryAfter: .seconds(4)) }
+    }
+    let results = r.engine.sendMessages(sends, as: r.member, admitting: admit)
+    #expect(results.map { (try? $0.get())?.message.text } == ["one", "two", nil, nil])
+    #expect(results[2].failure == .rateLimited(retryAfter: .seconds(4)))
+    #expect(results[3].failure == .rateLimited(retryAfter: .seconds(4)))
+    #expect(results.allSatisfy { $0.failure?.endsChatLink ?? true })
+    // A resend of a stored message is not a new write: it is answered, not counted.
+    let before = calls.withLock { $0 }
+    let resent = r.engine.sendMessages([sends[0], sends[2]], as: r.member, admitting: admit)
+    #expect(resent.map { (try? $0.get())?.message.text } == ["one", "three"])
+    #expect(calls.withLock { $0 } == before + 1)
+  }
+
   @Test("moving a member's unread group_message notification reads one index entry, not a scan")
   func notificationIndex() throws {
     let r = try Self.room()

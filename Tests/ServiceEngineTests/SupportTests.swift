@@ -35,6 +35,23 @@ struct SupportTests {
     #expect(throws: Never.self) { try limiter.admit("a", at: start.addingTimeInterval(10)) }
   }
 
+  @Test("a user's writes share one key: over REST (admit), over the socket (admitting)")
+  func userKey() throws {
+    let limiter = RateLimiter(.init(count: 2, window: .seconds(10)))
+    let start = Date(timeIntervalSince1970: 1000)
+    #expect(RateLimiter.caller("u_1") == "user:u_1")
+    try limiter.admit(.writes, user: "u_1", at: start)
+    let socket = limiter.admitting("u_1") { start }
+    try socket()
+    #expect(throws: DomainError.rateLimited(retryAfter: .seconds(10))) { try socket() }
+    #expect(throws: DomainError.self) {
+      try limiter.admit(.writes, caller: RateLimiter.caller("u_1"), at: start)
+    }
+    // Another user, and the same user's analytics, count apart.
+    try limiter.admit(.writes, user: "u_2", at: start)
+    try limiter.admit(.analytics, user: "u_1", at: start)
+  }
+
   @Test("callers whose writes all left the window are forgotten, not kept for ever")
   func rateLimiterForgetsCallers() throws {
     let limiter = RateLimiter(.init(count: 2, window: .seconds(10)))

@@ -91,7 +91,7 @@ struct RateLimitMiddleware: RouterMiddleware {
       return try await next(request, context)
     }
     let caller =
-      context.viewer.map { "user:\($0.id.rawValue)" }
+      context.viewer.map { RateLimiter.caller($0.id) }
       ?? "address:\(context.peerAddress ?? "unknown")"
     try limiter.admit(bucket, caller: caller, at: engine.now)
     return try await next(request, context)

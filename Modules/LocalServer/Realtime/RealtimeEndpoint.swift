@@ -51,7 +51,7 @@ extension QappleServer {
     }
     let session = RealtimeSession(
       engine: core.engine, frames: core.messageFrames, viewer: viewer, accessToken: accessToken,
-      frameLimit: core.configuration.realtimeFrameLimit,
+      frameLimit: core.configuration.realtimeFrameLimit, writeLimiter: core.rateLimiter,
       backlogLimit: max(1, core.configuration.realtimeBacklog),
       backlogByteLimit: max(
         RealtimeLimits.maxMessageBytes, core.configuration.realtimeBacklogBytes),

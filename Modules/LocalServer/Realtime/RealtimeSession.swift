@@ -61,6 +61,8 @@ struct RealtimeSession: Sendable {
   /// The access token of the handshake: the socket ends when its session is revoked.
   let accessToken: String
   let frameLimit: ServerConfiguration.RateLimit?
+  /// The server's write limit, which a new message counts against (`nil`: off).
+  let writeLimiter: RateLimiter?
   /// How many frames may wait to be written before the socket is cut off
   /// (``ServerConfiguration/realtimeBacklog``).
   let backlogLimit: Int
@@ -308,7 +310,8 @@ struct RealtimeSession: Sendable {
   private func send(
     _ sends: [MessageSend], listener: ChatListener, post: AsyncStream<Outgoing>.Continuation
   ) -> Bool {
-    let results = engine.sendMessages(sends, as: viewer)
+    let results = engine.sendMessages(
+      sends, as: viewer, admitting: writeLimiter?.admitting(viewer.id) { [engine] in engine.now })
     var isCutOff = false
     for (send, result) in zip(sends, results) where !isCutOff {
       let clientMessageID = send.clientMessageID

@@ -196,7 +196,7 @@ enum Chat {
   }
 }
 
-/// One message to send with ``ServiceEngine/sendMessages(_:as:)``.
+/// One message to send with ``ServiceEngine/sendMessages(_:as:admitting:)``.
 public struct MessageSend: Sendable, Hashable {
   /// The text (1-1000 characters).
   public var text: String
@@ -222,12 +222,15 @@ public struct SentMessage: Sendable, Hashable {
 }
 
 extension DomainError {
-  /// Whether a refused chat send failed for now (the database refused its transaction), so its
-  /// client will send it again: the link it came over then ends, and none of the client's
-  /// later sends on it is run, so none is stored before it (`Docs/Realtime.md`). The server's
-  /// socket and the fakes' link both follow this.
+  /// Whether a refused chat send failed for now (the database refused its transaction, or the
+  /// sender's write limit was reached), so its client will send it again: the link it came
+  /// over then ends, and none of the client's later sends on it is run, so none is stored
+  /// before it (`Docs/Realtime.md`). The server's socket and the fakes' link both follow this.
   public var endsChatLink: Bool {
-    if case .server = self { true } else { false }
+    switch self {
+    case .server, .rateLimited: true
+    default: false
+    }
   }
 }
 
@@ -294,12 +297,15 @@ extension ServiceEngine {
 
   /// Sends a message (1-1000 characters) to a room the viewer belongs to. A retry with the
   /// same `clientMessageID` returns the stored message instead of a second one; reusing it in
-  /// another room is a `conflict`.
+  /// another room is a `conflict`. `admit` is the write limit of a new message, as in
+  /// ``sendMessages(_:as:admitting:)`` (the fakes' link; REST counts the request itself).
   public func sendMessage(
-    _ text: String, to id: ChatRoom.ID, clientMessageID: UUID, as viewer: Viewer
+    _ text: String, to id: ChatRoom.ID, clientMessageID: UUID, as viewer: Viewer,
+    admitting admit: (() throws(DomainError) -> Void)? = nil
   ) throws(DomainError) -> SentMessage {
     try sendMessages(
-      [MessageSend(text: text, roomID: id, clientMessageID: clientMessageID)], as: viewer)[0]
+      [MessageSend(text: text, roomID: id, clientMessageID: clientMessageID)], as: viewer,
+      admitting: admit)[0]
       .get()
   }
 
@@ -314,14 +320,22 @@ extension ServiceEngine {
 
   /// Sends several messages of the viewer in one transaction (a socket's burst of `send`
   /// frames): one result per send, in order, each what
-  /// ``sendMessage(_:to:clientMessageID:as:)`` gives for it alone. A refused send (bad room,
+  /// ``sendMessage(_:to:clientMessageID:as:admitting:)`` gives for it alone. A refused send (bad room,
   /// not a member, invalid text, an id reused in another room) writes nothing and leaves the
   /// others alone; a database failure fails every send and writes nothing.
+  ///
+  /// - Parameter admit: the write limit (the server's socket, the fakes' link): called for each
+  ///   send that would store a new message (a resend of a stored one is not a new write).
+  ///   Once it refuses one, every later new send of the burst is refused the same way, so
+  ///   none is stored before the refused one comes again.
   public func sendMessages(
-    _ sends: [MessageSend], as viewer: Viewer
+    _ sends: [MessageSend], as viewer: Viewer,
+    admitting admit: (() throws(DomainError) -> Void)? = nil
   ) -> [Result<SentMessage, DomainError>] {
+    var limited: DomainError?
     do {
       return try write { db, moment in
+        limited = nil
         let viewer = try Users.current(db, viewer)
         return try sends.map { send in
           let clientID = send.clientMessageID.lowercasedText
@@ -334,6 +348,13 @@ extension ServiceEngine {
             // if the sender was banned or left the room since (its answer was lost).
             if let existing = try Chat.sent(db, clientID: clientID, by: viewer, inRoom: key) {
               return .success(existing)
+            }
+            if let limited { throw limited }
+            do throws(DomainError) {
+              try admit?()
+            } catch {
+              limited = error
+              throw error
             }
             try viewer.requireNotBanned(at: moment.now)
             text = try validated(try TextRule.chatMessage.validate(send.text))
