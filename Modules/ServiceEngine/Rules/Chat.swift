@@ -320,9 +320,9 @@ extension ServiceEngine {
 
   /// Sends several messages of the viewer in one transaction (a socket's burst of `send`
   /// frames): one result per send, in order, each what
-  /// ``sendMessage(_:to:clientMessageID:as:admitting:)`` gives for it alone. A refused send (bad room,
-  /// not a member, invalid text, an id reused in another room) writes nothing and leaves the
-  /// others alone; a database failure fails every send and writes nothing.
+  /// ``sendMessage(_:to:clientMessageID:as:admitting:)`` gives for it alone. A refused send
+  /// (bad room, not a member, invalid text, an id reused in another room) writes nothing and
+  /// leaves the others alone; a database failure fails every send and writes nothing.
   ///
   /// - Parameter admit: the write limit (the server's socket, the fakes' link): called for each
   ///   send that would store a new message (a resend of a stored one is not a new write).
