@@ -153,7 +153,7 @@ public final class ReportCaseModel: Identifiable {
   /// must not offer the decisions again.
   @ObservationIgnored private var resolvedHere: ReportCase?
   /// Numbers the loads: only the newest lands (an older read may still say "open").
-  @ObservationIgnored private var loads = 0
+  @ObservationIgnored private var loads = LatestLoad()
   @ObservationIgnored @Dependency(\.adminRepository) private var admin
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -220,13 +220,12 @@ public final class ReportCaseModel: Identifiable {
   }
 
   private func load() async {
-    loads += 1
-    let number = loads
+    let number = loads.start()
     if detail == nil { state = .loading }
     let resolvedBefore = resolvedHere
     do {
       var read = try await admin.fetchReportCase(caseID)
-      guard loads == number else { return }
+      guard loads.isLatest(number) else { return }
       // Read before the decision here landed: the decision's answer is newer.
       if let resolved = resolvedHere, resolved != resolvedBefore { read.reportCase = resolved }
       detail = read
@@ -234,7 +233,7 @@ public final class ReportCaseModel: Identifiable {
     } catch is CancellationError {
       // Given up (the screen went away): what is shown stays, and no failure.
     } catch {
-      guard loads == number else { return }
+      guard loads.isLatest(number) else { return }
       state = ScreenState(failure: error)
     }
   }

@@ -13,7 +13,7 @@ public final class StatsModel {
   public private(set) var state: ScreenState = .idle
 
   /// Numbers the loads: only the newest lands (an older one's counts, or failure, are stale).
-  @ObservationIgnored private var loads = 0
+  @ObservationIgnored private var loads = LatestLoad()
   @ObservationIgnored @Dependency(\.adminRepository) private var admin
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -33,18 +33,17 @@ public final class StatsModel {
   }
 
   private func load() async {
-    loads += 1
-    let number = loads
+    let number = loads.start()
     if stats == nil { state = .loading }
     do {
       let read = try await admin.fetchStats()
-      guard loads == number else { return }
+      guard loads.isLatest(number) else { return }
       stats = read
       state = .loaded
     } catch is CancellationError {
       // Given up (the screen went away): what is shown stays, and no failure.
     } catch {
-      guard loads == number else { return }
+      guard loads.isLatest(number) else { return }
       state = ScreenState(failure: error)
     }
   }

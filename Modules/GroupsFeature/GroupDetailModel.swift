@@ -75,7 +75,7 @@ public final class GroupDetailModel: Identifiable {
   @ObservationIgnored private var membershipChanges = 0
   /// Numbers the loads, so only the newest lands (an older one's group, or failure, is stale)
   /// and ends ``isLoading``.
-  @ObservationIgnored private var loads = 0
+  @ObservationIgnored private var loads = LatestLoad()
 
   /// Creates the screen of `groupID`.
   public init(groupID: StudyGroup.ID) {
@@ -230,24 +230,23 @@ public final class GroupDetailModel: Identifiable {
   // MARK: Loading
 
   private func load() async {
-    loads += 1
-    let (number, changes) = (loads, membershipChanges)
+    let (number, changes) = (loads.start(), membershipChanges)
     isLoading = true
-    defer { if loads == number { isLoading = false } }
+    defer { if loads.isLatest(number) { isLoading = false } }
     do {
       let (repository, id, members) = (groups, groupID, memberList)
       async let group = repository.fetchGroup(id)
       async let membersLoaded = members.reload()
       let (loaded, _) = try await (group, membersLoaded)
       // A newer load, or a join or leave since the group was read: what it showed is newer.
-      guard loads == number, membershipChanges == changes else { return }
+      guard loads.isLatest(number), membershipChanges == changes else { return }
       self.group = loaded
       failure = nil
       onGroupChanged(loaded)
     } catch is CancellationError {
       // The screen went away; its next appearance loads again.
     } catch {
-      if loads == number { failed(DomainError(error)) }
+      if loads.isLatest(number) { failed(DomainError(error)) }
     }
   }
 

@@ -49,7 +49,7 @@ public final class ProfileModel {
   /// How many nickname saves landed: a profile read before one must not put the old name back.
   @ObservationIgnored private var saves = 0
   /// Numbers the loads: only the newest lands.
-  @ObservationIgnored private var loads = 0
+  @ObservationIgnored private var loads = LatestLoad()
 
   @ObservationIgnored @Dependency(\.profileRepository) private var profiles
   @ObservationIgnored @Dependency(\.authRepository) private var auth
@@ -145,19 +145,18 @@ public final class ProfileModel {
 
   private func load() async {
     failure = nil
-    loads += 1
-    let (number, savesBefore) = (loads, saves)
+    let (number, savesBefore) = (loads.start(), saves)
     do {
       let me = try await profiles.fetchMe()
       // Overtaken by a newer load: that one shows what is newer.
-      guard loads == number else { return }
+      guard loads.isLatest(number) else { return }
       // Read before a nickname save landed: the save's answer is newer.
       if saves == savesBefore { phase = .loaded(me) }
     } catch is CancellationError {
       // Given up (the screen went away): no failure; the next appearance loads again.
       return
     } catch {
-      guard loads == number else { return }
+      guard loads.isLatest(number) else { return }
       if user == nil { phase = .failed(DomainError(error)) } else { failure = DomainError(error) }
       return
     }

@@ -57,7 +57,7 @@ public final class QuestionDetailModel {
   @ObservationIgnored private(set) var answerChanges = 0
   /// Numbers the loads (and refreshes from Today): only the newest lands, so a slow older
   /// read cannot show the question unanswered after a newer one showed the answer.
-  @ObservationIgnored private var loads = 0
+  @ObservationIgnored private var loads = LatestLoad()
   @ObservationIgnored @Dependency(\.questionRepository) private var questions
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.date) private var date
@@ -135,27 +135,26 @@ public final class QuestionDetailModel {
   /// answer changed, it is dropped (the change already showed its state).
   func refreshed(with question: Question, readAt changes: Int) async {
     guard changes == answerChanges else { return }
-    loads += 1
+    loads.supersede()
     phase = .loaded(question)
     await answers.load()
   }
 
   private func load() async {
     failure = nil
-    loads += 1
-    let (number, changes) = (loads, answerChanges)
+    let (number, changes) = (loads.start(), answerChanges)
     do {
       let question = try await questions.fetchQuestion(questionID)
       let today = try await isTodays(question)
       // Read before the user's answer changed (the change already showed its state), or
       // overtaken by a newer load.
-      guard changes == answerChanges, loads == number else { return }
+      guard changes == answerChanges, loads.isLatest(number) else { return }
       isToday = today
       phase = .loaded(question)
     } catch is CancellationError {
       return  // The screen went away; its next appearance loads again.
     } catch {
-      guard loads == number else { return }
+      guard loads.isLatest(number) else { return }
       if question == nil {
         phase = .failed(DomainError(error))
       } else {

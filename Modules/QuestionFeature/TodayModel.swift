@@ -41,7 +41,7 @@ public final class TodayModel {
   @ObservationIgnored public var onNavigate: @MainActor (DeepLink) -> Void = { _ in }
   /// Numbers the loads: only the newest lands (an older one may have read yesterday's
   /// question).
-  @ObservationIgnored private var loads = 0
+  @ObservationIgnored private var loads = LatestLoad()
 
   @ObservationIgnored @Dependency(\.questionRepository) private var questions
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
@@ -95,8 +95,7 @@ public final class TodayModel {
 
   private func load() async {
     failure = nil
-    loads += 1
-    let number = loads
+    let number = loads.start()
     let shown = today
     let changes = shown?.answerChanges ?? 0
     let question: Question
@@ -104,14 +103,14 @@ public final class TodayModel {
       question = try await questions.fetchToday()
       // Overtaken by a newer load (which may have read a newer day's question): it shows
       // what is newer.
-      guard loads == number else { return }
+      guard loads.isLatest(number) else { return }
     } catch DomainError.notFound {
-      if loads == number { phase = .noQuestion }
+      if loads.isLatest(number) { phase = .noQuestion }
       return
     } catch is CancellationError {
       return  // The screen went away; its next appearance loads again.
     } catch {
-      guard loads == number else { return }
+      guard loads.isLatest(number) else { return }
       if today == nil { phase = .failed(DomainError(error)) } else { failure = DomainError(error) }
       return
     }
