@@ -125,6 +125,20 @@ struct RobustnessTests {
     }
   }
 
+  @Test("a write without a valid token is refused at its head: its body is never waited for")
+  func unauthenticatedBodyIsNotRead() async throws {
+    try await withServer { h in
+      // The head promises a body that never comes: only a server that reads bodies before it
+      // checks the caller waits for it (until this client gives up).
+      let head =
+        "POST /posts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + "Content-Length: 1000\r\n\r\n"
+      let answer = try await rawHTTP(Array(head.utf8), port: h.port, timeout: 10)
+      #expect(answer.hasPrefix("HTTP/1.1 401"), "\(answer)")
+      #expect(answer.contains("\"unauthorized\""), "\(answer)")
+    }
+  }
+
   @Test("limit and cursor are checked: 1...100, and only cursors this server issued")
   func pagingParameters() async throws {
     try await withServer { h in

@@ -6,7 +6,7 @@ import Logging
 import ServiceEngine
 
 // The pipeline of an operation, as Hummingbird middleware on the operation's route group:
-// body limit, authentication, admin role, idempotent replay, write rate limit, then the
+// authentication and admin role, body limit, idempotent replay, write rate limit, then the
 // handler (a replay writes nothing, so the limit does not count it). Each fails with the
 // contract's error envelope; the rules themselves (bans, ownership, validation) are the
 // engine's.

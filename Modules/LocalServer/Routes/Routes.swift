@@ -38,13 +38,15 @@ enum Routes {
     }
     for (operation, handler) in table.entries {
       let group = router.group()
-      if operation.isWrite {
-        group.add(middleware: BodyMiddleware(limit: core.configuration.maxBodySize))
-      }
+      // The caller first: a body is read only for a caller allowed to send it, so a request
+      // without a valid token is refused at its head instead of after up to the body limit.
       if operation.access != .anyone {
         group.add(
           middleware: AuthenticationMiddleware(
             engine: core.engine, adminOnly: operation.access == .admin))
+      }
+      if operation.isWrite {
+        group.add(middleware: BodyMiddleware(limit: core.configuration.maxBodySize))
       }
       // A repeat gets its stored answer before the write limit counts it: the limit applies to
       // writes, and a replay writes nothing (nor answers 429 where the first call did not).
