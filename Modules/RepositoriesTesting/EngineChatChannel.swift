@@ -69,16 +69,18 @@ final class EngineChatChannel: ChatChannel {
         try backend.engine.subscribe(
           listener, to: room, afterSeq: afterSeq, as: viewer)
       }
-      for message in start.replay { queue.push(.messages([message])) }
-      queue.push(.subscribed(room: room, lastSeq: start.lastSeq))
+      try push(
+        start.replay.map { .messages([$0]) } + [.subscribed(room: room, lastSeq: start.lastSeq)],
+        on: link)
     } catch let error as DomainError where error != .offline {
-      queue.push(.refused(clientMessageID: nil, room: room, frame: .subscribe, error: error))
+      try push(
+        [.refused(clientMessageID: nil, room: room, frame: .subscribe, error: error)], on: link)
     }
   }
 
   func unsubscribe(from room: ChatRoom.ID, on link: ConnectionLink) async throws {
     try connectedListener(link).unsubscribe(from: room)
-    queue.push(.unsubscribed(room: room))
+    try push([.unsubscribed(room: room)], on: link)
   }
 
   func send(
@@ -116,6 +118,19 @@ final class EngineChatChannel: ChatChannel {
     let listener = link.withLock { $0.opened == chatLink.number ? $0.listener : nil }
     guard let listener else { throw .offline }
     return listener
+  }
+
+  /// Queues a call's answers on `chatLink`, or throws `offline` (queuing nothing) when that link
+  /// is no longer the open one: a socket's answers arrive on that socket, never after the state
+  /// of a link opened since (which would tell `ChatSync` a room is subscribed on the new link
+  /// when it is not). Checked and queued under the link's lock, as a connect queues its state.
+  func push(_ answers: [ChatChannelEvent], on chatLink: ConnectionLink) throws(DomainError) {
+    let queued = link.withLock { link in
+      guard link.opened == chatLink.number, link.listener != nil else { return false }
+      for answer in answers { queue.push(answer) }
+      return true
+    }
+    guard queued else { throw .offline }
   }
 
   /// Opens a listener as the link's user (a new "socket"); stays down while that user is not
