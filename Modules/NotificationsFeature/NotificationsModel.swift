@@ -150,6 +150,7 @@ public final class NotificationsModel {
     let previousCount = unreadCount
     markAllsBegun += 1
     let number = markAllsBegun
+    let landedBefore = reloadsLanded
     setRead(true, unread)
     unreadCount = 0
     do {
@@ -161,11 +162,18 @@ public final class NotificationsModel {
       unreadCount = 0
       await analytics.track(
         "notifications_all_read", ["count": String(previousCount)], at: date.now)
+      // A first page that landed while the mark was on its way was read before or after the
+      // service marked everything; its rows not listed at the tap (new ones) may be either, so
+      // only a new read tells which are still unread.
+      if reloadsLanded != landedBefore { await reload() }
     } catch {
       // Only what this action marked goes back, unless a mark-all that began after it
-      // succeeded meanwhile; the badge takes the service's count when it can be read (a single
-      // mark may have landed or failed meanwhile).
-      if newestMarkAllSucceeded < number { setRead(false, unread) }
+      // succeeded meanwhile, or a first page landed meanwhile (it shows the service's read
+      // states, which the failure did not change); the badge takes the service's count when it
+      // can be read (a single mark may have landed or failed meanwhile).
+      if newestMarkAllSucceeded < number, reloadsLanded == landedBefore {
+        setRead(false, unread)
+      }
       unreadCount = await currentUnreadCount() ?? previousCount
       failure = DomainError(error)
     }
@@ -185,9 +193,18 @@ public final class NotificationsModel {
     isReloading = true
     defer { if current == generation { isReloading = false } }
     do {
-      let page = try await repository.fetchNotifications(.first)
-      let count = await currentUnreadCount()
-      guard current == generation else { return }
+      var page: Page<AppNotification>
+      var count: Int?
+      while true {
+        let markAllsBefore = markAllSuccesses
+        page = try await repository.fetchNotifications(.first)
+        count = await currentUnreadCount()
+        guard current == generation else { return }
+        // A "mark all read" that succeeded meanwhile may have reached the service after the
+        // page or the count was read (the badge would come back, a new notification would
+        // stay unread on screen): only a read that starts after it tells what it covered.
+        if markAllSuccesses == markAllsBefore { break }
+      }
       notifications = page.items
       reloadsLanded += 1
       // What the user marked read while the page was on its way stays read.

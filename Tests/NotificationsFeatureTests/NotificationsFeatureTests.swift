@@ -387,6 +387,110 @@ struct NotificationsFeatureTests {
     #expect(inbox.unreadCount == 1)
   }
 
+  @Test func aMarkAllReadWhileARefreshsCountIsOnItsWayLeavesTheBadgeAtTheServicesCount()
+    async throws
+  {
+    _ = try await bobComments(2)
+    let holding = Locked(false)
+    let countRead = Locked(false)
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let inbox = inbox(as: alice) { values in
+      let count = values.notificationRepository.fetchUnreadCount
+      values.notificationRepository.fetchUnreadCount = {
+        let answer = try await count()
+        if holding.withLock({ $0 }) {
+          countRead.withLock { $0 = true }
+          for await _ in released { break }
+        }
+        return answer
+      }
+    }
+    await inbox.task()
+    #expect(inbox.unreadCount == 2)
+    holding.withLock { $0 = true }
+    let refresh = Task { await inbox.refreshPulled() }
+    // The refresh's count (2) was read on the service; its answer is late.
+    try await waitUntil("the refresh read the count") { countRead.withLock { $0 } }
+    holding.withLock { $0 = false }
+    await inbox.markAllReadButtonTapped()
+    #expect(inbox.unreadCount == 0)
+    release.finish()
+    await refresh.value
+    let service = try await alice.notifications.fetchUnreadCount()
+    #expect(service == 0)
+    #expect(inbox.unreadCount == service)
+    #expect(inbox.notifications.map(\.isRead) == [true, true])
+  }
+
+  @Test func aMarkAllReadCoversANewNotificationThatAPageReadBeforeItBrings() async throws {
+    _ = try await bobComments(2)
+    let holding = Locked(false)
+    let read = Locked(false)
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let inbox = inbox(holdingPagesWhile: holding, read: read, until: released)
+    await inbox.task()
+    // A third one comes; the refresh reads it, its page is late.
+    _ = try await bobComments(1)
+    holding.withLock { $0 = true }
+    let refresh = Task { await inbox.refreshPulled() }
+    try await waitUntil("the page is read") { read.withLock { $0 } }
+    holding.withLock { $0 = false }
+    // Listed at the tap: two. The service marks all three.
+    await inbox.markAllReadButtonTapped()
+    release.finish()
+    await refresh.value
+    #expect(try await alice.notifications.fetchUnreadCount() == 0)
+    #expect(inbox.notifications.map(\.isRead) == [true, true, true])
+    #expect(inbox.unreadCount == 0)
+  }
+
+  @Test func aMarkAllReadCoversANewNotificationThatARefreshShowedWhileItWasOnItsWay()
+    async throws
+  {
+    _ = try await bobComments(2)
+    let (held, release) = AsyncStream<Void>.makeStream()
+    let calls = Locked(0)
+    let inbox = inbox(countingMarkAllsIn: calls) { _, markAll in
+      for await _ in held { break }
+      try await markAll()
+    }
+    await inbox.task()
+    let markAll = Task { await inbox.markAllReadButtonTapped() }
+    try await waitUntil("the mark-all reaches the repository") { calls.withLock { $0 } == 1 }
+    // A third one comes, and a refresh shows it before the mark reaches the service.
+    _ = try await bobComments(1)
+    await inbox.refreshPulled()
+    #expect(inbox.notifications.count == 3)
+    release.yield()
+    await markAll.value
+    #expect(try await alice.notifications.fetchUnreadCount() == 0)
+    #expect(inbox.notifications.map(\.isRead) == [true, true, true])
+    #expect(inbox.unreadCount == 0)
+  }
+
+  @Test func aMarkAllReadFailingAfterARefreshLandedLeavesTheRefreshedReadStates() async throws {
+    _ = try await bobComments(2)
+    let (held, release) = AsyncStream<Void>.makeStream()
+    let calls = Locked(0)
+    let inbox = inbox(countingMarkAllsIn: calls) { _, _ in
+      for await _ in held { break }
+      throw DomainError.offline
+    }
+    await inbox.task()
+    let older = inbox.notifications[1].id
+    let markAll = Task { await inbox.markAllReadButtonTapped() }
+    try await waitUntil("the mark-all reaches the repository") { calls.withLock { $0 } == 1 }
+    // The older one is read on another device; a refresh shows it so.
+    try await alice.notifications.markRead(older)
+    await inbox.refreshPulled()
+    #expect(inbox.notifications.map(\.isRead) == [false, true])
+    release.yield()
+    await markAll.value
+    #expect(inbox.failure == .offline)
+    #expect(inbox.notifications.map(\.isRead) == [false, true])
+    #expect(inbox.unreadCount == 1)
+  }
+
   @Test func markingOneReadWithoutOpeningIt() async throws {
     _ = try await bobComments(2)
     let inbox = inbox(as: alice)
