@@ -38,6 +38,8 @@ public final class ChatRoomsModel {
   @ObservationIgnored private var stored: [ChatRoom] = []
   /// The newest message of each room as the server listed it when the screen appeared.
   @ObservationIgnored private var newestOnServer: [ChatRoom.ID: ChatMessage] = [:]
+  /// The highest `seq` the store showed as each room's newest message while the screen is up.
+  @ObservationIgnored private var newestStored: [ChatRoom.ID: Int64] = [:]
 
   /// Creates the room list.
   public init() {}
@@ -73,6 +75,10 @@ public final class ChatRoomsModel {
     do {
       for try await rooms in chat.rooms() {
         stored = rooms
+        for room in rooms {
+          guard let seq = room.lastMessage?.seq else { continue }
+          newestStored[room.id] = max(newestStored[room.id] ?? seq, seq)
+        }
         merge()
         isLoading = false
       }
@@ -108,12 +114,14 @@ public final class ChatRoomsModel {
 
   /// The stored rooms, each with the newer of its stored and its server-listed newest message
   /// (a message still being sent is the newest). Once the store has caught up with a listed
-  /// message, the store alone speaks for the room: a listed message moderation hides later
-  /// must not come back.
+  /// message, now or earlier (the list's answer can come after the store had that message and
+  /// moderation took it out again), the store alone speaks for the room: a listed message
+  /// moderation hides must not come back.
   private func merge() {
     rooms = stored.map { room in
       guard let listed = newestOnServer[room.id], let listedSeq = listed.seq else { return room }
-      if let local = room.lastMessage, (local.seq ?? .max) >= listedSeq {
+      let caughtUp = newestStored[room.id].map { $0 >= listedSeq } ?? false
+      if caughtUp || room.lastMessage.map({ ($0.seq ?? .max) >= listedSeq }) == true {
         newestOnServer[room.id] = nil
         return room
       }

@@ -657,6 +657,48 @@ struct ChatFeatureTests {
     #expect(await eventually("the row shows the message before it") { row() == "one" })
   }
 
+  @Test func aListedMessageModerationHidesBeforeTheListArrivesStaysOut() async throws {
+    _ = try await serverMessage("one", from: alice)
+    let hidden = try await serverMessage("two", from: alice)
+    var reporters: [FakeClient] = []
+    for index in 1...ModerationPolicy.autoHideThreshold {
+      let reporter = try backend.signedUpClient(nickname: "reader\(index)")
+      _ = try await reporter.studyGroups.joinGroup(group.id)
+      reporters.append(reporter)
+    }
+    // The server lists "two" as the room's newest message; that answer comes late.
+    let gate = Gate()
+    let answered = Locked(false)
+    let list = bob.model(clock: clock) { values in
+      let fetch = gate.answering(values.chatRepository.fetchRooms)
+      values.chatRepository.fetchRooms = { request in
+        defer { answered.withLock { $0 = true } }
+        return try await fetch(request)
+      }
+    } _: {
+      ChatRoomsModel()
+    }
+    let listTask = Task { await list.task() }
+    defer { listTask.cancel() }
+    try await gate.waitForArrivals()
+    let row = { list.rooms.first { $0.id == roomID }?.lastMessage?.text }
+    guard await eventually("the store shows two", { row() == "two" }) else {
+      return await gate.open()
+    }
+    for reporter in reporters {
+      _ = try await reporter.reports.report(.chatMessage(hidden.id), .spam)
+    }
+    guard await eventually("the row shows the message before it", { row() == "one" }) else {
+      return await gate.open()
+    }
+    await gate.open()
+    try await waitUntil("the list's answer came") { answered.withLock { $0 } }
+    // A second of real time for the answer to reach the row, where it must not show.
+    let cameBack = await poll(timeout: .seconds(1)) { row() == "two" }
+    #expect(!cameBack)
+    #expect(row() == "one")
+  }
+
   @Test func theRoomListShowsWhenTheLinkIsDown() async throws {
     let list = bob.model(clock: clock) { ChatRoomsModel() }
     let task = Task { await list.task() }
