@@ -102,12 +102,14 @@ public final class ChatStore: Sendable {
   /// Opens the store at `path`; a damaged or foreign file is moved aside (`<path>.broken`) and
   /// a new store takes its place, with what ``startOver(at:owner:)`` could carry over. A file
   /// an earlier start-over moved aside but could not carry over yet (it failed, or the app
-  /// ended first) is carried over now (``salvaged``). Returns the store and the error that was
+  /// ended first, even between moving the database and its `-wal`) is carried over now
+  /// (``salvaged``). Returns the store and the error that was
   /// recovered from.
   public static func openOrStartOver(
     at path: String, owner: User.ID
   ) throws(PersistenceError) -> (store: ChatStore, discarded: PersistenceError?) {
     do {
+      try finishMovingAside(path)
       let store = try ChatStore(at: .file(path: path), owner: owner)
       store.takeOverFilesAside(of: path)
       return (store, nil)
@@ -139,15 +141,52 @@ public final class ChatStore: Sendable {
   {
     let manager = FileManager.default
     let aside = "\(path).broken-\(UUID().uuidString)"
+    try finishMovingAside(path)
     if manager.fileExists(atPath: path) {
+      var moved: [(from: String, to: String)] = []
       for (file, aside) in zip(files(at: path), files(at: aside))
       where manager.fileExists(atPath: file) {
-        try? manager.moveItem(atPath: file, toPath: aside)
+        do {
+          try manager.moveItem(atPath: file, toPath: aside)
+          moved.append((file, aside))
+        } catch {
+          // What moved comes back: a database is never opened apart from its `-wal`.
+          for step in moved.reversed() { try? manager.moveItem(atPath: step.to, toPath: step.from) }
+          throw .unreadable(path: path, reason: "the store could not be moved aside: \(error)")
+        }
       }
     }
     let store = try ChatStore(at: .file(path: path), owner: owner)
     store.takeOverFilesAside(of: path)
     return store
+  }
+
+  /// Finishes moving a store aside when a start-over ended between its renames (the app was
+  /// killed): the database went aside, its `-wal` (and `-shm`) stayed at `path`. They join the
+  /// newest file aside, the damaged store (it was in use after every older one), when it has
+  /// none of its own. A new store opened at `path` would make SQLite delete a `-wal` without its
+  /// database, and with it the rows committed only there, unsent messages among them.
+  ///
+  /// - Throws: ``PersistenceError/unreadable(path:reason:)`` when they cannot be moved: no
+  ///   store may open at `path` while they are there.
+  static func finishMovingAside(_ path: String) throws(PersistenceError) {
+    let manager = FileManager.default
+    let size = (try? manager.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+    guard size == nil || size == 0, manager.fileExists(atPath: path + "-wal"),
+      let aside = filesAside(of: path).last, !manager.fileExists(atPath: aside + "-wal")
+    else { return }
+    for (file, moved) in zip(files(at: path), files(at: aside)).dropFirst()
+    where manager.fileExists(atPath: file) {
+      do {
+        try? manager.removeItem(atPath: moved)
+        try manager.moveItem(atPath: file, toPath: moved)
+      } catch {
+        throw .unreadable(
+          path: path, reason: "the -wal of the store moved aside could not join it: \(error)")
+      }
+    }
+    // An empty database a launch created in its place before it was opened.
+    if size == 0 { try? manager.removeItem(atPath: path) }
   }
 
   /// The files a start-over moved aside from `path` and has not carried over yet, oldest
@@ -397,10 +436,18 @@ public final class ChatStore: Sendable {
 
   /// Every file of the store at `path` that exists: its ``files(at:)``, the damaged file kept
   /// aside (`<path>.broken`) and any waiting to be carried over (``startOver(at:owner:)``),
-  /// each with its `-wal` and `-shm`. What deleting a user's store removes.
+  /// each with its `-wal` and `-shm`, also one of those left behind by a rename the app did not
+  /// live to finish (every name that begins `<path>.broken`). What deleting a user's store
+  /// removes.
   public static func existingFiles(at path: String) -> [String] {
-    ([path, path + ".broken"] + filesAside(of: path)).flatMap(files(at:))
-      .filter { FileManager.default.fileExists(atPath: $0) }
+    let url = URL(fileURLWithPath: path)
+    let prefix = url.lastPathComponent + ".broken"
+    let folder = url.deletingLastPathComponent()
+    // Every name that starts like a file aside: also a `-wal` or `-shm` left behind when the app
+    // ended between the renames that set a file aside.
+    let aside = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+      .filter { $0.hasPrefix(prefix) }.sorted().map { folder.appendingPathComponent($0).path }
+    return files(at: path).filter { FileManager.default.fileExists(atPath: $0) } + aside
   }
 
   private static func openingError(_ error: any Error, path: String) -> PersistenceError {

@@ -762,6 +762,52 @@ struct ChatStoreTests {
   }
 
   @Test(
+    "a start-over the app ended between its renames (the database aside, its -wal not) loses nothing the -wal held",
+    arguments: [false, true])
+  func startOverEndedBetweenItsRenames(emptyFileCreatedSince: Bool) throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let (path, killed) = (folder.path("cache.sqlite"), folder.path("killed.sqlite"))
+    let manager = FileManager.default
+    let store = try ChatStore(at: .file(path: path), owner: mina.id)
+    let id = UUID()
+    try store.enqueue("only in the wal", to: room, clientMessageID: id, sender: mina, at: epoch)
+    // The store is open: the row is in its -wal. A copy now is what a killed app leaves.
+    #expect(manager.fileExists(atPath: path + "-wal"))
+    for (file, copy) in zip(ChatStore.files(at: path), ChatStore.files(at: killed))
+    where manager.fileExists(atPath: file) {
+      try manager.copyItem(atPath: file, toPath: copy)
+    }
+    try store.close()
+    // A start-over moved the database aside and ended there (and a later launch may have
+    // created an empty database in its place before it was opened).
+    try manager.moveItem(atPath: killed, toPath: "\(killed).broken-\(UUID().uuidString)")
+    if emptyFileCreatedSince { manager.createFile(atPath: killed, contents: nil) }
+
+    let (reopened, discarded) = try ChatStore.openOrStartOver(at: killed, owner: mina.id)
+    #expect(discarded == nil)
+    #expect(reopened.salvaged == ChatStore.Salvage(messages: 1, events: 0))
+    #expect(try reopened.outbox().map(\.clientMessageID) == [id])
+    try reopened.close()
+  }
+
+  @Test("deleting a store finds every file a start-over left, also a -wal a rename left behind")
+  func existingFilesFindWhatRenamesLeftBehind() throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let path = folder.path("cache.sqlite")
+    let manager = FileManager.default
+    try ChatStore(at: .file(path: path), owner: mina.id).close()
+    // The app ended between a file aside's renames to `.broken`: its -wal stayed behind.
+    let leftovers = ["\(path).broken-\(UUID().uuidString)-wal", "\(path).broken"]
+    let others = [folder.path("cache.sqlite2.broken"), folder.path("other.sqlite.broken")]
+    for file in leftovers + others { manager.createFile(atPath: file, contents: Data("x".utf8)) }
+    let existing = Set(ChatStore.existingFiles(at: path))
+    #expect(existing.isSuperset(of: leftovers + [path]))
+    #expect(existing.isDisjoint(with: others))
+  }
+
+  @Test(
     "messages carried over late (the store queued its own since) are sent first, the older file's first, and carry over again in that order"
   )
   func lateCarryOverKeepsOrder() throws {
