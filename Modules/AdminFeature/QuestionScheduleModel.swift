@@ -21,8 +21,10 @@ public final class QuestionScheduleModel {
   public private(set) var statusFilter: QuestionStatus?
   /// What is presented on top, if anything.
   public var destination: Destination?
+  /// The questions being deleted.
+  public private(set) var deleting: Set<ScheduledQuestion.ID> = []
   /// A question is being deleted.
-  public private(set) var isDeleting = false
+  public var isDeleting: Bool { !deleting.isEmpty }
   /// The last failure of an action (a deletion, the next page), shown until
   /// ``failureDismissed()``.
   public private(set) var failure: DomainError?
@@ -88,12 +90,14 @@ public final class QuestionScheduleModel {
     destination = .confirmDeletion(question)
   }
 
-  /// The deletion was confirmed: deletes, and the row goes.
+  /// The deletion was confirmed: deletes, and the row goes (also while another question's
+  /// deletion is on its way; a second confirmation for the same question while the first is on
+  /// its way leaves it to that one).
   public func deletionConfirmed() async {
-    guard case .confirmDeletion(let question) = destination, !isDeleting else { return }
+    guard case .confirmDeletion(let question) = destination else { return }
     destination = nil
-    isDeleting = true
-    defer { isDeleting = false }
+    guard deleting.insert(question.id).inserted else { return }
+    defer { deleting.remove(question.id) }
     do {
       try await admin.deleteQuestion(question.id)
       pager.list.remove(question.id)

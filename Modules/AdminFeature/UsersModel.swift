@@ -24,8 +24,10 @@ public final class UsersModel {
   public private(set) var searchText = ""
   /// What is presented on top, if anything.
   public var destination: Destination?
+  /// The users whose ban is being lifted.
+  public private(set) var unbanning: Set<User.ID> = []
   /// A ban is being lifted.
-  public private(set) var isUnbanning = false
+  public var isUnbanning: Bool { !unbanning.isEmpty }
   /// The last failure of an action (an unban, the next page), shown until
   /// ``failureDismissed()``.
   public private(set) var failure: DomainError?
@@ -104,12 +106,14 @@ public final class UsersModel {
     destination = .confirmUnban(user)
   }
 
-  /// The unban was confirmed: lifts the ban.
+  /// The unban was confirmed: lifts the ban (also while another user's unban is on its way; a
+  /// second confirmation for the same user while the first is on its way leaves it to that
+  /// one).
   public func unbanConfirmed() async {
-    guard case .confirmUnban(let user) = destination, !isUnbanning else { return }
+    guard case .confirmUnban(let user) = destination else { return }
     destination = nil
-    isUnbanning = true
-    defer { isUnbanning = false }
+    guard unbanning.insert(user.id).inserted else { return }
+    defer { unbanning.remove(user.id) }
     do {
       replace(try await admin.unbanUser(user.id))
       await analytics.track("user_unbanned", at: date.now)

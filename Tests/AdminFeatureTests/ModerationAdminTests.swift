@@ -319,6 +319,39 @@ struct ModerationAdminTests {
     #expect(banned.user.isBanned)
   }
 
+  @Test func anUnbanConfirmedWhileAnotherRunsIsMadeToo() async throws {
+    for member in [cast.alice, cast.bob] {
+      _ = try await cast.admin.admin.banUser(try member.userID, "Spam", nil)
+    }
+    let gate = Gate(holding: 1)
+    let users = cast.admin.model { values in
+      let unban = values.adminRepository.unbanUser
+      values.adminRepository.unbanUser = { id in
+        await gate.wait()
+        return try await unban(id)
+      }
+    } _: {
+      UsersModel()
+    }
+    await users.task()
+    let alice = try #require(users.users.first { $0.id == (try? cast.alice.userID) })
+    let bob = try #require(users.users.first { $0.id == (try? cast.bob.userID) })
+    users.unbanButtonTapped(alice)
+    let first = Task { await users.unbanConfirmed() }
+    try await gate.waitForArrivals()
+    #expect(users.unbanning == [alice.id])
+    // Bob's unban, confirmed while alice's is on its way, is made as well.
+    users.unbanButtonTapped(bob)
+    await users.unbanConfirmed()
+    #expect(users.destination == nil)
+    #expect(users.failure == nil)
+    #expect(users.users.first { $0.id == bob.id }?.user.isBanned == false)
+    await gate.open()
+    await first.value
+    #expect(users.users.filter(\.user.isBanned).isEmpty)
+    #expect(!users.isUnbanning)
+  }
+
   @Test func adminsCannotBeBannedAndFailuresStay() async throws {
     let other = try cast.backend.signedUpClient(nickname: "lee", role: .admin)
     let users = cast.admin.model { UsersModel() }

@@ -159,6 +159,36 @@ struct QuestionAdminTests {
     #expect(schedule.failure == nil)
   }
 
+  @Test func aDeletionConfirmedWhileAnotherRunsIsMadeToo() async throws {
+    let first = try await cast.schedule("First to go?", inDays: 1)
+    let second = try await cast.schedule("Second to go?", inDays: 2)
+    let gate = Gate(holding: 1)
+    let schedule = cast.admin.model { values in
+      let delete = values.adminRepository.deleteQuestion
+      values.adminRepository.deleteQuestion = { id in
+        await gate.wait()
+        try await delete(id)
+      }
+    } _: {
+      QuestionScheduleModel()
+    }
+    await schedule.task()
+    schedule.deleteButtonTapped(first)
+    let deletingFirst = Task { await schedule.deletionConfirmed() }
+    try await gate.waitForArrivals()
+    #expect(schedule.deleting == [first.id])
+    // The second deletion, confirmed while the first is on its way, is made as well.
+    schedule.deleteButtonTapped(second)
+    await schedule.deletionConfirmed()
+    #expect(schedule.destination == nil)
+    #expect(schedule.questions.map(\.id) == [first.id])
+    await gate.open()
+    await deletingFirst.value
+    #expect(schedule.questions.isEmpty)
+    #expect(try await cast.admin.admin.fetchQuestions(nil, .first).items.isEmpty)
+    #expect(!schedule.isDeleting)
+  }
+
   @Test func deletingAfterConfirming() async throws {
     let question = try await cast.schedule("Soon to go?", inDays: 1)
     let schedule = cast.admin.model { QuestionScheduleModel() }
