@@ -568,6 +568,24 @@ actor LockedCredentialStore: CredentialStore {
   }
 }
 
+/// A harness on `store` whose sign-in with `dev-a` answers user `u_a`'s tokens (`access-a`,
+/// `refresh-a`) and any other user `u_b`'s: each account's sign-in with its own tokens.
+func twoAccountsHarness(_ store: any CredentialStore) -> Harness {
+  let harness = Harness(store: store)
+  harness.transport.stub(.post, "/auth/sign-in") { _, body in
+    let user = String(decoding: body ?? Data(), as: UTF8.self).contains("dev-a") ? "a" : "b"
+    return .response(
+      status: .ok, headerFields: [.contentType: "application/json"],
+      body: Data(
+        Fixtures.signedIn(
+          Fixtures.session(
+            accessToken: "access-\(user)", refreshToken: "refresh-\(user)",
+            user: Fixtures.user(id: "u_\(user)", nickname: user))
+        ).utf8))
+  }
+  return harness
+}
+
 /// A credential store whose `save` of an access token waits until the test releases it.
 actor GatedCredentialStore: CredentialStore {
   private var stored: Credentials?
@@ -596,19 +614,7 @@ actor GatedCredentialStore: CredentialStore {
 struct ConcurrentSignInTests {
   @Test func twoSignInsAtOnceNeverPairAUserWithTheOthersTokens() async throws {
     let store = GatedCredentialStore()
-    let harness = Harness(store: store)
-    // Each account's sign-in answers with its own tokens.
-    harness.transport.stub(.post, "/auth/sign-in") { _, body in
-      let user = String(decoding: body ?? Data(), as: UTF8.self).contains("dev-a") ? "a" : "b"
-      return .response(
-        status: .ok, headerFields: [.contentType: "application/json"],
-        body: Data(
-          Fixtures.signedIn(
-            Fixtures.session(
-              accessToken: "access-\(user)", refreshToken: "refresh-\(user)",
-              user: Fixtures.user(id: "u_\(user)", nickname: user))
-          ).utf8))
-    }
+    let harness = twoAccountsHarness(store)
     let auth = harness.repositories.auth
     let a = Task { try await auth.signIn(.dev, "dev-a") }
     try await waitUntil("A's sign-in stores its tokens") { await store.isWaiting("access-a") }
@@ -632,5 +638,102 @@ struct ConcurrentSignInTests {
     let account = await harness.backend.session.signedInAccount()
     #expect(account?.user == user.id)
     #expect(account?.session == (await harness.backend.authenticator.currentSession))
+  }
+}
+
+/// A session store in memory whose token `save` of an access token waits until the test
+/// releases it, and whose `saveSession` can be made to fail.
+actor GatedSessionStore: SessionStore {
+  private var stored: StoredSession?
+  private var waiting: [String: CheckedContinuation<Void, Never>] = [:]
+  private var released: Set<String> = []
+  private var failingSessionSaves = 0
+
+  func storedSession() -> StoredSession? { stored }
+  func saveSession(_ session: StoredSession) throws {
+    if failingSessionSaves > 0 {
+      failingSessionSaves -= 1
+      throw CredentialStoreError.fileSystem(operation: "write", path: "test", errno: 5)
+    }
+    stored = session
+  }
+  func saveUser(_ user: User, onto refreshToken: String) -> Bool {
+    guard stored?.credentials.refreshToken == refreshToken else { return false }
+    stored?.user = user
+    return true
+  }
+  func credentials() -> Credentials? { stored?.credentials }
+  func clear() { stored = nil }
+  /// Replaces the tokens and keeps the snapshot, as the shipped stores do.
+  func save(_ credentials: Credentials) async {
+    if !released.contains(credentials.accessToken) {
+      await withCheckedContinuation { waiting[credentials.accessToken] = $0 }
+    }
+    stored = StoredSession(credentials: credentials, user: stored?.user)
+  }
+
+  /// Lets the save of `accessToken` finish (now, or when it comes).
+  func release(_ accessToken: String) {
+    released.insert(accessToken)
+    waiting.removeValue(forKey: accessToken)?.resume()
+  }
+
+  func isWaiting(_ accessToken: String) -> Bool { waiting[accessToken] != nil }
+
+  /// Makes the next `count` session saves fail.
+  func failSessionSaves(_ count: Int) { failingSessionSaves = count }
+}
+
+@Suite("Session state: the stored snapshot names the tokens' user", .timeLimit(.minutes(1)))
+struct StoredSnapshotTests {
+  @Test func aProfileOfTheLastUserLandingDuringTheNextSignInIsNotSavedOntoItsTokens()
+    async throws
+  {
+    let store = GatedSessionStore()
+    let harness = twoAccountsHarness(store)
+    let auth = harness.repositories.auth
+    await store.release("access-a")
+    _ = try await auth.signIn(.dev, "dev-a")
+    guard case .signedIn(let a) = await auth.currentState() else {
+      Issue.record("not signed in")
+      return
+    }
+    let b = Task { try await auth.signIn(.dev, "dev-b") }
+    try await waitUntil("B's tokens are being stored") { await store.isWaiting("access-b") }
+    // A's profile, asked for before, lands now with a change.
+    var changed = a
+    changed.answerCount += 1
+    let landed = Locked(false)
+    let update = Task {
+      await harness.backend.session.userUpdated(changed)
+      landed.withLock { $0 = true }
+    }
+    // Without a turn of its own it lands at once; in its turn it waits for B's sign-in.
+    _ = await poll(timeout: .seconds(1)) { landed.withLock { $0 } }
+    await store.release("access-b")
+    _ = try await b.value
+    await update.value
+    let stored = try #require(await store.storedSession())
+    #expect(stored.credentials.refreshToken == "refresh-b")
+    #expect(stored.user?.id == "u_b")
+    guard case .signedIn(let user) = await auth.currentState() else {
+      Issue.record("not signed in")
+      return
+    }
+    #expect(user.id == "u_b")
+  }
+
+  @Test func aSignInWhoseSessionSaveFailedStillStoresItsUserWithItsTokens() async throws {
+    let store = GatedSessionStore()
+    let harness = twoAccountsHarness(store)
+    let auth = harness.repositories.auth
+    await store.release("access-a")
+    await store.release("access-b")
+    _ = try await auth.signIn(.dev, "dev-a")
+    await store.failSessionSaves(1)
+    _ = try await auth.signIn(.dev, "dev-b")
+    let stored = try #require(await store.storedSession())
+    #expect(stored.credentials.refreshToken == "refresh-b")
+    #expect(stored.user?.id == "u_b")
   }
 }

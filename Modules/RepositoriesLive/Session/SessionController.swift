@@ -136,10 +136,13 @@ public actor SessionController {
     let release = try? await store.holdRefreshes()
     defer { release?() }
     // The snapshot goes first: a crash between the two writes then leaves a whole session.
-    if let sessionStore = store as? any SessionStore {
+    let sessionStore = store as? any SessionStore
+    var snapshotSaved = false
+    if let sessionStore {
       do {
         try await sessionStore.saveSession(
           StoredSession(credentials: credentials, user: session.user))
+        snapshotSaved = true
       } catch {
         noteStorageProblem("saving the session failed", error)
       }
@@ -149,6 +152,15 @@ public actor SessionController {
     } catch {
       // The authenticator keeps the credentials in memory even when the store refused them.
       noteStorageProblem("saving the credentials failed", error)
+    }
+    // The tokens went in under the snapshot the store held, the last user's: this user's goes
+    // onto them now, or a later launch would take these tokens for that user.
+    if let sessionStore, !snapshotSaved {
+      do {
+        _ = try await sessionStore.saveUser(session.user, onto: credentials.refreshToken)
+      } catch {
+        noteStorageProblem("saving the profile snapshot failed", error)
+      }
     }
     await publishSignedIn(session.user)
   }
@@ -192,13 +204,17 @@ public actor SessionController {
     }
   }
 
-  /// A fresh profile of the signed-in user arrived: publish it and update the snapshot.
+  /// A fresh profile of the signed-in user arrived: publish it and update the snapshot. In
+  /// the transitions' turn: a sign-in under way may already have given the authenticator the
+  /// next user's tokens, which this user's snapshot must never be saved onto.
   func userUpdated(_ user: User) async {
-    guard case .signedIn(let current) = broadcaster.current, current.id == user.id,
-      current != user
-    else { return }
-    publish(.signedIn(user))
-    await saveSnapshot(of: user)
+    await exclusively {
+      guard case .signedIn(let current) = broadcaster.current, current.id == user.id,
+        current != user
+      else { return }
+      publish(.signedIn(user))
+      await saveSnapshot(of: user)
+    }
   }
 
   /// Stores `user` as the snapshot of this session's tokens. Only onto them: another process
