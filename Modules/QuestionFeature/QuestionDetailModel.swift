@@ -130,12 +130,16 @@ public final class QuestionDetailModel {
     failure = nil
   }
 
-  /// Shows `question` as loaded again (a refresh of the Today screen) and reloads the answers.
-  /// `question`, read when ``answerChanges`` was `changes`, lands; read before the user's
-  /// answer changed, it is dropped (the change already showed its state).
-  func refreshed(with question: Question, readAt changes: Int) async {
-    guard changes == answerChanges else { return }
-    loads.supersede()
+  /// Numbers a refresh of the Today screen among this screen's loads as its read begins: one
+  /// of this screen's loads that starts later (a conflict's reload) overtakes it.
+  func startRefresh() -> Int { loads.start() }
+
+  /// Shows `question` as loaded again (a refresh of the Today screen that ``startRefresh()``
+  /// numbered `load`) and reloads the answers. `question`, read when ``answerChanges`` was
+  /// `changes`, lands; read before the user's answer changed (the change already showed its
+  /// state), or overtaken by a newer load, it is dropped.
+  func refreshed(with question: Question, readAt changes: Int, load: Int) async {
+    guard changes == answerChanges, loads.isLatest(load) else { return }
     phase = .loaded(question)
     await answers.load()
   }

@@ -98,6 +98,7 @@ public final class TodayModel {
     let number = loads.start()
     let shown = today
     let changes = shown?.answerChanges ?? 0
+    let refresh = shown?.startRefresh()
     let question: Question
     do {
       question = try await questions.fetchToday()
@@ -115,7 +116,10 @@ public final class TodayModel {
       return
     }
     if let today, today.questionID == question.id {
-      await today.refreshed(with: question, readAt: today === shown ? changes : -1)
+      // Only onto the question screen this read began on (a newer load since replaced it).
+      if today === shown, let refresh {
+        await today.refreshed(with: question, readAt: changes, load: refresh)
+      }
       return
     }
     let today = withDependencies(from: self) { QuestionDetailModel(today: question) }

@@ -14,9 +14,6 @@ public struct LatestLoad: Sendable {
     return latest
   }
 
-  /// Supersedes every load under way without starting one (content shown from elsewhere).
-  public mutating func supersede() { latest += 1 }
-
   /// Whether `load` (a number ``start()`` gave) is still the newest.
   public func isLatest(_ load: Int) -> Bool { load == latest }
 }

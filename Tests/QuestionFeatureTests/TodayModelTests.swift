@@ -230,6 +230,47 @@ struct TodayModelTests {
     #expect(tablet.destination == nil)
   }
 
+  @Test func aRefreshReadBeforeAConflictsReloadDoesNotPutTheUnansweredQuestionBack()
+    async throws
+  {
+    // The phone's pull to refresh reads today's question unanswered; its answer is late.
+    let gate = Gate(letThrough: 1, holding: 1)
+    let phone = bear.model { values in
+      let fetch = values.questionRepository.fetchToday
+      values.questionRepository.fetchToday = {
+        let question = try await fetch()
+        await gate.wait()
+        return question
+      }
+    } _: {
+      TodayModel()
+    }
+    await phone.task()
+    let detail = try #require(phone.today)
+    let refresh = Task { await phone.refreshPulled() }
+    try await gate.waitForArrivals()
+    // The tablet answers; the phone's submit is a conflict, whose reload shows that answer.
+    _ = try await backend.client(forNickname: Fixtures.codingBear).questions.submitAnswer(
+      detail.questionID, "태블릿에서 쓴 답")
+    detail.writeAnswerButtonTapped()
+    let sheet = try writeSheet(of: detail)
+    sheet.textChanged("폰에서 쓴 답")
+    await sheet.submitButtonTapped()
+    guard case .conflict = sheet.failure else {
+      Issue.record("expected a conflict, got \(String(describing: sheet.failure))")
+      await gate.open()
+      return
+    }
+    #expect(detail.question?.myAnswer?.content == "태블릿에서 쓴 답")
+    // The refresh read before the reload lands now: it is dropped.
+    await gate.open()
+    await refresh.value
+    #expect(phone.today === detail)
+    #expect(detail.question?.myAnswer?.content == "태블릿에서 쓴 답")
+    #expect(!detail.canWriteAnswer)
+    #expect(!detail.answers.isLocked)
+  }
+
   @Test func aBannedMemberIsToldWhyTheAnswerWasRefused() async throws {
     let moderator = try backend.client(forNickname: Fixtures.moderator)
     _ = try await moderator.admin.banUser(try bear.userID, "spam", nil)
