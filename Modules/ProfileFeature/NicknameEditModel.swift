@@ -124,16 +124,25 @@ public final class NicknameEditModel: Identifiable {
     isSaving = true
     failure = nil
     defer { isSaving = false }
+    // What the answer is about: the user may type on while it is on its way.
+    let sent = text
     do {
       let user = try await profiles.updateProfile(ProfileUpdate(nickname: nickname))
+      // Saved: a check of text typed meanwhile has nothing left to say.
+      check?.cancel()
+      check = nil
       await analytics.track("nickname_changed", at: date.now)
       onFinish(.saved(user))
     } catch DomainError.nicknameTaken {
-      availability = .taken
+      // Typed on since: the field's own check speaks for the text it holds now.
+      if text == sent { availability = .taken }
     } catch {
       failure = DomainError(error)
-      // The save cancelled a check still in its pause: nothing will answer it now.
-      if availability == .checking { availability = .checkFailed(DomainError(error)) }
+      // The save cancelled a check still in its pause: nothing will answer it now (unless the
+      // user typed on, which started a check of its own).
+      if text == sent, availability == .checking {
+        availability = .checkFailed(DomainError(error))
+      }
     }
   }
 

@@ -168,6 +168,40 @@ struct NicknameEditModelTests {
     #expect(try await alice.profile.fetchMe().nickname.rawValue == "alice")
   }
 
+  @Test func typingOnWhileASaveIsRefusedKeepsTheStateOfTheNewText() async throws {
+    let gate = Gate()
+    let editor = alice.model(clock: clock) { values in
+      let update = values.profileRepository.updateProfile
+      values.profileRepository.updateProfile = { change in
+        await gate.wait()
+        return try await update(change)
+      }
+    } _: {
+      NicknameEditModel(current: Nickname(trusted: "alice"))
+    }
+    var outcome: NicknameEditModel.Outcome?
+    editor.onFinish = { outcome = $0 }
+    editor.nicknameChanged("carol")
+    await clock.advance(by: NicknameEditModel.debounce)
+    try await waitUntil(step: clock.turning) { editor.availability != .checking }
+    #expect(editor.availability == .available)
+    // Bob takes it; Alice's save of it is on its way while she types on.
+    _ = try await bob.profile.updateProfile(ProfileUpdate(nickname: Nickname(trusted: "carol")))
+    let save = Task { await editor.saveButtonTapped() }
+    try await gate.waitForArrivals()
+    editor.nicknameChanged("carol2")
+    await clock.advance(by: NicknameEditModel.debounce)
+    try await waitUntil(step: clock.turning) { editor.availability != .checking }
+    #expect(editor.availability == .available)
+    // The refusal is about "carol", no longer in the field.
+    await gate.open()
+    await save.value
+    #expect(outcome == nil)
+    #expect(editor.text == "carol2")
+    #expect(editor.availability == .available)
+    #expect(editor.canSave)
+  }
+
   @Test("cancelling while the nickname is saved is ignored: the editor ends once, saved")
   func cancellingWhileSavingEndsOnceSaved() async throws {
     let gate = Gate()
