@@ -59,12 +59,13 @@ final class Pager<Item: Identifiable & Sendable> {
     }
   }
 
-  /// Appends the next page, if there is one; returns the failure to show (members' `forbidden`
-  /// turns the whole screen to ``ScreenState/forbidden`` instead).
-  func loadMore(_ fetch: @escaping PagedList<Item>.Fetch) async -> DomainError? {
+  /// Appends the next page of the list shown (of the filter or search whose reload landed),
+  /// if there is one; returns the failure to show (members' `forbidden` turns the whole screen
+  /// to ``ScreenState/forbidden`` instead).
+  func loadMore() async -> DomainError? {
     guard state == .loaded else { return nil }
     do {
-      try await list.loadMore(fetch)
+      try await list.loadMore()
       return nil
     } catch {
       return shown(error)

@@ -67,10 +67,10 @@ public final class QuestionScheduleModel {
     await reload()
   }
 
-  /// The end of the list came into view: loads the next page.
+  /// The end of the list came into view: loads the next page of the filter the list shows (not
+  /// of one chosen since, whose first page has not landed).
   public func loadMoreReached() async {
-    let status = statusFilter
-    failure = await pager.loadMore { [admin] in try await admin.fetchQuestions(status, $0) }
+    failure = await pager.loadMore()
   }
 
   /// "Add" was tapped: the editor opens for a new question, tomorrow by default.

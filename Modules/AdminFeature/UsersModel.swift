@@ -35,8 +35,6 @@ public final class UsersModel {
   private let pager: Pager<AdminUser>
   /// The search field's text changes and the pause before each search.
   @ObservationIgnored private let searches = LatestSearch()
-  /// The search whose results the list shows.
-  @ObservationIgnored private var listedQuery: String?
   @ObservationIgnored @Dependency(\.adminRepository) private var admin
   @ObservationIgnored @Dependency(\.analyticsRepository) private var analytics
   @ObservationIgnored @Dependency(\.continuousClock) private var clock
@@ -82,8 +80,7 @@ public final class UsersModel {
   /// The end of the list came into view: loads the next page of the search the list shows
   /// (not of text typed since, whose search has not landed).
   public func loadMoreReached() async {
-    let query = listedQuery
-    failure = await pager.loadMore { [admin] in try await admin.fetchUsers(query, $0) }
+    failure = await pager.loadMore()
   }
 
   /// "Ban" was tapped on a user: the ban form opens.
@@ -140,9 +137,7 @@ public final class UsersModel {
 
   private func reload() async {
     let query = self.query
-    if await pager.reload({ [admin] in try await admin.fetchUsers(query, $0) }) {
-      listedQuery = query
-    }
+    await pager.reload { [admin] in try await admin.fetchUsers(query, $0) }
   }
 }
 

@@ -44,6 +44,8 @@ public final class PagedList<Item: Identifiable & Sendable> {
   /// The changes made since the running load started, to apply to its page when it lands.
   @ObservationIgnored private var changesDuringLoad: [Change] = []
   @ObservationIgnored private let fetch: Fetch?
+  /// The fetch of the first page shown: ``loadMore()`` continues that list.
+  @ObservationIgnored private var shownFetch: Fetch?
 
   /// A list of pages of `pageSize` items from `fetch` (or from the fetch each load is given),
   /// whose first page starts at `firstCursor` (the beginning by default).
@@ -70,7 +72,7 @@ public final class PagedList<Item: Identifiable & Sendable> {
 
   /// ``reload()`` with the pages from `fetch`.
   @discardableResult
-  public func reload(_ fetch: Fetch) async throws(DomainError) -> Bool {
+  public func reload(_ fetch: @escaping Fetch) async throws(DomainError) -> Bool {
     generation += 1
     let current = generation
     isLoading = true
@@ -84,12 +86,20 @@ public final class PagedList<Item: Identifiable & Sendable> {
     nextCursor = page.nextCursor
     items = replayingChanges(on: page)
     hasLoaded = true
+    shownFetch = fetch
     return true
   }
 
-  /// Loads the page after the last one; does nothing at the end or while another load runs.
+  /// Loads the page after the last one, from the fetch whose first page is shown (the one the
+  /// last ``reload(_:)`` that landed was given: a filter or search chosen since, whose reload
+  /// did not land, does not mix its pages into the rows of another); does nothing at the end or
+  /// while another load runs.
   public func loadMore() async throws(DomainError) {
-    try await loadMore(storedFetch())
+    if let shownFetch {
+      try await loadMore(shownFetch)
+    } else {
+      try await loadMore(storedFetch())
+    }
   }
 
   /// ``loadMore()`` with the page from `fetch`.

@@ -55,6 +55,31 @@ struct PagedListTests {
     .success(Page(items: ids.map { Item(id: $0) }, nextCursor: next))
   }
 
+  @Test(
+    "further pages come from the fetch whose first page is shown, not from a reload that did not land"
+  )
+  func furtherPagesContinueTheListShown() async throws {
+    let asked = LockIsolated<[String]>([])
+    func fetch(_ filter: String, failing: Bool = false) -> PagedList<Item>.Fetch {
+      { request in
+        asked.withValue { $0.append("\(filter) \(request.cursor?.rawValue ?? "first")") }
+        if failing { throw DomainError.offline }
+        let base = filter == "open" ? 0 : 100
+        let ids = request.cursor == nil ? [base + 1, base + 2] : [base + 3]
+        return Page(items: ids.map { Item(id: $0) }, nextCursor: request.cursor == nil ? "2" : nil)
+      }
+    }
+    let list = PagedList<Item>(pageSize: 2)
+    #expect(try await list.reload(fetch("open")))
+    // Another filter is chosen; its first page fails: the open cases stay shown.
+    await #expect(throws: DomainError.offline) {
+      try await list.reload(fetch("resolved", failing: true))
+    }
+    try await list.loadMore()
+    #expect(list.items.map(\.id) == [1, 2, 3])
+    #expect(asked.value == ["open first", "resolved first", "open 2"])
+  }
+
   @Test func pagesAppendWithoutRepeatingItems() async throws {
     let list = try await listShowing([1, 2], next: "2")
     #expect(list.items.map(\.id) == [1, 2])
