@@ -30,6 +30,14 @@ public struct AuthSession: Hashable, Sendable {
   }
 }
 
+extension AuthSession {
+  /// How long after a refresh the service answers the same spent refresh token again with the
+  /// pair it issued for it (a retry whose answer was lost), as long as neither token of that
+  /// pair was used: one minute (`Docs/Rules.md`, "Sessions"). Past it, a repeat is a replay
+  /// and ends the session; a client's retries of one refresh must all go out within it.
+  public static let refreshRetryWindow: Duration = .seconds(60)
+}
+
 /// A token the server hands out when a provider account has no Qapple account yet.
 public struct SignUpToken: RawRepresentable, Hashable, Sendable {
   /// The token text.

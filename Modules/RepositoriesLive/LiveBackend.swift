@@ -45,22 +45,22 @@ public final class LiveBackend: Sendable {
     // Every provider of the backend: one server, transport, plugins, timeout and clock; they
     // differ in the authenticator and the retry policy.
     func makeProvider(
-      authenticator: Authenticator?, retryPolicy: RetryPolicy
+      authenticator: Authenticator?, retryPolicy: RetryPolicy,
+      timeout: Duration = configuration.timeout
     ) -> NetworkProvider {
       NetworkProvider(
         baseURL: configuration.baseURL, errorBody: .qappleEnvelope,
         transport: configuration.transport, authenticator: authenticator, plugins: plugins,
-        retryPolicy: retryPolicy, timeout: configuration.timeout, encoder: encoder,
+        retryPolicy: retryPolicy, timeout: timeout, encoder: encoder,
         clock: configuration.clock, now: configuration.now)
     }
 
     // The refresh goes through its own provider, without an authenticator (it would wait for
-    // itself). It is retried like an idempotent request: the server answers a spent refresh
-    // token sent again with the pair it issued for it, as long as that pair is unused
-    // (`Docs/Rules.md`, "Sessions"), so a lost answer or a 503 does not fail the refresh.
-    var refreshPolicy = configuration.retryPolicy
-    refreshPolicy.idempotentMethods.insert(.post)
-    let refreshProvider = makeProvider(authenticator: nil, retryPolicy: refreshPolicy)
+    // itself), on a schedule of its own (``refreshSchedule(retryPolicy:timeout:)``).
+    let refresh = Self.refreshSchedule(
+      retryPolicy: configuration.retryPolicy, timeout: configuration.timeout)
+    let refreshProvider = makeProvider(
+      authenticator: nil, retryPolicy: refresh.retryPolicy, timeout: refresh.timeout)
     // The refresh throws NetworkKit's errors as they are: the authenticator tells a rejected
     // refresh token (400/401: sign out) from a transient failure (keep the session) by them.
     let link = SessionLink()
@@ -161,6 +161,28 @@ extension LiveBackend {
   /// A binding of calls to `user`'s session with this backend.
   func binding(for user: User.ID) -> SessionBinding {
     SessionBinding(user: user, in: session)
+  }
+
+  /// How a token refresh is retried: like an idempotent request (the server answers a spent
+  /// refresh token sent again with the pair it issued for it, as long as that pair is unused,
+  /// so a lost answer or a 503 does not fail the refresh), but with every attempt sent within
+  /// ``Domain/AuthSession/refreshRetryWindow`` of the first, since a repeat after it is a replay
+  /// that ends the session everywhere. Each attempt waits at most 15 s (or `timeout`, if
+  /// shorter), a wait between attempts at most 5 s (a longer `Retry-After` is not waited out),
+  /// and there are as many attempts as the policy allows and still start within the window,
+  /// with a second to spare for the clocks: three with the defaults.
+  static func refreshSchedule(
+    retryPolicy: RetryPolicy, timeout: Duration
+  ) -> (retryPolicy: RetryPolicy, timeout: Duration) {
+    var policy = retryPolicy
+    policy.idempotentMethods.insert(.post)
+    let attemptTimeout = min(timeout, .seconds(15))
+    policy.maxDelay = min(policy.maxDelay, .seconds(5))
+    // Attempt n (0-based) starts at most n * (attempt + wait) after the first.
+    let step = attemptTimeout + policy.maxDelay
+    let fitting = step > .zero ? Int((AuthSession.refreshRetryWindow - .seconds(1)) / step) : 0
+    policy.maxAttempts = max(1, min(policy.maxAttempts, 1 + fitting))
+    return (policy, attemptTimeout)
   }
 
   /// The authenticator's ``NetworkKit/Authenticator/Replacement``: before a refresh, the pair

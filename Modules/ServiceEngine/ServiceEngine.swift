@@ -49,7 +49,9 @@ public final class ServiceEngine: Sendable {
     public init(
       storage: Storage = .inMemory, timeZone: TimeZone = .seoul,
       accessTokenLifetime: TimeInterval = 15 * 60, refreshTokenLifetime: TimeInterval = 30 * 86_400,
-      refreshRetryWindow: TimeInterval = 60, publicURL: URL? = nil
+      refreshRetryWindow: TimeInterval = TimeInterval(
+        AuthSession.refreshRetryWindow.components.seconds),
+      publicURL: URL? = nil
     ) {
       self.storage = storage
       self.timeZone = timeZone
