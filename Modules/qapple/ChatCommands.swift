@@ -150,6 +150,9 @@ struct ChatSession: Sendable {
   /// The messages the outbox still had to send when the command began (not the failed ones):
   /// the command sends them too and answers for them.
   let unsentAtStart: Set<UUID>
+  /// The room's newest message on the server when the command began (`nil`: none, or the
+  /// server was out of reach).
+  let newestOnServer: Int64?
 
   /// Opens the cache and the engine, runs `body`, then stops the engine (also when `body`
   /// throws).
@@ -158,6 +161,16 @@ struct ChatSession: Sendable {
     _ body: (ChatSession) async throws -> Void
   ) async throws {
     let user = try await connection.requireSignedIn()
+    // The room first, as `open qapple://chat/ROOM` reads it: one that does not exist or is
+    // not the user's fails the command with the server's reason, and nothing is queued for it.
+    // A server out of reach, or a session that ended, cannot tell: the messages then wait in
+    // the outbox for the next command (after signing in again).
+    let newest: Int64?
+    do {
+      newest = try await connection.repositories.chat.fetchMessages(room, nil, nil, 1).last?.seq
+    } catch DomainError.offline, DomainError.timeout, DomainError.signedOut {
+      newest = nil
+    }
     let store = try connection.chatStore(for: user.id)
     let sync = ChatSync(
       backend: connection.backend, store: store,
@@ -169,7 +182,7 @@ struct ChatSession: Sendable {
     await sync.open(room)
     let session = ChatSession(
       sync: sync, store: store, room: room, me: user.id, connection: connection,
-      unsentAtStart: unsent)
+      unsentAtStart: unsent, newestOnServer: newest)
     // The store stays open: it is the backend's, for the life of the process.
     do {
       try await body(session)
@@ -232,12 +245,34 @@ struct ChatSession: Sendable {
     }
     // The newest sent one: unsent and failed messages (no seq) are listed after them.
     let latest = try store.latestMessages(in: room, limit: 1)
+    let newest = latest.last(where: { $0.seq != nil })?.seq ?? 0
     StandardStreams.write(
-      "Sent. Last message in \(room): #\(latest.last(where: { $0.seq != nil })?.seq ?? 0).")
+      (ids.isEmpty ? "Nothing to send." : "Sent.") + " Last message in \(room): #\(newest).")
   }
 
-  /// Prints the cached history, then every new or changed message; sends each line typed on
-  /// standard input; returns at its end once the outbox is empty.
+  /// Waits (at most `timeout`) until the cache holds the room's newest message as the server
+  /// had it when the command began, so the history printed first is the room's, also when
+  /// standard input is already at its end (a script). Without one (an empty room, the server
+  /// out of reach), or past `timeout`, what the cache holds is printed.
+  func caughtUp(timeout: Duration) async throws {
+    guard let newest = newestOnServer else { return }
+    let (store, room) = (store, room)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for try await messages in store.observeMessages(in: room, limit: 50)
+        where messages.contains(where: { ($0.seq ?? 0) >= newest }) {
+          return
+        }
+      }
+      group.addTask { try? await Task.sleep(for: timeout) }
+      try await group.next()
+      group.cancelAll()
+    }
+  }
+
+  /// Prints the history once the cache caught up with the room (``caughtUp(timeout:)``), then
+  /// every new or changed message; sends each line typed on standard input; returns at its end
+  /// once the outbox is empty.
   func live() async throws {
     var tail = ChatTail(store: store, room: room)
     func show(_ window: [ChatMessage]) throws {
@@ -245,6 +280,7 @@ struct ChatSession: Sendable {
         StandardStreams.write(Self.line(message, me: me))
       }
     }
+    try await caughtUp(timeout: .seconds(20))
     try show(try store.latestMessages(in: room, limit: 50))
     let input = Task {
       var sent = unsentAtStart

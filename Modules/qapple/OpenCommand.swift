@@ -210,7 +210,7 @@ enum LandedScreen {
     let deadline = clock.now.advanced(by: loadTimeout)
     while !condition() {
       guard clock.now < deadline else {
-        throw ToolError("timed out waiting for \(what)", exitCode: .failure)
+        throw ToolError("timed out waiting for \(what)", exitCode: .unreachable)
       }
       try await Task.sleep(for: .milliseconds(10))
     }

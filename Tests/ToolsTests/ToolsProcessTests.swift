@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Persistence
 import Testing
 
 @testable import ToolSupport
@@ -437,6 +438,44 @@ struct ToolsProcessTests {
     // `chat open` fails like `chat send` when a typed line is refused.
     let typed = try await tools.run("qapple", arguments: ["chat", "open", room], input: " \n")
     #expect(typed.status == 2, "\(typed)")
+  }
+
+  @Test(
+    "a chat command on a room that does not exist fails with the server's reason and queues nothing"
+  )
+  func aChatCommandOnAnUnknownRoomFails() async throws {
+    #expect(try await tools.run("qapple", "signin", "--token", "demo-1").status == 0)
+    let open = try await tools.run("qapple", arguments: ["chat", "open", "room_999999"], input: "")
+    #expect(open.status == 4 && open.stdout.isEmpty, "\(open)")
+    let send = try await tools.run("qapple", "chat", "send", "room_999999", "to nowhere")
+    #expect(send.status == 4 && send.stdout.isEmpty, "\(send)")
+    // Nothing was queued for it: a flush of that room is refused the same way, of another
+    // room has nothing to send.
+    let rooms = try await tools.run("qapple", "chat", "rooms", "--json")
+    let room = try #require(try rooms.decode(ListOutput<ChatRoomOutput>.self).items.first).id
+    let flush = try await tools.run("qapple", "chat", "send", room)
+    #expect(flush.status == 0 && flush.stdout.contains("Nothing to send."), "\(flush)")
+  }
+
+  @Test("a scripted chat open (stdin at its end) prints the room's history")
+  func aScriptedChatOpenPrintsTheHistory() async throws {
+    let tools = ToolProcess(home: ToolProcess.temporaryHome())
+    defer { try? FileManager.default.removeItem(at: tools.home) }
+    let me = try await tools.run("qapple", "signin", "--token", "demo-1", "--json")
+    let user = User.ID(try me.decode(UserOutput.self).id)
+    let rooms = try await tools.run("qapple", "chat", "rooms", "--json")
+    let room = try #require(
+      try rooms.decode(ListOutput<ChatRoomOutput>.self).items.first { $0.lastMessage != nil })
+    let last = try #require(room.lastMessage)
+    // A new cache: nothing of the room is cached before the command.
+    let cache = DataDirectory(url: tools.home).chatCacheFile(server: .embedded, user: user)
+    for file in ChatStore.files(at: cache.path) {
+      try? FileManager.default.removeItem(atPath: file)
+    }
+    let run = try await tools.run("qapple", arguments: ["chat", "open", room.id], input: "")
+    #expect(run.status == 0, "\(run)")
+    #expect(run.stdout.contains(last.text), "\(run)")
+    #expect(!run.stdout.contains(": #0."), "\(run)")
   }
 
   @Test("a sent message's line names the room's newest sent message, not a failed one after it")
