@@ -37,6 +37,6 @@ public struct Backoff: Sendable {
     let exponential = base * pow(2, Double(min(max(retry, 0), 62)))
     let ceiling = max(min(maxDelay.timeInterval, exponential), 0)
     let seconds = min(max(random(0...ceiling), 0), ceiling)
-    return .nanoseconds(Int64((seconds * 1e9).rounded()))
+    return .clamped(seconds: seconds)
   }
 }

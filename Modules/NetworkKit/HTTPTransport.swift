@@ -44,6 +44,14 @@ extension Duration {
     let (seconds, attoseconds) = components
     return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
   }
+
+  /// `seconds` as a duration, to the nanosecond: zero for a negative or non-finite number, and
+  /// at most 9·10⁹ s (about 285 years), so no value (a server's `Retry-After` in the year 9999)
+  /// can trap the conversion.
+  static func clamped(seconds: TimeInterval) -> Duration {
+    guard seconds.isFinite, seconds > 0 else { return .zero }
+    return .nanoseconds(Int64((min(seconds, 9e9) * 1e9).rounded()))
+  }
 }
 
 /// The total deadline of a transfer passed before the response was complete.

@@ -134,7 +134,7 @@ public struct RetryPolicy: Sendable {
     }
     guard let date = parseHTTPDate(trimmed) else { return nil }
     let interval = date.timeIntervalSince(now)
-    return interval > 0 ? .nanoseconds(Int64((interval * 1e9).rounded())) : .zero
+    return .clamped(seconds: interval)
   }
 
   /// Parses the IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`) and the two obsolete forms.

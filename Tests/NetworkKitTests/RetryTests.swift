@@ -102,6 +102,28 @@ struct RetryPolicyTests {
     #expect(RetryPolicy.parseRetryAfter("Sun, 06 Nov 1994 08:00:00 GMT", now: now) == .zero)
   }
 
+  @Test("a Retry-After far in the future (the year 9999) is a very long wait, never a trap")
+  func farFutureRetryAfterIsAVeryLongWait() throws {
+    let now = Date(timeIntervalSince1970: 784_111_777)
+    let centuries = Duration.seconds(200 * 365 * 86_400)
+    for never in ["Fri, 31 Dec 9999 23:59:59 GMT", "Fri Dec 31 23:59:59 9999"] {
+      let wait = try #require(RetryPolicy.parseRetryAfter(never, now: now), "\(never)")
+      #expect(wait > centuries, "\(never)")
+    }
+    // Longer than the policy waits: no retry, the failure reaches the caller with it.
+    let failure = HTTPFailure(
+      status: 503, headers: [.retryAfter: "Fri, 31 Dec 9999 23:59:59 GMT"], serverError: nil)
+    let get = HTTPRequest(method: .get, scheme: "https", authority: "a", path: "/")
+    #expect(
+      RetryPolicy().delay(afterAttempt: 1, of: get, failedWith: .status(failure), now: now) == nil)
+    #expect(try #require(failure.retryAfter(now: now)) > centuries)
+    // A backoff bound beyond any clock is cut, not trapped on.
+    let backoff = Backoff(
+      baseDelay: .seconds(Int64.max / 2), maxDelay: .seconds(Int64.max / 2),
+      random: { $0.upperBound })
+    #expect(backoff.delay(beforeRetry: 62) > centuries)
+  }
+
   @Test func stopsAfterMaxAttempts() {
     let policy = RetryPolicy(maxAttempts: 2, random: { $0.upperBound })
     let get = HTTPRequest(method: .get, scheme: "https", authority: "a", path: "/")
