@@ -381,7 +381,8 @@ public actor WebSocketConnection {
     eventsContinuation.yield(.frame(frame))
   }
 
-  /// Sends a ping at `openedAt + k * interval` and checks for the pong `timeout` later.
+  /// Sends a ping at `openedAt + k * interval` and checks for the pong `timeout` after the ping
+  /// went out.
   private func beat(
     _ heartbeat: Heartbeat, on socket: any WebSocket, from openedAt: Duration
   ) async -> SessionEnd {
@@ -399,8 +400,11 @@ public actor WebSocketConnection {
       } catch {
         return .pingFailed(error)
       }
+      // The pong has `timeout` from when the ping went out: a send that took long (queued
+      // behind a large frame, a slow link) does not eat into it.
+      let sentAt = max(pingAt, timeline.now())
       do {
-        try await timeline.sleep(until: pingAt + heartbeat.timeout)
+        try await timeline.sleep(until: sentAt + heartbeat.timeout)
       } catch {
         return .closedHere
       }

@@ -339,6 +339,30 @@ struct WebSocketConnectionTests {
     await harness.connection.stop()
   }
 
+  @Test("the pong has its 10 seconds from when the ping went out, however long its send took")
+  func aSlowPingSendDoesNotEatThePongsTime() async throws {
+    let pings = HeldPings()
+    let harness = Harness(answers: .accept) { HeldPingTransport(inner: $0, pings: pings) }
+    var frames = harness.connection.events.makeAsyncIterator()
+    await harness.connection.start()
+    let socket = try await harness.transport.socket(0)
+    try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(25))
+    try await waitUntil("the ping's send is held") { pings.waiting.withLock { $0 } == 1 }
+    // The send takes 11 s (a large frame before it on a slow link), then the ping goes out.
+    await harness.clock.advance(by: .seconds(11))
+    pings.release()
+    #expect(try await socket.sentFrame(0) == Harness.ping)
+    try await harness.clock.advanceOnceSomethingSleeps(by: .seconds(10) - .nanoseconds(1))
+    // The pong comes just before its 10 s end; the text after it proves it was handled.
+    socket.deliver(Harness.pong)
+    socket.deliver(.text("after the pong"))
+    #expect(await frames.nextFrame() == .text("after the pong"))
+    await harness.clock.advance(by: .nanoseconds(1))
+    #expect(harness.connection.state == .connected)
+    #expect(socket.closeCalls.isEmpty)
+    await harness.connection.stop()
+  }
+
   // MARK: - Sending and frames
 
   @Test func sendThrowsNotConnectedUnlessASocketIsOpen() async throws {
@@ -600,9 +624,12 @@ private struct Harness {
   let logs = LogCapture()
   let connection: WebSocketConnection
 
+  /// A connection on the scripted transport's `answers`; `wrap` puts a transport of the test's
+  /// around it.
   init(
     answers: ScriptedWebSocketTransport.Answer...,
-    backoff: Backoff = Backoff(random: { $0.lowerBound + ($0.upperBound - $0.lowerBound) / 2 })
+    backoff: Backoff = Backoff(random: { $0.lowerBound + ($0.upperBound - $0.lowerBound) / 2 }),
+    wrap: (ScriptedWebSocketTransport) -> any WebSocketTransport = { $0 }
   ) {
     let transport = ScriptedWebSocketTransport()
     for answer in answers { transport.enqueue(answer) }
@@ -612,7 +639,7 @@ private struct Harness {
       configuration: .init(
         url: Self.url, headerFields: [Self.clientHeader: "ios"],
         heartbeat: .init(ping: Self.ping) { $0 == Self.pong }, backoff: backoff),
-      transport: transport,
+      transport: wrap(transport),
       clock: clock,
       logger: logs.logger,
       accessToken: { try await tokens.access() },
@@ -678,5 +705,50 @@ private final class RecordingRandom: @unchecked Sendable {
         return range.lowerBound + (range.upperBound - range.lowerBound) * fraction
       }
     }
+  }
+}
+
+/// The pings held back by a ``HeldPingTransport``'s sockets until the test releases them.
+private final class HeldPings: Sendable {
+  let waiting = Locked(0)
+  private let gate = AsyncStream<Void>.makeStream()
+
+  /// Waits (counted in ``waiting``) until ``release()``.
+  func hold() async {
+    waiting.withLock { $0 += 1 }
+    for await _ in gate.stream { break }
+  }
+
+  /// Lets every held ping (and every later one) go.
+  func release() { gate.continuation.finish() }
+}
+
+/// A transport whose sockets hold each ping's send until the test releases it: a ping queued
+/// behind a large frame on a slow link.
+private struct HeldPingTransport: WebSocketTransport {
+  let inner: ScriptedWebSocketTransport
+  let pings: HeldPings
+
+  func connect(
+    to url: URL, headerFields: HTTPFields
+  ) async throws(WebSocketError) -> any WebSocket {
+    HeldPingSocket(
+      inner: try await inner.connect(to: url, headerFields: headerFields), pings: pings)
+  }
+}
+
+private struct HeldPingSocket: WebSocket {
+  let inner: any WebSocket
+  let pings: HeldPings
+
+  var frames: WebSocketFrames { inner.frames }
+
+  func send(_ frame: WebSocketFrame) async throws(WebSocketError) {
+    if frame == Harness.ping { await pings.hold() }
+    try await inner.send(frame)
+  }
+
+  func close(_ code: WebSocketCloseCode, reason: String?) async {
+    await inner.close(code, reason: reason)
   }
 }
