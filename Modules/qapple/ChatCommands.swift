@@ -150,9 +150,6 @@ struct ChatSession: Sendable {
   /// The messages the outbox still had to send when the command began (not the failed ones):
   /// the command sends them too and answers for them.
   let unsentAtStart: Set<UUID>
-  /// The room's newest message on the server when the command began (`nil`: none, or the
-  /// server was out of reach).
-  let newestOnServer: Int64?
 
   /// Opens the cache and the engine, runs `body`, then stops the engine (also when `body`
   /// throws).
@@ -161,16 +158,6 @@ struct ChatSession: Sendable {
     _ body: (ChatSession) async throws -> Void
   ) async throws {
     let user = try await connection.requireSignedIn()
-    // The room first, as `open qapple://chat/ROOM` reads it: one that does not exist or is
-    // not the user's fails the command with the server's reason, and nothing is queued for it.
-    // A server out of reach, or a session that ended, cannot tell: the messages then wait in
-    // the outbox for the next command (after signing in again).
-    let newest: Int64?
-    do {
-      newest = try await connection.repositories.chat.fetchMessages(room, nil, nil, 1).last?.seq
-    } catch DomainError.offline, DomainError.timeout, DomainError.signedOut {
-      newest = nil
-    }
     let store = try connection.chatStore(for: user.id)
     let sync = ChatSync(
       backend: connection.backend, store: store,
@@ -182,7 +169,7 @@ struct ChatSession: Sendable {
     await sync.open(room)
     let session = ChatSession(
       sync: sync, store: store, room: room, me: user.id, connection: connection,
-      unsentAtStart: unsent, newestOnServer: newest)
+      unsentAtStart: unsent)
     // The store stays open: it is the backend's, for the life of the process.
     do {
       try await body(session)
@@ -250,12 +237,27 @@ struct ChatSession: Sendable {
       (ids.isEmpty ? "Nothing to send." : "Sent.") + " Last message in \(room): #\(newest).")
   }
 
+  /// The `seq` of `room`'s newest message on the server (`nil`: no message yet), or `nil` when
+  /// the server cannot tell now (out of reach, or the session ended: the messages then wait in
+  /// the outbox for the next command). Throws the server's refusal: a room that does not exist
+  /// (`notFound`) or is not the user's (`forbidden`).
+  static func newestOnServer(
+    of room: ChatRoom.ID, on connection: ToolConnection
+  ) async throws -> Int64? {
+    do {
+      return try await connection.repositories.chat.fetchMessages(room, nil, nil, 1).last?.seq
+    } catch DomainError.offline, DomainError.timeout, DomainError.signedOut {
+      return nil
+    }
+  }
+
   /// Waits (at most `timeout`) until the cache holds the room's newest message as the server
-  /// had it when the command began, so the history printed first is the room's, also when
-  /// standard input is already at its end (a script). Without one (an empty room, the server
-  /// out of reach), or past `timeout`, what the cache holds is printed.
+  /// has it now, so the history printed first is the room's, also when standard input is
+  /// already at its end (a script). Without one (an empty room, the server out of reach), or
+  /// past `timeout`, what the cache holds is printed. A room that does not exist or is not the
+  /// user's fails here, with the server's reason, before anything is typed or sent.
   func caughtUp(timeout: Duration) async throws {
-    guard let newest = newestOnServer else { return }
+    guard let newest = try await Self.newestOnServer(of: room, on: connection) else { return }
     let (store, room) = (store, room)
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask {
