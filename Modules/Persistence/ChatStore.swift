@@ -103,8 +103,7 @@ public final class ChatStore: Sendable {
   /// a new store takes its place, with what ``startOver(at:owner:)`` could carry over. A file
   /// an earlier start-over moved aside but could not carry over yet (it failed, or the app
   /// ended first, even between moving the database and its `-wal`) is carried over now
-  /// (``salvaged``). Returns the store and the error that was
-  /// recovered from.
+  /// (``salvaged``). Returns the store and the error that was recovered from.
   public static func openOrStartOver(
     at path: String, owner: User.ID
   ) throws(PersistenceError) -> (store: ChatStore, discarded: PersistenceError?) {

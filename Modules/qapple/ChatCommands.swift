@@ -238,9 +238,8 @@ struct ChatSession: Sendable {
   }
 
   /// The `seq` of `room`'s newest message on the server (`nil`: no message yet), or `nil` when
-  /// the server cannot tell now (out of reach, or the session ended: the messages then wait in
-  /// the outbox for the next command). Throws the server's refusal: a room that does not exist
-  /// (`notFound`) or is not the user's (`forbidden`).
+  /// the server cannot tell now (out of reach, or the session ended). Throws the server's
+  /// refusal: a room that does not exist (`notFound`) or is not the user's (`forbidden`).
   static func newestOnServer(
     of room: ChatRoom.ID, on connection: ToolConnection
   ) async throws -> Int64? {
