@@ -633,7 +633,11 @@ struct ChatFeatureTests {
     #expect(list.unreadCount == 1)
   }
 
-  @Test func aMessageModerationHidesLeavesTheRoomListRow() async throws {
+  /// Alice's messages "one" and "two" in the room, and as many members as it takes to hide
+  /// "two" by reporting it (`ModerationPolicy.autoHideThreshold`).
+  func twoMessagesAndTheirReporters() async throws -> (
+    hidden: ChatMessage, reporters: [FakeClient]
+  ) {
     _ = try await serverMessage("one", from: alice)
     let hidden = try await serverMessage("two", from: alice)
     var reporters: [FakeClient] = []
@@ -642,6 +646,11 @@ struct ChatFeatureTests {
       _ = try await reporter.studyGroups.joinGroup(group.id)
       reporters.append(reporter)
     }
+    return (hidden, reporters)
+  }
+
+  @Test func aMessageModerationHidesLeavesTheRoomListRow() async throws {
+    let (hidden, reporters) = try await twoMessagesAndTheirReporters()
     // The list opens with "two" as the room's newest message, on the server and in the store.
     let list = bob.model(clock: clock) { ChatRoomsModel() }
     let listTask = Task { await list.task() }
@@ -658,14 +667,7 @@ struct ChatFeatureTests {
   }
 
   @Test func aListedMessageModerationHidesBeforeTheListArrivesStaysOut() async throws {
-    _ = try await serverMessage("one", from: alice)
-    let hidden = try await serverMessage("two", from: alice)
-    var reporters: [FakeClient] = []
-    for index in 1...ModerationPolicy.autoHideThreshold {
-      let reporter = try backend.signedUpClient(nickname: "reader\(index)")
-      _ = try await reporter.studyGroups.joinGroup(group.id)
-      reporters.append(reporter)
-    }
+    let (hidden, reporters) = try await twoMessagesAndTheirReporters()
     // The server lists "two" as the room's newest message; that answer comes late.
     let gate = Gate()
     let answered = Locked(false)

@@ -38,6 +38,27 @@ struct NicknameEditModelTests {
     }
   }
 
+  /// Types `text` into `editor`, lets the typing pause pass on the test clock and waits until
+  /// the availability check answered.
+  func type(_ text: String, into editor: NicknameEditModel) async throws {
+    editor.nicknameChanged(text)
+    await clock.advance(by: NicknameEditModel.debounce)
+    try await waitUntil(step: clock.turning) { editor.availability != .checking }
+  }
+
+  /// Alice's editor on the test clock, whose saves wait at `gate` before they reach the service.
+  func editor(savingAt gate: Gate) -> NicknameEditModel {
+    alice.model(clock: clock) { values in
+      let update = values.profileRepository.updateProfile
+      values.profileRepository.updateProfile = { change in
+        await gate.wait()
+        return try await update(change)
+      }
+    } _: {
+      NicknameEditModel(current: Nickname(trusted: "alice"))
+    }
+  }
+
   @Test func theServiceIsAskedOnlyOnceTypingPauses() async throws {
     let editor = editor()
     #expect(editor.text == "alice")
@@ -55,9 +76,7 @@ struct NicknameEditModelTests {
     #expect(!editor.canSave)
     #expect(checked.value == ["bob"])
 
-    editor.nicknameChanged("bobby")
-    await clock.advance(by: NicknameEditModel.debounce)
-    try await waitUntil(step: clock.turning) { editor.availability != .checking }
+    try await type("bobby", into: editor)
     #expect(editor.availability == .available)
     #expect(editor.canSave)
     #expect(checked.value == ["bob", "bobby"])
@@ -96,9 +115,7 @@ struct NicknameEditModelTests {
     try await waitUntil(step: clock.turning) { held.value != nil }
     #expect(held.value != nil)
     // The user types on while "carol" is being asked about.
-    editor.nicknameChanged("bob")
-    await clock.advance(by: NicknameEditModel.debounce)
-    try await waitUntil(step: clock.turning) { editor.availability != .checking }
+    try await type("bob", into: editor)
     #expect(editor.availability == .taken)
     // Now "carol" is free, says the late answer; it is about a text no longer there.
     held.value?.resume()
@@ -154,9 +171,7 @@ struct NicknameEditModelTests {
     let editor = editor()
     var outcome: NicknameEditModel.Outcome?
     editor.onFinish = { outcome = $0 }
-    editor.nicknameChanged("carol")
-    await clock.advance(by: NicknameEditModel.debounce)
-    try await waitUntil(step: clock.turning) { editor.availability != .checking }
+    try await type("carol", into: editor)
     #expect(editor.availability == .available)
     // Bob takes it before Alice saves.
     _ = try await bob.profile.updateProfile(ProfileUpdate(nickname: Nickname(trusted: "carol")))
@@ -170,28 +185,16 @@ struct NicknameEditModelTests {
 
   @Test func typingOnWhileASaveIsRefusedKeepsTheStateOfTheNewText() async throws {
     let gate = Gate()
-    let editor = alice.model(clock: clock) { values in
-      let update = values.profileRepository.updateProfile
-      values.profileRepository.updateProfile = { change in
-        await gate.wait()
-        return try await update(change)
-      }
-    } _: {
-      NicknameEditModel(current: Nickname(trusted: "alice"))
-    }
+    let editor = editor(savingAt: gate)
     var outcome: NicknameEditModel.Outcome?
     editor.onFinish = { outcome = $0 }
-    editor.nicknameChanged("carol")
-    await clock.advance(by: NicknameEditModel.debounce)
-    try await waitUntil(step: clock.turning) { editor.availability != .checking }
+    try await type("carol", into: editor)
     #expect(editor.availability == .available)
     // Bob takes it; Alice's save of it is on its way while she types on.
     _ = try await bob.profile.updateProfile(ProfileUpdate(nickname: Nickname(trusted: "carol")))
     let save = Task { await editor.saveButtonTapped() }
     try await gate.waitForArrivals()
-    editor.nicknameChanged("carol2")
-    await clock.advance(by: NicknameEditModel.debounce)
-    try await waitUntil(step: clock.turning) { editor.availability != .checking }
+    try await type("carol2", into: editor)
     #expect(editor.availability == .available)
     // The refusal is about "carol", no longer in the field.
     await gate.open()
@@ -205,15 +208,7 @@ struct NicknameEditModelTests {
   @Test("cancelling while the nickname is saved is ignored: the editor ends once, saved")
   func cancellingWhileSavingEndsOnceSaved() async throws {
     let gate = Gate()
-    let editor = alice.model(clock: clock) { values in
-      let update = values.profileRepository.updateProfile
-      values.profileRepository.updateProfile = { change in
-        await gate.wait()
-        return try await update(change)
-      }
-    } _: {
-      NicknameEditModel(current: Nickname(trusted: "alice"))
-    }
+    let editor = editor(savingAt: gate)
     var outcomes: [NicknameEditModel.Outcome] = []
     editor.onFinish = { outcomes.append($0) }
     // Only the case changes: no availability check to wait for.
@@ -232,9 +227,7 @@ struct NicknameEditModelTests {
   @Test func offlineChecksAndSavesAreShown() async throws {
     let editor = editor()
     backend.isOffline = true
-    editor.nicknameChanged("carol")
-    await clock.advance(by: NicknameEditModel.debounce)
-    try await waitUntil(step: clock.turning) { editor.availability != .checking }
+    try await type("carol", into: editor)
     #expect(editor.availability == .checkFailed(.offline))
     #expect(editor.canSave)
     await editor.saveButtonTapped()
