@@ -458,6 +458,9 @@ struct WebSocketConnectionTests {
     try await harness.connection.send(.text("on the first"), on: first)
     let socket = try await harness.transport.socket(0)
     socket.closeFromServer(code: .goingAway)
+    // The clock moves only once the backoff is told: until then the first socket's heartbeat
+    // may be what sleeps, and moving the clock for it left the backoff waiting forever.
+    #expect(await events.nextRetry() == .milliseconds(250))
     try await harness.clock.advanceOnceSomethingSleeps(by: .milliseconds(250))
     let second = try #require(await events.nextLink())
     #expect(second != first)
@@ -597,6 +600,15 @@ extension AsyncStream<WebSocketConnection.Event>.Iterator {
   mutating func nextFrame() async -> WebSocketFrame? {
     while let event = await next() {
       if case .frame(let frame) = event { return frame }
+    }
+    return nil
+  }
+
+  /// The wait of the next `.waitingToReconnect`, past any other event; `nil` once the events
+  /// end.
+  mutating func nextRetry() async -> Duration? {
+    while let event = await next() {
+      if case .state(.waitingToReconnect(_, let retryIn), _) = event { return retryIn }
     }
     return nil
   }
