@@ -810,9 +810,9 @@ public actor ChatSync {
     var delay = options.retryDelay(attempt)
     if case .rateLimited(let wait?) = error as? DomainError { delay = max(delay, wait) }
     logger.info("\(step) \(room.rawValue) failed (\(error)); again in \(delay)")
-    let clock = options.clock
+    let wait = options.clock.deadline(after: delay)
     Task { [weak self] in
-      try? await clock.sleep(for: delay)
+      try? await wait()
       await self?.resubscribe(room)
     }
   }
@@ -1097,12 +1097,12 @@ public actor ChatSync {
     // meanwhile. (A new send, a retry or a new link still flushes at once.)
     if isAckTimeout, let armed = retryTimer, !armed.isAckTimeout || armed.due <= due { return }
     retryTimer?.task.cancel()
-    let delay = max(.zero, due - now)
-    let clock = options.clock
+    // Armed now, not when its task first runs: a late start does not push the timer back.
+    let wait = options.clock.deadline(after: max(.zero, due - now))
     let id = UUID()
     let task = Task { [weak self] in
       do {
-        try await clock.sleep(for: delay)
+        try await wait()
       } catch {
         return
       }

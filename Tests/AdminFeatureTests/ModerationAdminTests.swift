@@ -212,7 +212,9 @@ struct ModerationAdminTests {
     #expect(users.users.count == 3, "still typing: no search yet")
     let latest = users.searchTextChanged("bo")
     await stale.value
-    await clock.advance(by: .milliseconds(299))
+    // Moved once the pause sleeps: one that went to sleep just as the clock reached its end
+    // would wait for a turn that never comes.
+    try await clock.advanceOnceSomethingSleeps(by: .milliseconds(299))
     #expect(users.users.count == 3)
     await clock.advance(by: .milliseconds(1))
     await latest.value
@@ -220,7 +222,7 @@ struct ModerationAdminTests {
     #expect(users.users.map(\.user.nickname.rawValue) == ["bob"])
 
     let cleared = users.searchTextChanged("  ")
-    await clock.advance(by: UsersModel.searchDebounce)
+    try await clock.advanceOnceSomethingSleeps(by: UsersModel.searchDebounce)
     await cleared.value
     #expect(users.users.count == 3)
     let events = try await cast.admin.uploadedEvents()
@@ -237,7 +239,7 @@ struct ModerationAdminTests {
     let typing = users.searchTextChanged("bo")
     await users.loadMoreReached()
     #expect(users.users.map(\.user.nickname.rawValue) == ["bob", "alice", "kim"])
-    await clock.advance(by: UsersModel.searchDebounce)
+    try await clock.advanceOnceSomethingSleeps(by: UsersModel.searchDebounce)
     await typing.value
     #expect(users.users.map(\.user.nickname.rawValue) == ["bob"])
   }

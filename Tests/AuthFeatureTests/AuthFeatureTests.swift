@@ -5,6 +5,7 @@ import Domain
 import Foundation
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// Sign-in and the sign-up steps on the fakes: the engine's real rules for codes, nicknames
@@ -112,8 +113,9 @@ struct AuthFeatureTests {
     await yieldUntil { signUp.canResendCode }
     #expect(!signUp.canResendCode)
     await clock.advance(by: .seconds(1))
-    await yieldUntil { signUp.canResendCode }
-    #expect(signUp.canResendCode)
+    // Turned until its timer runs: one that went to sleep just as the clock reached its
+    // deadline waits for the next turn.
+    try await waitUntil("send again is enabled", step: clock.turning) { signUp.canResendCode }
     await signUp.resendCodeButtonTapped()
     #expect(!signUp.canResendCode)
     let code = try #require(backend.lastEmailCode(for: "newbie@academy.example"))
@@ -272,8 +274,7 @@ struct AuthFeatureTests {
     await signUp.cancelButtonTapped()
     #expect(signUp.failure == .offline)
     await clock.advance(by: SignUpModel.resendDelay)
-    await yieldUntil { signUp.canResendCode }
-    #expect(signUp.canResendCode)
+    try await waitUntil("send again is enabled", step: clock.turning) { signUp.canResendCode }
   }
 
   @Test func offlineRequestsKeepTheStepAndSayWhy() async throws {

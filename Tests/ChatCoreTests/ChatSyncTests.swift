@@ -53,6 +53,17 @@ struct ChatSyncEngineTests {
       )
     }
 
+    /// A screen reading `room`'s messages, returned once it has its first value: the room is
+    /// open by then (the stream opens it before it reads the store). Cancel it to close.
+    func screen(of room: ChatRoom.ID) async throws -> Task<Void, any Error> {
+      let opened = Locked(false)
+      let screen = Task {
+        for try await _ in sync.messages(in: room, limit: 10) { opened.withLock { $0 = true } }
+      }
+      try await waitUntil("the screen of \(room) is open") { opened.withLock { $0 } }
+      return screen
+    }
+
     /// Returns once the engine has handled every event emitted before this call (events are
     /// handled in order: a typing signal emitted now comes out after them).
     func handledEvents() async {
@@ -837,7 +848,7 @@ struct ChatSyncEngineTests {
     try await Task.sleep(for: .milliseconds(50))
     #expect(rig.channel.calls.filter { $0.send != nil }.count == 10)
     // No ack in time: each goes out once more.
-    await clock.advance(by: .seconds(10))
+    try await clock.advanceOnceSomethingSleeps(by: .seconds(10))
     try await waitUntil { rig.channel.calls.filter { $0.send != nil }.count == 20 }
   }
 
@@ -1158,8 +1169,8 @@ struct ChatSyncEngineTests {
   func readersShareASubscription() async throws {
     let rig = try Rig()
     await rig.connected()
-    let first = Task { for try await _ in rig.sync.messages(in: Self.room, limit: 10) {} }
-    let second = Task { for try await _ in rig.sync.messages(in: Self.room, limit: 10) {} }
+    let first = try await rig.screen(of: Self.room)
+    let second = try await rig.screen(of: Self.room)
     _ = try await rig.channel.next { $0.subscribe }
     first.cancel()
     try await Task.sleep(for: .milliseconds(50))
@@ -1189,8 +1200,7 @@ struct ChatSyncEngineTests {
       return room?.lastMessage?.seq == 2 && room?.unreadCount == 2
     }
     // A screen of the room shares the subscription; the list ending keeps it for the screen.
-    let screen = Task { for try await _ in rig.sync.messages(in: Self.room, limit: 10) {} }
-    try await Task.sleep(for: .milliseconds(20))
+    let screen = try await rig.screen(of: Self.room)
     list.cancel()
     try await Task.sleep(for: .milliseconds(50))
     #expect(rig.channel.calls.filter(\.isSubscription).count == 1)
@@ -1249,7 +1259,7 @@ struct ChatSyncEngineTests {
     _ = try await rig.channel.next { $0.subscribe }
     // Unasked (the user left the room, then came back): a screen opens it again.
     rig.channel.emit(.unsubscribed(room: Self.room))
-    try await Task.sleep(for: .milliseconds(20))
+    await rig.handledEvents()
     await rig.sync.open(Self.room)
     _ = try await rig.channel.next { $0.subscribe }
     // The list ending does not take the screen's count with it.
@@ -1265,7 +1275,7 @@ struct ChatSyncEngineTests {
     let rig = try Rig()
     try await rig.openedRoom()
     rig.channel.emit(.unsubscribed(room: Self.room))
-    try await Task.sleep(for: .milliseconds(20))
+    await rig.handledEvents()
     // The user rejoined: a second screen opens the room; then the first screen goes away.
     await rig.sync.open(Self.room)
     _ = try await rig.channel.next { $0.subscribe }

@@ -90,6 +90,9 @@ struct LatestSearchTests {
     try await armed(searches)
     caller.cancel()
     await clock.advance(by: .milliseconds(300))
+    // Turned until it runs: a pause that went to sleep just as the clock reached its end waits
+    // for the next turn.
+    try await waitUntil("the search runs", step: clock.turning) { ran.value }
     await caller.value
     #expect(ran.value && !searches.isWaiting)
   }
@@ -109,7 +112,7 @@ struct LatestSearchTests {
     // Armed before the call returned: the clock moving now ends the pause, task started or not.
     #expect(searches.isWaiting)
     await clock.advance(by: .milliseconds(300))
-    try await waitUntil("the search runs") { started.value }
+    try await waitUntil("the search runs", step: clock.turning) { started.value }
     searches.supersede()
     await task.value
     #expect(cancelled.value && !searches.isWaiting)
