@@ -168,7 +168,7 @@ public struct SignOutRequest: Codable, Hashable, Sendable {
 public struct UpdateProfileRequest: Codable, Hashable, Sendable {
   /// A new nickname.
   public var nickname: String?
-  /// A new cohort.
+  /// A new cohort; a blank text clears it (as the contract's `null` does).
   public var cohort: String?
 
   /// Creates the body from wire values.

@@ -163,7 +163,7 @@ public struct NicknameAvailability: Hashable, Sendable {
 public struct ProfileUpdate: Hashable, Sendable {
   /// A new nickname.
   public var nickname: Nickname?
-  /// A new cohort.
+  /// A new cohort; a blank text clears it.
   public var cohort: String?
 
   /// Creates an update.

@@ -44,6 +44,17 @@ struct BoardTests {
     }
   }
 
+  @Test("a path's ids are percent-decoded: a post's id written all in escapes names the post")
+  func escapedIDs() async throws {
+    try await withServer { h in
+      let author = try await h.member("Writer")
+      let post = try await h.post("Escaped", token: author)
+      let escaped = post.id.utf8.map { "%" + String($0, radix: 16, uppercase: true) }.joined()
+      let fetched = try await h.expect(.ok, PostDTO.self, .get, "/posts/\(escaped)", token: author)
+      #expect(fetched.id == post.id)
+    }
+  }
+
   @Test("likes are idempotent, counted and notify the author once per liker")
   func likes() async throws {
     try await withServer { h in

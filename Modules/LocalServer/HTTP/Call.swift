@@ -24,10 +24,12 @@ struct Call: Sendable {
   /// The service engine every rule runs in.
   var engine: ServiceEngine { core.engine }
 
-  /// A path parameter as a typed identifier (always present: the router matched it; the engine
-  /// answers 404 for one that names nothing).
+  /// A path parameter as a typed identifier, percent-decoded as clients escape each segment
+  /// (always present: the router matched it; the engine answers 404 for one that names
+  /// nothing). A segment that is not valid escaping is taken as written.
   func id<Owner>(_ name: String) -> Identifier<Owner> {
-    Identifier(rawValue: context.parameters.get(name) ?? "")
+    let segment = context.parameters.get(name) ?? ""
+    return Identifier(rawValue: segment.removingPercentEncoding ?? segment)
   }
 
   /// A query parameter, percent-decoded.
