@@ -193,7 +193,18 @@ struct Harness: Sendable {
 
   /// A second client on its own connection (concurrency, dropped connections).
   func newClient() -> TestClient {
-    let client = TestClient(host: "127.0.0.1", port: port)
+    TestClient.connected(to: port)
+  }
+}
+
+extension TestClient {
+  /// A connected client of the server on 127.0.0.1:`port` that waits up to 45 s for each read,
+  /// not HummingbirdTesting's 15 s: beside the rest of the suite on a loaded two-core machine,
+  /// a debug build's answers (a 1,500-row import, a demo seed) took longer than that, and a
+  /// passing test never waits so long.
+  static func connected(to port: Int) -> TestClient {
+    let client = TestClient(
+      host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(45)))
     client.connect()
     return client
   }
@@ -207,8 +218,7 @@ func withServer<T: Sendable>(
 ) async throws -> T {
   let server = try QappleServer(configuration: configuration, logger: logger)
   let url = try await server.start()
-  let client = TestClient(host: "127.0.0.1", port: url.port ?? 0)
-  client.connect()
+  let client = TestClient.connected(to: url.port ?? 0)
   let harness = Harness(server: server, url: url, client: client)
   do {
     let value = try await body(harness)

@@ -10,10 +10,10 @@ private let streamSocket = SOCK_STREAM
 
 /// Sends `request` as raw bytes over a new TCP connection to 127.0.0.1:`port` and returns what
 /// the server answers until it closes the connection or is silent for `timeout` seconds: for
-/// requests the test client cannot send (a chunked body without `Content-Length`). 15 s by
-/// default: a passing test never waits that long, and the socket tests' megabytes beside it can
-/// keep a two-core machine's server from answering within 5 s.
-func rawHTTP(_ request: [UInt8], port: Int, timeout: Int = 15) async throws -> String {
+/// requests the test client cannot send (a chunked body without `Content-Length`). 45 s by
+/// default: a passing test never waits that long, and the socket tests' megabytes beside it
+/// kept a loaded two-core machine's server from answering within 5 s, and once within 15 s.
+func rawHTTP(_ request: [UInt8], port: Int, timeout: Int = 45) async throws -> String {
   try await onOwnThread { try blockingRawHTTP(request, port: port, timeout: timeout) }
 }
 
