@@ -45,6 +45,8 @@ public final class AppModel {
   public private(set) var phase: Phase = .launching
   /// A link that arrived while nobody was signed in; it opens after sign-in.
   public private(set) var pendingLink: DeepLink?
+  /// The notification of the push whose link is ``pendingLink``: marked read when it opens.
+  private var pendingNotification: AppNotification.ID?
   /// Why the last link opened nothing, until ``linkFailureDismissed()``.
   public private(set) var linkFailure: LinkFailure?
 
@@ -86,10 +88,10 @@ public final class AppModel {
     }
   }
 
-  /// Opens the link of a tapped push notification and, when signed in, marks its notification
-  /// read (signed out, the link waits in ``pendingLink`` like any other). The
-  /// payload is what the service sends: `link` (a `qapple://` URL) and, optionally,
-  /// `notification_id`.
+  /// Opens the link of a tapped push notification and marks its notification read; before
+  /// anyone is signed in (the app launched by the tap, or signed out) both wait for the
+  /// sign-in, the link in ``pendingLink``. The payload is what the service sends: `link` (a
+  /// `qapple://` URL) and, optionally, `notification_id`.
   @discardableResult
   public func open(push userInfo: [AnyHashable: Any]) async -> DeepLink? {
     let payload: PushPayload
@@ -101,15 +103,7 @@ public final class AppModel {
     }
     do {
       let link = try DeepLink(url: payload.link)
-      await open(link, source: "push")
-      if let id = payload.notificationID, let inbox = main?.notifications {
-        // The link opened either way; a failed mark-read leaves the item unread in the inbox.
-        if (try? await notificationRepository.markRead(id)) != nil {
-          await inbox.notificationReadElsewhere(id)
-        } else {
-          await inbox.refreshUnreadCount()
-        }
-      }
+      await open(link, source: "push", notification: payload.notificationID)
       return link
     } catch {
       linkFailure = .link(error)
@@ -122,15 +116,33 @@ public final class AppModel {
     linkFailure = nil
   }
 
-  private func open(_ link: DeepLink, source: String) async {
+  private func open(
+    _ link: DeepLink, source: String, notification: AppNotification.ID? = nil
+  ) async {
     linkFailure = nil
     guard let main else {
       pendingLink = link
+      pendingNotification = notification
       return
     }
     main.open(link)
+    if let notification { await markRead(notification, openedIn: main) }
     await analytics.track(
       "link_opened", ["source": source, "tab": MainModel.tab(of: link).rawValue], at: date.now)
+  }
+
+  /// Marks read the notification of a push whose link `main` opened. The link opened either
+  /// way; a failed mark-read leaves the item unread in the inbox. Nothing is asked or changed
+  /// once another account's tabs replaced `main`: the session is no longer the push's user's.
+  private func markRead(_ id: AppNotification.ID, openedIn main: MainModel) async {
+    guard self.main === main else { return }
+    let marked = (try? await notificationRepository.markRead(id)) != nil
+    guard self.main === main else { return }
+    if marked {
+      await main.notifications.notificationReadElsewhere(id)
+    } else {
+      await main.notifications.refreshUnreadCount()
+    }
   }
 
   private func sessionChanged(_ state: SessionState) {
@@ -154,6 +166,10 @@ public final class AppModel {
       if let link = pendingLink {
         pendingLink = nil
         main.open(link)
+      }
+      if let notification = pendingNotification {
+        pendingNotification = nil
+        Task { await markRead(notification, openedIn: main) }
       }
     }
   }

@@ -88,7 +88,7 @@ public final class MainModel {
 
   /// A tab was tapped; tapping the selected tab again pops it to its root.
   public func tabTapped(_ tab: Tab) {
-    if tab == selectedTab { paths[tab] = [] }
+    if tab == selectedTab { popToRoot(tab) }
     selectedTab = tab
   }
 
@@ -97,7 +97,22 @@ public final class MainModel {
   public func open(_ link: DeepLink) {
     let tab = Self.tab(of: link)
     selectedTab = tab
-    paths[tab] = route(for: link, in: tab).map { [$0] } ?? []
+    popToRoot(tab)
+    if let route = route(for: link, in: tab) { paths[tab] = [route] }
+  }
+
+  /// Pops `tab` to its root: its stack, and the screen its root pushes itself (today's past
+  /// questions, the profile's reports). A sheet stays: it may hold unsent text.
+  private func popToRoot(_ tab: Tab) {
+    paths[tab] = []
+    switch tab {
+    case .today:
+      if case .pastQuestions = today.destination { today.destinationDismissed() }
+    case .profile:
+      if case .myReports = profile.destination { profile.destinationDismissed() }
+    case .board, .groups:
+      break
+    }
   }
 
   /// The session stream reported the signed-in user again (after a profile change).
@@ -107,11 +122,16 @@ public final class MainModel {
 
   /// Follows a link a screen of `tab` asked for: pushes its route on the current tab (today's
   /// question pops the today tab to its root instead; a screen already on the stack, like the
-  /// one inbox, is popped back to instead of pushed again).
+  /// one inbox, is popped back to instead of pushed again; the link of the screen on top, a
+  /// double tap, pushes nothing).
   func navigate(to link: DeepLink, from tab: Tab) {
+    if paths[tab]?.last?.link == link {
+      selectedTab = tab
+      return
+    }
     guard let route = route(for: link, in: tab) else {
       selectedTab = Self.tab(of: link)
-      paths[selectedTab] = []
+      popToRoot(selectedTab)
       return
     }
     selectedTab = tab
@@ -133,8 +153,16 @@ public final class MainModel {
 
   /// The screen for `link`, wired to navigate within `tab`; `nil` for a tab's root.
   private func route(for link: DeepLink, in tab: Tab) -> Route? {
-    let navigate: @MainActor (DeepLink) -> Void = { [weak self] in
-      self?.navigate(to: $0, from: tab)
+    // What a pushed screen asks for counts only while the screen is on its stack: one popped
+    // while its request ran (a slow "open chat") opens nothing.
+    func navigate(from screen: AnyObject) -> @MainActor (DeepLink) -> Void {
+      let screen = ObjectIdentifier(screen)
+      return { [weak self] link in
+        guard let self, self.paths[tab]?.contains(where: { $0.id == screen }) == true else {
+          return
+        }
+        self.navigate(to: link, from: tab)
+      }
     }
     switch link {
     case .today:
@@ -143,7 +171,7 @@ public final class MainModel {
       return .notifications(notifications)
     case .question(let id):
       let model = withDependencies(from: self) { QuestionDetailModel(questionID: id) }
-      model.onNavigate = navigate
+      model.onNavigate = navigate(from: model)
       return .question(model)
     case .post(let id), .comment(post: let id, comment: _):
       var focused: Comment.ID?
@@ -163,7 +191,7 @@ public final class MainModel {
       return .post(model)
     case .group(let id):
       let model = withDependencies(from: self) { GroupDetailModel(groupID: id) }
-      model.onNavigate = navigate
+      model.onNavigate = navigate(from: model)
       model.onDismiss = { [weak self, weak model] in
         guard let self, let model else { return }
         // The group was deleted: off the stack, and out of the groups list.

@@ -34,6 +34,19 @@ public enum Route: Hashable, Identifiable {
     }
   }
 
+  /// The link that shows this screen.
+  @MainActor public var link: DeepLink {
+    switch self {
+    case .question(let model): .question(model.questionID)
+    case .post(let model):
+      model.focusedCommentID.map { .comment(post: model.postID, comment: $0) }
+        ?? .post(model.postID)
+    case .group(let model): .group(model.groupID)
+    case .chatRoom(let model): .chatRoom(model.roomID)
+    case .notifications: .notifications
+    }
+  }
+
   /// The kind of screen, as analytics and logs name it.
   public var name: String {
     switch self {

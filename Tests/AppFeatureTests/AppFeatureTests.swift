@@ -7,9 +7,11 @@ import Domain
 import Foundation
 import GroupsFeature
 import NotificationsFeature
+import ProfileFeature
 import QuestionFeature
 import Repositories
 import RepositoriesTesting
+import TestSupport
 import Testing
 
 /// The root on the fakes: phases from the session stream, every link and push turned into
@@ -277,6 +279,99 @@ struct AppFeatureTests {
     #expect(app.linkFailure == .push(.missingLink))
     #expect(await app.open(push: ["link": "qapple://nowhere/1"]) == nil)
     #expect(app.linkFailure == .link(.unknownPath("nowhere/1")))
+  }
+
+  @Test(
+    "a push that launches the app opens its link and marks its notification read once the session is known"
+  )
+  func aPushBeforeTheSessionIsKnownIsMarkedReadWhenItOpens() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let bob = try backend.signedUpClient(nickname: "bob")
+    let post = try await alice.board.createPost(PostDraft(content: "Anyone for Combine?"))
+    _ = try await bob.board.setPostLike(post.id, true)
+    let notification = try #require(
+      try await alice.notifications.fetchNotifications(.first).items.first)
+
+    // Tapped before the session stream said anything: the app is still launching.
+    let app = alice.model { AppModel(configuration: configuration) }
+    let link = await app.open(
+      push: [
+        "link": notification.deepLink!.url.absoluteString,
+        "notification_id": notification.id.rawValue,
+      ])
+    #expect(link == .post(post.id) && app.pendingLink == .post(post.id))
+    #expect(try await alice.notifications.fetchUnreadCount() == 1)
+
+    let task = Task { await app.task() }
+    defer { task.cancel() }
+    let main = try await main(of: app)
+    #expect(main.selectedTab == .board && app.pendingLink == nil)
+    try await waitUntil("the pushed notification is read") {
+      try await alice.notifications.fetchUnreadCount() == 0
+    }
+  }
+
+  @Test(
+    "popping a tab to its root (tapping it again, a link from outside) closes what its root pushed itself; a sheet stays"
+  )
+  func poppingToTheRootClosesTheRootsOwnPushes() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let (app, task) = await app(as: alice)
+    defer { task.cancel() }
+    let main = try await main(of: app)
+
+    main.today.pastQuestionsButtonTapped()
+    main.tabTapped(.today)
+    #expect(main.today.destination == nil)
+    main.today.pastQuestionsButtonTapped()
+    _ = await app.open(URL(string: "qapple://questions/q_1")!)
+    #expect(main.today.destination == nil)
+    guard case .question = main[path: .today].only else {
+      Issue.record("today path: \(main[path: .today])")
+      return
+    }
+    // A screen's link to today's question pops the tab too.
+    main.today.pastQuestionsButtonTapped()
+    main.notifications.onNavigate(.today)
+    #expect(main.today.destination == nil && main[path: .today].isEmpty)
+
+    main.tabTapped(.profile)
+    main.profile.myReportsButtonTapped()
+    main.tabTapped(.profile)
+    #expect(main.profile.destination == nil)
+    main.profile.withdrawButtonTapped()
+    main.tabTapped(.profile)
+    guard case .confirmWithdrawal = main.profile.destination else {
+      Issue.record("the confirmation went: \(String(describing: main.profile.destination))")
+      return
+    }
+  }
+
+  @Test("a screen popped while its request ran opens nothing; a double tap pushes one screen")
+  func poppedScreensOpenNothingAndDoubleTapsPushOnce() async throws {
+    let alice = try backend.signedUpClient(nickname: "alice")
+    let (app, task) = await app(as: alice)
+    defer { task.cancel() }
+    let main = try await main(of: app)
+
+    main.tabTapped(.board)
+    main.board.onNavigate(.post("p_1"))
+    main.board.onNavigate(.post("p_1"))
+    #expect(main[path: .board].map(\.link) == [.post("p_1")])
+    main.board.onNavigate(.comment(post: "p_1", comment: "c_1"))
+    #expect(main[path: .board].count == 2)
+
+    main.tabTapped(.profile)
+    main.profile.onNavigate(.question("q_1"))
+    guard case .question(let question) = main[path: .profile].only else {
+      Issue.record("profile path: \(main[path: .profile])")
+      return
+    }
+    // Back, then the question screen's late request (a tap answered after a slow load).
+    main[path: .profile] = []
+    question.onNavigate(.post("p_1"))
+    #expect(main[path: .profile].isEmpty)
+    #expect(main.selectedTab == .profile)
   }
 
   @Test func screensPushOnTheirTabAndPopWhatTheyDeleted() async throws {
