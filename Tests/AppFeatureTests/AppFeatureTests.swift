@@ -250,13 +250,19 @@ struct AppFeatureTests {
     #expect(main.unreadCount == 0)
   }
 
-  @Test func aPushOpensItsLinkAndMarksItsNotificationRead() async throws {
+  /// Alice's post, liked by bob: alice's client, the post and her notification of the like.
+  func likedPost() async throws -> (FakeClient, BoardPost, AppNotification) {
     let alice = try backend.signedUpClient(nickname: "alice")
     let bob = try backend.signedUpClient(nickname: "bob")
     let post = try await alice.board.createPost(PostDraft(content: "Pair on SwiftData?"))
     _ = try await bob.board.setPostLike(post.id, true)
     let notification = try #require(
       try await alice.notifications.fetchNotifications(.first).items.first)
+    return (alice, post, notification)
+  }
+
+  @Test func aPushOpensItsLinkAndMarksItsNotificationRead() async throws {
+    let (alice, post, notification) = try await likedPost()
 
     let (app, task) = await app(as: alice)
     defer { task.cancel() }
@@ -285,12 +291,7 @@ struct AppFeatureTests {
     "a push that launches the app opens its link and marks its notification read once the session is known"
   )
   func aPushBeforeTheSessionIsKnownIsMarkedReadWhenItOpens() async throws {
-    let alice = try backend.signedUpClient(nickname: "alice")
-    let bob = try backend.signedUpClient(nickname: "bob")
-    let post = try await alice.board.createPost(PostDraft(content: "Anyone for Combine?"))
-    _ = try await bob.board.setPostLike(post.id, true)
-    let notification = try #require(
-      try await alice.notifications.fetchNotifications(.first).items.first)
+    let (alice, post, notification) = try await likedPost()
 
     // Tapped before the session stream said anything: the app is still launching.
     let app = alice.model { AppModel(configuration: configuration) }
