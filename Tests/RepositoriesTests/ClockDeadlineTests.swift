@@ -1,6 +1,7 @@
 import Clocks
 import Dependencies
 import Repositories
+import TestSupport
 import Testing
 
 /// `Clock.deadline(after:)`: armed when made, over at once once its moment has passed.
@@ -14,9 +15,11 @@ struct ClockDeadlineTests {
       try await wait()
       ended.setValue(true)
     }
+    try await clock.waitForSleeper()
     await clock.advance(by: .seconds(1))
     await Task.megaYield()
     #expect(!ended.value)
+    // Asleep since before the first move: the clock reaching its moment wakes it.
     await clock.advance(by: .seconds(2))
     try await task.value
     #expect(ended.value)
