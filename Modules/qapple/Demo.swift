@@ -254,7 +254,8 @@ struct DemoTour {
     }
   }
 
-  /// Waits (at most 10 s) until `store` holds `count` sent messages of `room`.
+  /// Waits (at most 30 s: a debug build on a loaded machine is slow, a passing run never waits
+  /// so long) until `store` holds `count` sent messages of `room`.
   private func waitUntil(_ store: ChatStore, holds count: Int, in room: ChatRoom.ID) async throws {
     try await withThrowingTaskGroup(of: Bool.self) { group in
       group.addTask {
@@ -265,13 +266,13 @@ struct DemoTour {
         return false
       }
       group.addTask {
-        try await Task.sleep(for: .seconds(10))
+        try await Task.sleep(for: .seconds(30))
         return false
       }
       let arrived = try await group.next() ?? false
       group.cancelAll()
       guard arrived else {
-        throw ToolError("demo: chat messages did not arrive within 10 s", exitCode: .failure)
+        throw ToolError("demo: chat messages did not arrive within 30 s", exitCode: .failure)
       }
     }
   }

@@ -124,7 +124,7 @@ extension ToolProcess {
   ///
   /// It polls rather than waiting on `terminationHandler` alone: on Linux a child whose exit
   /// Foundation did not notice would leave the test suspended forever (a full CI run once hung
-  /// with no tool process left). A child that stays a zombie for two seconds is reaped here.
+  /// with no tool process left). A child that stays a zombie for ten seconds (far longer than a loaded machine takes to notice) is reaped here.
   static func waitForExit(_ process: Process, killAfter: Duration) async -> Int32 {
     let pid = process.processIdentifier
     let clock = ContinuousClock()
@@ -136,7 +136,7 @@ extension ToolProcess {
         let since = zombieSince ?? clock.now
         zombieSince = since
         var status: Int32 = 0
-        if clock.now - since > .seconds(2), waitpid(pid, &status, WNOHANG) == pid {
+        if clock.now - since > .seconds(10), waitpid(pid, &status, WNOHANG) == pid {
           Issue.record("Foundation did not notice that process \(pid) exited; reaped it here")
           return status & 0x7f == 0 ? (status >> 8) & 0xff : status & 0x7f
         }
