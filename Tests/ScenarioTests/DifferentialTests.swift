@@ -7,8 +7,7 @@ import Testing
 /// about, compared value by value. The scenarios check the rules one by one; this catches the
 /// numbers nobody thought to assert (a count that includes hidden content on one side only, a
 /// report count per user, notification messages' kinds and order).
-// The time limit only guards against a hang: live runs beside the whole suite on a loaded
-// two-core machine come near a minute (see SharedScenarioTests).
+// Only a hang guard, as in SharedScenarioTests (a live run can take near a minute).
 @Suite("Differential: fakes vs live", .timeLimit(.minutes(3)))
 struct DifferentialTests {
   @Test("one workload, identical observations")

@@ -12,8 +12,7 @@ import Testing
 /// What only the live stack does: the server's rate limit, access tokens that expire and are
 /// refreshed, refresh tokens revoked elsewhere, an unreachable server, and a relaunch that
 /// restores the session. The fakes do not model these, so they run against `LocalServer` only.
-// The time limit only guards against a hang: live runs beside the whole suite on a loaded
-// two-core machine come near a minute (see SharedScenarioTests).
+// Only a hang guard, as in SharedScenarioTests (a live run can take near a minute).
 @Suite("Live-only scenarios", .timeLimit(.minutes(3)))
 struct LiveOnlyScenarioTests {
   /// How the expired access token is discovered.

@@ -6,8 +6,7 @@ import Testing
 /// Edge cases where `Docs/Rules.md` leaves the answer open (may a banned user delete their own
 /// post? what does a deleted group answer?): each probe runs on both backends and only the
 /// outcomes are compared. Whatever the answer, the fakes must give the server's.
-// The time limit only guards against a hang: live runs beside the whole suite on a loaded
-// two-core machine come near a minute (see SharedScenarioTests).
+// Only a hang guard, as in SharedScenarioTests (a live run can take near a minute).
 @Suite("Differential: outcomes of edge cases", .timeLimit(.minutes(3)))
 struct OutcomeProbeTests {
   @Test("what a banned user may still do")
