@@ -32,6 +32,16 @@ struct RuleTests {
     )
   }
 
+  /// Mina's group, which Jun joined.
+  func groupOfTwo() throws -> (owner: Viewer, member: Viewer, StudyGroup) {
+    let (mina, jun) = (
+      try engine.createUser(nickname: "Mina"), try engine.createUser(nickname: "Jun")
+    )
+    let group = try engine.createGroup(StudyGroupDraft(name: "Swift study"), as: mina)
+    _ = try engine.joinGroup(group.id, as: jun)
+    return (mina, jun, group)
+  }
+
   /// The open case of `target`.
   func openCase(of target: ReportTarget) throws -> ReportCase.ID {
     try #require(
@@ -53,11 +63,7 @@ struct RuleTests {
 
   @Test("withdrawal ends memberships of others' groups")
   func withdrawalEndsMemberships() throws {
-    let (mina, jun) = (
-      try engine.createUser(nickname: "Mina"), try engine.createUser(nickname: "Jun")
-    )
-    let group = try engine.createGroup(StudyGroupDraft(name: "Swift study"), as: mina)
-    _ = try engine.joinGroup(group.id, as: jun)
+    let (mina, jun, group) = try groupOfTwo()
     #expect(try engine.group(group.id, as: mina).memberCount == 2)
     try engine.withdraw(as: jun)
     #expect(try engine.groupMembers(of: group.id, .first).items.map(\.user.id) == [mina.id])
@@ -137,6 +143,20 @@ struct RuleTests {
       try openCase(of: .post(post.id)), .banAuthor, note: nil, as: admin)
     let banned = try engine.adminUsers(matching: "Alice", .first, as: admin).items.first
     #expect(banned?.banReason == "Reported content")
+  }
+
+  @Test("a banned member may still move a room's read cursor")
+  func aBannedMemberMarksARoomRead() throws {
+    let (mina, jun, _) = try groupOfTwo()
+    let room = try #require(try engine.chatRooms(.first, as: mina).items.first).id
+    for text in ["one", "two"] {
+      _ = try engine.sendMessage(text, to: room, clientMessageID: UUID(), as: mina)
+    }
+    _ = try engine.banUser(jun.id, reason: "Spam", until: nil, as: admin)
+    let banned = try engine.viewer(jun.id)
+    try engine.markRoomRead(room, seq: 2, as: banned)
+    let read = try #require(try engine.chatRooms(.first, as: banned).items.first)
+    #expect(read.lastReadSeq == 2 && read.unreadCount == 0)
   }
 
   @Test("a reply notification skips an earlier commenter whose comment was deleted")
