@@ -126,14 +126,16 @@ public final class AppModel {
       return
     }
     main.open(link)
-    if let notification { await markRead(notification, openedIn: main) }
     await analytics.track(
       "link_opened", ["source": source, "tab": MainModel.tab(of: link).rawValue], at: date.now)
+    if let notification { await markRead(notification, openedIn: main) }
   }
 
   /// Marks read the notification of a push whose link `main` opened. The link opened either
   /// way; a failed mark-read leaves the item unread in the inbox. Nothing is asked or changed
-  /// once another account's tabs replaced `main`: the session is no longer the push's user's.
+  /// once other tabs replaced `main` (a sign-out, another account). A push that waited for a
+  /// sign-in is marked read as whoever signed in: the payload does not name its user, and the
+  /// service refuses another user's notification (the badge is then read again).
   private func markRead(_ id: AppNotification.ID, openedIn main: MainModel) async {
     guard self.main === main else { return }
     let marked = (try? await notificationRepository.markRead(id)) != nil

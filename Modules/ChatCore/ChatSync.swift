@@ -1124,9 +1124,12 @@ struct RetryTimer {
 
 extension ChatSync {
   /// The retry timer `timer` fired: the sends whose ack timeout has passed go out again (those
-  /// sent later keep waiting for theirs), with whatever else the outbox holds.
+  /// sent later keep waiting for theirs), with whatever else the outbox holds. A timer replaced
+  /// after it woke and before its turn here does nothing: a backoff (a rate limit) took its
+  /// place, and that one flushes when it is due.
   private func resend(timer: UUID) {
-    if retryTimer?.id == timer { retryTimer = nil }
+    guard retryTimer?.id == timer else { return }
+    retryTimer = nil
     let now = elapsed()
     awaitingAck = awaitingAck.filter { now - $0.value < options.ackTimeout }
     flush()
