@@ -1125,8 +1125,8 @@ struct RetryTimer {
 extension ChatSync {
   /// The retry timer `timer` fired: the sends whose ack timeout has passed go out again (those
   /// sent later keep waiting for theirs), with whatever else the outbox holds. A timer replaced
-  /// after it woke and before its turn here does nothing: a backoff (a rate limit) took its
-  /// place, and that one flushes when it is due.
+  /// after it woke and before its turn here does nothing: the timer that took its place (a rate
+  /// limit's backoff, an ack timeout due sooner) flushes when it is due.
   private func resend(timer: UUID) {
     guard retryTimer?.id == timer else { return }
     retryTimer = nil
