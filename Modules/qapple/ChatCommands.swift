@@ -237,37 +237,23 @@ struct ChatSession: Sendable {
       (ids.isEmpty ? "Nothing to send." : "Sent.") + " Last message in \(room): #\(newest).")
   }
 
-  /// The `seq` of `room`'s newest message on the server (`nil`: no message yet), or `nil` when
-  /// the server cannot tell now (out of reach, or the session ended). Throws the server's
-  /// refusal: a room that does not exist (`notFound`) or is not the user's (`forbidden`).
-  static func newestOnServer(
-    of room: ChatRoom.ID, on connection: ToolConnection
-  ) async throws -> Int64? {
-    do {
-      return try await connection.repositories.chat.fetchMessages(room, nil, nil, 1).last?.seq
-    } catch DomainError.offline, DomainError.timeout, DomainError.signedOut {
-      return nil
-    }
-  }
-
   /// Waits (at most `timeout`) until the cache holds the room's newest message as the server
   /// has it now, so the history printed first is the room's, also when standard input is
-  /// already at its end (a script). Without one (an empty room, the server out of reach), or
-  /// past `timeout`, what the cache holds is printed. A room that does not exist or is not the
-  /// user's fails here, with the server's reason, before anything is typed or sent.
+  /// already at its end (a script). Without one (an empty room, the server out of reach or the
+  /// session ended), or past `timeout`, what the cache holds is printed. A room that does not
+  /// exist (`notFound`) or is not the user's (`forbidden`) fails here, with the server's reason,
+  /// before anything is typed or sent.
   func caughtUp(timeout: Duration) async throws {
-    guard let newest = try await Self.newestOnServer(of: room, on: connection) else { return }
-    let (store, room) = (store, room)
-    try await withThrowingTaskGroup(of: Void.self) { group in
-      group.addTask {
-        for try await messages in store.observeMessages(in: room, limit: 50)
-        where messages.contains(where: { ($0.seq ?? 0) >= newest }) {
-          return
-        }
-      }
-      group.addTask { try? await Task.sleep(for: timeout) }
-      try await group.next()
-      group.cancelAll()
+    let newest: Int64
+    do {
+      let latest = try await connection.repositories.chat.fetchMessages(room, nil, nil, 1)
+      guard let seq = latest.last?.seq else { return }
+      newest = seq
+    } catch DomainError.offline, DomainError.timeout, DomainError.signedOut {
+      return
+    }
+    _ = try await store.messages(in: room, within: timeout) { messages in
+      messages.contains { ($0.seq ?? 0) >= newest }
     }
   }
 
@@ -331,6 +317,30 @@ enum StandardInput {
         continuation.finish()
       }
       thread.start()
+    }
+  }
+}
+
+extension ChatStore {
+  /// Whether `room`'s newest 50 messages in the cache meet `condition` within `timeout` (now or
+  /// after a change); `false` once `timeout` passed first.
+  func messages(
+    in room: ChatRoom.ID, within timeout: Duration,
+    satisfy condition: @escaping @Sendable ([ChatMessage]) -> Bool
+  ) async throws -> Bool {
+    try await withThrowingTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        for try await messages in self.observeMessages(in: room) where condition(messages) {
+          return true
+        }
+        return false
+      }
+      group.addTask {
+        try await Task.sleep(for: timeout)
+        return false
+      }
+      defer { group.cancelAll() }
+      return try await group.next() ?? false
     }
   }
 }

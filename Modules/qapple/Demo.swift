@@ -257,23 +257,11 @@ struct DemoTour {
   /// Waits (at most 30 s: a debug build on a loaded machine is slow, a passing run never waits
   /// so long) until `store` holds `count` sent messages of `room`.
   private func waitUntil(_ store: ChatStore, holds count: Int, in room: ChatRoom.ID) async throws {
-    try await withThrowingTaskGroup(of: Bool.self) { group in
-      group.addTask {
-        for try await messages in store.observeMessages(in: room)
-        where messages.filter({ $0.deliveryState == .sent }).count >= count {
-          return true
-        }
-        return false
-      }
-      group.addTask {
-        try await Task.sleep(for: .seconds(30))
-        return false
-      }
-      let arrived = try await group.next() ?? false
-      group.cancelAll()
-      guard arrived else {
-        throw ToolError("demo: chat messages did not arrive within 30 s", exitCode: .failure)
-      }
+    let arrived = try await store.messages(in: room, within: .seconds(30)) { messages in
+      messages.filter { $0.deliveryState == .sent }.count >= count
+    }
+    guard arrived else {
+      throw ToolError("demo: chat messages did not arrive within 30 s", exitCode: .failure)
     }
   }
 
